@@ -1,0 +1,42 @@
+# One helper per kind of target, so every library and test suite is built the same way.
+
+set(WARPFORGE_WARNINGS -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+    -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)
+
+# warpforge_library(<folder> SOURCES ... [DEPS ...] [PRIVATE_DEPS ...])
+# Builds lib `warpforge_<folder>` (alias warpforge::<folder>) from the folder's explicit sources.
+# Headers are included as "<folder>/<file>.hpp" from the repository root.
+function(warpforge_library folder)
+  cmake_parse_arguments(arg "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target warpforge_${folder})
+  add_library(${target} ${arg_SOURCES})
+  add_library(warpforge::${folder} ALIAS ${target})
+  target_include_directories(${target} PUBLIC "${PROJECT_SOURCE_DIR}")
+  target_compile_options(${target} PRIVATE ${WARPFORGE_WARNINGS})
+  target_link_libraries(${target} PUBLIC ${arg_DEPS} PRIVATE ${arg_PRIVATE_DEPS})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# warpforge_test_suite(<name> SOURCES ... DEPS ... [LABELS ...] [TIMEOUT s])
+# One GoogleTest binary per library (fewer links on 2 CI cores); one ctest per test case.
+# A case that calls GTEST_SKIP() is reported by ctest as skipped, never as passed.
+function(warpforge_test_suite name)
+  cmake_parse_arguments(arg "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 120)
+  endif()
+  if(NOT arg_LABELS)
+    set(arg_LABELS cpu)
+  endif()
+  add_executable(${name} ${arg_SOURCES})
+  target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}")
+  target_compile_options(${name} PRIVATE ${WARPFORGE_WARNINGS})
+  target_compile_definitions(${name} PRIVATE
+    WARPFORGE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    WARPFORGE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  target_link_libraries(${name} PRIVATE ${arg_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  gtest_discover_tests(${name}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${arg_LABELS}"
+               SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endfunction()

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine for warpforge and builds it (Release) into build/.
+# Idempotent: packages already present are skipped, apt-get update runs at most once.
+# Nothing is fetched from anywhere but Debian's package archive.
+#
+#   scripts/setup.sh              install packages, configure, build
+#   scripts/setup.sh --no-build   install packages only
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${WARPFORGE_BUILD_DIR:-$here/build}"
+
+packages=(
+  build-essential cmake ninja-build pkg-config patchelf
+  libcaf-dev libboost-dev libssl-dev
+  libsimdjson-dev libspdlog-dev libfmt-dev
+  libzmq3-dev cppzmq-dev
+  libtomlplusplus-dev libcli11-dev libsqlite3-dev
+  libgtest-dev libgmock-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  echo "setup: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all Debian packages present"
+fi
+
+cuda_home="${CUDA_HOME:-/usr/local/cuda}"
+if [[ ! -x "$cuda_home/bin/nvcc" && ! -e "$cuda_home/lib64/libnvrtc.so" && ! -e "$cuda_home/lib/libnvrtc.so" ]]; then
+  echo "setup: no CUDA toolkit at $cuda_home (set CUDA_HOME to the CUDA 13 toolkit's folder)" >&2
+  exit 3
+fi
+
+[[ "${1:-}" == "--no-build" ]] && exit 0
+
+cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_home"
+cmake --build "$build_dir" --parallel "$(nproc)"
+echo "setup: built into $build_dir"
