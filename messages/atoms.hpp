@@ -1,0 +1,14 @@
+#pragma once
+// Atoms shared by several interfaces. CAF 0.17 atoms: at most 10 characters.
+
+#include <caf/atom.hpp>
+
+namespace warpforge::messages {
+
+using status_atom = caf::atom_constant<caf::atom("status")>;   // ask any actor for its status
+using stop_atom = caf::atom_constant<caf::atom("stop")>;       // drain in-flight work, then quit
+using flush_atom = caf::atom_constant<caf::atom("flush")>;     // persist everything buffered
+using query_atom = caf::atom_constant<caf::atom("query")>;     // ask a gpu_worker for its device
+using restart_atom = caf::atom_constant<caf::atom("restart")>; // supervisor: a back-off elapsed
+
+} // namespace warpforge::messages

@@ -1,0 +1,108 @@
+#pragma once
+// gpu_worker (one per GPU): checked_candidate → measurement, and profiling → metric_set. It owns
+// one warpforge-runner child process pinned to its GPU and is the only path to that GPU.
+
+#include "messages/atoms.hpp"
+#include "messages/metrics.hpp"
+#include "messages/sass.hpp"
+#include "messages/status.hpp"
+
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpforge::messages {
+
+enum class timing_mode : std::uint8_t { warm, cold /* L2 flushed before each sample */ };
+
+struct run_request {
+  checked_candidate candidate;
+  std::string reference_cubin_path; // the reference kernel's CUBIN (empty: reference from file)
+  timing_mode mode = timing_mode::warm;
+  std::uint64_t seed = 0;           // input fill seed; correctness uses more than one
+  double watchdog_s = 0;            // kill the runner after this long; 0: the default multiple
+  friend bool operator==(const run_request&, const run_request&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_request& x) {
+  return f(caf::meta::type_name("run_request"), x.candidate, x.reference_cubin_path, x.mode,
+           x.seed, x.watchdog_s);
+}
+
+/// Timing statistics of one candidate on one GPU. Seconds throughout; cv is a ratio.
+struct timing_stats {
+  double median_s = 0;
+  double mean_s = 0;
+  double stddev_s = 0;
+  double cv = 0;          // stddev / mean
+  double ci95_low_s = 0;
+  double ci95_high_s = 0;
+  double min_s = 0;
+  std::uint32_t samples = 0;
+  double sm_clock_mhz = 0; // SM clock seen while timing
+  friend bool operator==(const timing_stats&, const timing_stats&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, timing_stats& x) {
+  return f(caf::meta::type_name("timing_stats"), x.median_s, x.mean_s, x.stddev_s, x.cv,
+           x.ci95_low_s, x.ci95_high_s, x.min_s, x.samples, x.sm_clock_mhz);
+}
+
+/// How far the candidate's output is from the reference.
+struct correctness_report {
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  std::int64_t first_bad_index = -1; // -1: none
+  std::uint32_t seeds_checked = 0;
+  bool inputs_unchanged = true;
+  friend bool operator==(const correctness_report&, const correctness_report&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, correctness_report& x) {
+  return f(caf::meta::type_name("correctness_report"), x.max_abs_error, x.max_rel_error,
+           x.first_bad_index, x.seeds_checked, x.inputs_unchanged);
+}
+
+struct measurement {
+  branch_ref ref;
+  branch_outcome outcome = branch_outcome::not_run;
+  device_summary device;
+  correctness_report correctness;
+  timing_stats timing;
+  timing_mode mode = timing_mode::warm;
+  std::string error_text; // CUDA error text for runtime_error, watchdog note for timeout
+  friend bool operator==(const measurement&, const measurement&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, measurement& x) {
+  return f(caf::meta::type_name("measurement"), x.ref, x.outcome, x.device, x.correctness,
+           x.timing, x.mode, x.error_text);
+}
+
+struct profile_request {
+  checked_candidate candidate;
+  std::vector<std::string> metric_keys; // metric-schema keys; empty: the default set
+  friend bool operator==(const profile_request&, const profile_request&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, profile_request& x) {
+  return f(caf::meta::type_name("profile_request"), x.candidate, x.metric_keys);
+}
+
+using gpu_worker_actor = caf::typed_actor<
+  caf::replies_to<run_request>::with<measurement>,   // check correctness, then time
+  caf::replies_to<profile_request>::with<metric_set>, // counters, in passes apart from timing
+  caf::replies_to<query_atom>::with<device_summary>,  // which GPU this worker owns
+  status_handler>;
+
+} // namespace warpforge::messages
+
