@@ -1,0 +1,520 @@
+#include "config/campaign_spec.hpp"
+
+#include "config/spec_file.hpp"
+#include "config/toml_reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <utility>
+
+namespace warpforge::config {
+
+std::string_view to_string(proposer_kind kind) {
+  switch (kind) {
+  case proposer_kind::tune: return "tune";
+  case proposer_kind::llm: return "llm";
+  case proposer_kind::replay: return "replay";
+  }
+  return "?";
+}
+
+std::optional<proposer_kind> proposer_kind_from_string(std::string_view text) {
+  for (const auto kind : all_proposer_kinds)
+    if (to_string(kind) == text)
+      return kind;
+  return std::nullopt;
+}
+
+std::string_view to_string(search_strategy strategy) {
+  switch (strategy) {
+  case search_strategy::exhaustive: return "exhaustive";
+  case search_strategy::random: return "random";
+  case search_strategy::annealing: return "annealing";
+  }
+  return "?";
+}
+
+std::optional<search_strategy> search_strategy_from_string(std::string_view text) {
+  for (const auto strategy : all_search_strategies)
+    if (to_string(strategy) == text)
+      return strategy;
+  return std::nullopt;
+}
+
+std::string_view to_string(llm_provider provider) {
+  switch (provider) {
+  case llm_provider::anthropic: return "anthropic";
+  case llm_provider::openai: return "openai";
+  }
+  return "?";
+}
+
+std::optional<llm_provider> llm_provider_from_string(std::string_view text) {
+  for (const auto provider : all_llm_providers)
+    if (to_string(provider) == text)
+      return provider;
+  return std::nullopt;
+}
+
+std::string_view to_string(log_level level) {
+  switch (level) {
+  case log_level::trace: return "trace";
+  case log_level::debug: return "debug";
+  case log_level::info: return "info";
+  case log_level::warn: return "warn";
+  case log_level::error: return "error";
+  }
+  return "?";
+}
+
+std::optional<log_level> log_level_from_string(std::string_view text) {
+  for (const auto level : all_log_levels)
+    if (to_string(level) == text)
+      return level;
+  return std::nullopt;
+}
+
+std::string_view to_string(gpu_selection_kind kind) {
+  switch (kind) {
+  case gpu_selection_kind::all: return "all";
+  case gpu_selection_kind::listed: return "listed";
+  }
+  return "?";
+}
+
+std::optional<gpu_selection_kind> gpu_selection_kind_from_string(std::string_view text) {
+  for (const auto kind : all_gpu_selection_kinds)
+    if (to_string(kind) == text)
+      return kind;
+  return std::nullopt;
+}
+
+namespace {
+
+using detail::index_key;
+using detail::join_key;
+using detail::presence;
+
+constexpr std::string_view tcp_scheme = "tcp://";
+constexpr std::string_view ipc_scheme = "ipc://";
+constexpr std::string_view inproc_scheme = "inproc://";
+// sockaddr_un::sun_path holds 108 bytes including the terminator (TOOLCHAIN.md, pitfall 15).
+constexpr std::size_t max_ipc_path = 107;
+constexpr std::int64_t max_port = 65535;
+
+// Splits "host:port" (host may be "[v6]"); nullopt when there is no port.
+std::optional<std::pair<std::string_view, std::string_view>> split_host_port(std::string_view rest) {
+  const auto colon = rest.rfind(':');
+  if (colon == std::string_view::npos || colon == 0)
+    return std::nullopt;
+  return std::pair{rest.substr(0, colon), rest.substr(colon + 1)};
+}
+
+// What is wrong with an endpoint's form, or empty when it is well formed.
+std::string endpoint_problem(std::string_view endpoint) {
+  if (endpoint.starts_with(ipc_scheme)) {
+    const auto path = endpoint.substr(ipc_scheme.size());
+    if (path.empty())
+      return "ipc:// needs a path";
+    if (path.size() > max_ipc_path)
+      return "the ipc:// path is longer than " + std::to_string(max_ipc_path) + " characters";
+    return {};
+  }
+  if (endpoint.starts_with(inproc_scheme))
+    return endpoint.size() > inproc_scheme.size() ? "" : "inproc:// needs a name";
+  if (!endpoint.starts_with(tcp_scheme))
+    return "expected tcp://host:port, ipc://path or inproc://name";
+  const auto parts = split_host_port(endpoint.substr(tcp_scheme.size()));
+  if (!parts)
+    return "expected tcp://host:port";
+  const auto [host, port] = *parts;
+  if (port == "*")
+    return {};
+  if (port.empty() || port.size() > std::to_string(max_port).size() ||
+      !std::all_of(port.begin(), port.end(),
+                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+    return "the port must be a number in [1, 65535] or *";
+  const auto number = std::stoll(std::string{port});
+  if (number < 1 || number > max_port)
+    return "the port must be a number in [1, 65535] or *";
+  if (host.empty())
+    return "expected tcp://host:port";
+  return {};
+}
+
+bool is_env_name(std::string_view text) {
+  return detail::is_identifier(text);
+}
+
+class campaign_parser {
+public:
+  campaign_parser(const std::filesystem::path& file, spec_errors& errors)
+      : file_(file), r_(file.string(), errors) {}
+
+  void parse(const toml::table& root, campaign_spec& spec) {
+    static constexpr std::string_view root_keys[] = {
+      "name", "run_root", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log", "supervision"};
+    r_.set_root_keys(root_keys);
+    r_.check_keys(root, "", root_keys);
+    if (auto name = r_.string(root, "", "name", presence::required)) {
+      if (name->empty())
+        r_.error(root.get("name")->source(), "name", "must not be empty",
+                 "name the campaign, e.g. name = \"nightly\"");
+      spec.name = *name;
+    }
+    const auto run_root =
+      r_.string(root, "", "run_root", presence::optional).value_or(std::string{defaults::run_root});
+    if (run_root.empty())
+      r_.error(root.get("run_root")->source(), "run_root", "must not be empty",
+               "a folder for run directories, e.g. \"runs\"");
+    spec.run_root = detail::resolve_against(file_, run_root);
+    parse_gpus(root, spec.gpus);
+    if (const auto* budget = r_.table(root, "", "budget", presence::optional))
+      parse_budget(*budget, spec.budget);
+    if (const auto* proposer = r_.table(root, "", "proposer", presence::optional))
+      parse_proposer(*proposer, spec.proposer);
+    if (const auto* llm = r_.table(root, "", "llm", presence::optional))
+      spec.llm = parse_llm(*llm);
+    if (spec.proposer.kind == proposer_kind::llm && !root.contains("llm")) {
+      const auto* kind = root.at_path("proposer.kind").node();
+      r_.error(kind != nullptr ? kind->source() : root.source(), "proposer.kind",
+               "the llm proposer needs an [llm] table",
+               "add [llm] with provider, model and api_key_env, or use kind = \"tune\"");
+    }
+    if (const auto* feed = r_.table(root, "", "feed", presence::optional))
+      parse_feed(*feed, spec.feed);
+    if (const auto* log = r_.table(root, "", "log", presence::optional)) {
+      static constexpr std::string_view log_keys[] = {"level"};
+      r_.check_keys(*log, "log", log_keys);
+      if (auto level = r_.enumeration(*log, "log", "level", presence::optional, all_log_levels,
+                                      &log_level_from_string))
+        spec.log = *level;
+    }
+    if (const auto* supervision = r_.table(root, "", "supervision", presence::optional))
+      parse_supervision(*supervision, spec.supervision);
+    if (const auto* jobs = r_.array(root, "", "jobs", presence::required))
+      parse_jobs(*jobs, spec.jobs);
+  }
+
+private:
+  // A non-negative integer that fits T; reports a value out of [min, max].
+  template <class T>
+  std::optional<T> bounded(const toml::table& table, std::string_view path, std::string_view key,
+                           std::int64_t min, std::int64_t max, std::string_view unit) {
+    auto value = r_.integer(table, path, key, presence::optional);
+    if (!value)
+      return std::nullopt;
+    if (*value < min || *value > max) {
+      r_.error(table.get(key)->source(), join_key(path, key),
+               "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "]" +
+                 (unit.empty() ? "" : " " + std::string{unit}) + ", got " +
+                 std::to_string(*value));
+      return std::nullopt;
+    }
+    return static_cast<T>(*value);
+  }
+
+  void parse_gpus(const toml::table& root, gpu_selection& out) {
+    const toml::node* node = root.get("gpus");
+    if (node == nullptr)
+      return; // all
+    if (const auto* text = node->as_string()) {
+      if (text->get() != "all")
+        r_.error(node->source(), "gpus", "unknown value '" + text->get() + "'",
+                 "write gpus = \"all\" or a list of ordinals, gpus = [0, 1]");
+      return;
+    }
+    const auto* array = node->as_array();
+    if (array == nullptr) {
+      r_.wrong_type(*node, "gpus", "\"all\" or an array of GPU ordinals", "gpus = [0, 1]");
+      return;
+    }
+    if (array->empty()) {
+      r_.error(node->source(), "gpus", "the list of GPUs is empty",
+               "write gpus = \"all\" or list at least one ordinal");
+      return;
+    }
+    out.kind = gpu_selection_kind::listed;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const auto& element = *array->get(i);
+      const auto* ordinal = element.as_integer();
+      if (ordinal == nullptr || ordinal->get() < 0 ||
+          ordinal->get() > std::numeric_limits<std::int32_t>::max()) {
+        r_.error(element.source(), index_key("gpus", i), "expected a GPU ordinal (an integer >= 0)",
+                 "ordinals as CUDA numbers them: 0, 1, ...");
+        continue;
+      }
+      const auto value = static_cast<std::uint32_t>(ordinal->get());
+      if (std::find(out.ordinals.begin(), out.ordinals.end(), value) != out.ordinals.end())
+        r_.error(element.source(), index_key("gpus", i),
+                 "GPU " + std::to_string(value) + " is listed twice", "remove one");
+      else
+        out.ordinals.push_back(value);
+    }
+  }
+
+  void parse_budget(const toml::table& table, budget_spec& out) {
+    static constexpr std::string_view keys[] = {"iterations", "branches", "wall_time_s", "patience",
+                                                "noise_threshold"};
+    r_.check_keys(table, "budget", keys);
+    constexpr std::int64_t max_u32 = std::numeric_limits<std::uint32_t>::max();
+    if (auto v = bounded<std::uint32_t>(table, "budget", "iterations", 1, max_u32, "iterations"))
+      out.iterations = *v;
+    if (auto v = bounded<std::uint32_t>(table, "budget", "branches", 1, defaults::max_branches,
+                                        "branches"))
+      out.branches = *v;
+    if (auto v = bounded<std::uint32_t>(table, "budget", "patience", 1, max_u32, "iterations"))
+      out.patience = *v;
+    if (auto v = r_.number(table, "budget", "wall_time_s", presence::optional)) {
+      if (!(*v > 0.0) || !std::isfinite(*v))
+        r_.error(table.get("wall_time_s")->source(), "budget.wall_time_s",
+                 "must be a positive number of seconds, got " + std::to_string(*v),
+                 "8 hours is 28800");
+      else
+        out.wall_time_s = *v;
+    }
+    if (auto v = r_.number(table, "budget", "noise_threshold", presence::optional)) {
+      if (!(*v >= 0.0 && *v < 1.0))
+        r_.error(table.get("noise_threshold")->source(), "budget.noise_threshold",
+                 "must be in [0, 1), got " + std::to_string(*v),
+                 "a fraction: 0.02 means gains under 2% count as noise");
+      else
+        out.noise_threshold = *v;
+    }
+  }
+
+  void parse_proposer(const toml::table& table, proposer_spec& out) {
+    static constexpr std::string_view keys[] = {"kind", "strategy", "seed", "max_evaluations",
+                                                "replay_from"};
+    r_.check_keys(table, "proposer", keys);
+    if (auto kind = r_.enumeration(table, "proposer", "kind", presence::optional,
+                                   all_proposer_kinds, &proposer_kind_from_string))
+      out.kind = *kind;
+    if (auto strategy = r_.enumeration(table, "proposer", "strategy", presence::optional,
+                                       all_search_strategies, &search_strategy_from_string))
+      out.strategy = *strategy;
+    if (auto seed = bounded<std::uint64_t>(table, "proposer", "seed", 0,
+                                           std::numeric_limits<std::int64_t>::max(), ""))
+      out.seed = *seed;
+    if (auto cap = bounded<std::uint64_t>(table, "proposer", "max_evaluations", 1,
+                                          std::numeric_limits<std::int64_t>::max(), "candidates"))
+      out.max_evaluations = *cap;
+    const auto replay_from = r_.string(table, "proposer", "replay_from", presence::optional);
+    if (replay_from) {
+      out.replay_from = detail::resolve_against(file_, *replay_from);
+      std::error_code ec;
+      if (!std::filesystem::is_directory(out.replay_from, ec))
+        r_.error(table.get("replay_from")->source(), "proposer.replay_from",
+                 "run directory not found: " + out.replay_from.string(),
+                 "paths are relative to the folder of the campaign file");
+    }
+    if (out.kind == proposer_kind::replay && !table.contains("replay_from"))
+      r_.error(table.get("kind")->source(), "proposer.kind",
+               "the replay proposer needs replay_from (the earlier run's directory)",
+               "add replay_from = \"runs/<run>\"");
+  }
+
+  llm_spec parse_llm(const toml::table& table) {
+    static constexpr std::string_view keys[] = {"provider", "model", "api_key_env", "base_url"};
+    r_.check_keys(table, "llm", keys);
+    llm_spec out;
+    if (auto provider = r_.enumeration(table, "llm", "provider", presence::required,
+                                       all_llm_providers, &llm_provider_from_string))
+      out.provider = *provider;
+    if (auto model = r_.string(table, "llm", "model", presence::required)) {
+      if (model->empty())
+        r_.error(table.get("model")->source(), "llm.model", "must not be empty",
+                 "the model name as the provider spells it");
+      out.model = *model;
+    }
+    out.api_key_env = std::string{out.provider == llm_provider::openai
+                                    ? defaults::openai_api_key_env
+                                    : defaults::anthropic_api_key_env};
+    if (auto env = r_.string(table, "llm", "api_key_env", presence::optional)) {
+      if (!is_env_name(*env))
+        r_.error(table.get("api_key_env")->source(), "llm.api_key_env",
+                 "not the name of an environment variable",
+                 "give the NAME of the variable holding the key (e.g. \"ANTHROPIC_API_KEY\"), "
+                 "never the key itself");
+      else
+        out.api_key_env = *env;
+    }
+    if (auto url = r_.string(table, "llm", "base_url", presence::optional)) {
+      if (!url->starts_with("https://") && !url->starts_with("http://"))
+        r_.error(table.get("base_url")->source(), "llm.base_url",
+                 "expected an http:// or https:// URL, got '" + *url + "'",
+                 "e.g. \"https://api.anthropic.com\"");
+      else
+        out.base_url = *url;
+    }
+    return out;
+  }
+
+  void parse_feed(const toml::table& table, feed_spec& out) {
+    static constexpr std::string_view keys[] = {"endpoint", "allow_remote", "high_water_mark"};
+    r_.check_keys(table, "feed", keys);
+    if (auto allow = r_.boolean(table, "feed", "allow_remote", presence::optional))
+      out.allow_remote = *allow;
+    if (auto hwm = bounded<std::uint32_t>(table, "feed", "high_water_mark", 1,
+                                          std::numeric_limits<std::uint32_t>::max(), "messages"))
+      out.high_water_mark = *hwm;
+    if (auto endpoint = r_.string(table, "feed", "endpoint", presence::optional)) {
+      const auto& at = table.get("endpoint")->source();
+      if (auto problem = endpoint_problem(*endpoint); !problem.empty())
+        r_.error(at, "feed.endpoint", "'" + *endpoint + "': " + problem,
+                 "e.g. \"" + std::string{defaults::feed_endpoint} + "\"");
+      else if (!out.allow_remote && !is_loopback_endpoint(*endpoint))
+        r_.error(at, "feed.endpoint",
+                 "'" + *endpoint + "' is reachable from other hosts, and allow_remote is false",
+                 "events may reveal kernels and prompts: use 127.0.0.1, or set "
+                 "allow_remote = true in [feed] if you mean it");
+      else
+        out.endpoint = *endpoint;
+    }
+  }
+
+  void parse_supervision(const toml::table& table, supervision_policy& out) {
+    static constexpr std::string_view keys[] = {"max_restarts", "window_s", "backoff_initial_ms",
+                                                "backoff_factor", "backoff_max_ms"};
+    r_.check_keys(table, "supervision", keys);
+    constexpr std::int64_t max_u32 = std::numeric_limits<std::uint32_t>::max();
+    if (auto v = bounded<std::uint32_t>(table, "supervision", "max_restarts", 0, max_u32,
+                                        "restarts"))
+      out.max_restarts = *v;
+    if (auto v = bounded<std::uint32_t>(table, "supervision", "window_s", 1, max_u32, "seconds"))
+      out.window_s = *v;
+    if (auto v = bounded<std::uint32_t>(table, "supervision", "backoff_initial_ms", 1, max_u32,
+                                        "milliseconds"))
+      out.backoff_initial_ms = *v;
+    if (auto v = bounded<std::uint32_t>(table, "supervision", "backoff_max_ms", 1, max_u32,
+                                        "milliseconds"))
+      out.backoff_max_ms = *v;
+    if (auto v = r_.number(table, "supervision", "backoff_factor", presence::optional)) {
+      if (!(*v >= 1.0) || !std::isfinite(*v))
+        r_.error(table.get("backoff_factor")->source(), "supervision.backoff_factor",
+                 "must be >= 1.0, got " + std::to_string(*v),
+                 "each restart waits backoff_factor times longer than the one before");
+      else
+        out.backoff_factor = *v;
+    }
+    if (out.backoff_max_ms < out.backoff_initial_ms) {
+      const toml::node* at = table.get("backoff_max_ms");
+      r_.error(at != nullptr ? at->source() : table.source(), "supervision.backoff_max_ms",
+               "the cap (" + std::to_string(out.backoff_max_ms) +
+                 " ms) is below the initial back-off (" + std::to_string(out.backoff_initial_ms) +
+                 " ms)",
+               "backoff_max_ms >= backoff_initial_ms");
+    }
+  }
+
+  void parse_jobs(const toml::array& array, std::vector<job_spec>& out) {
+    if (array.empty()) {
+      r_.error(array.source(), "jobs", "the campaign has no jobs",
+               "add [[jobs]] with problem = \"path/to/problem.toml\"");
+      return;
+    }
+    std::set<std::string, std::less<>> names;
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      const std::string path = index_key("jobs", i);
+      const auto* table = array.get(i)->as_table();
+      if (table == nullptr) {
+        r_.wrong_type(*array.get(i), path, "a table", "write each job as [[jobs]]");
+        continue;
+      }
+      static constexpr std::string_view keys[] = {"problem", "name"};
+      r_.check_keys(*table, path, keys);
+      job_spec job;
+      job.place = detail::place_of(table->source());
+      const auto name = r_.string(*table, path, "name", presence::optional);
+      const auto problem = r_.string(*table, path, "problem", presence::required);
+      if (!problem)
+        continue;
+      const auto& at = table->get("problem")->source();
+      job.problem_path = detail::resolve_against(file_, *problem);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(job.problem_path, ec)) {
+        r_.error(at, join_key(path, "problem"),
+                 "problem spec not found: " + job.problem_path.string(),
+                 "paths are relative to the folder of the campaign file");
+        continue;
+      }
+      auto loaded = load_problem(job.problem_path);
+      if (!loaded) {
+        const auto count = loaded.error().size();
+        r_.error(at, join_key(path, "problem"),
+                 "the problem spec " + job.problem_path.string() + " has " +
+                   std::to_string(count) + (count == 1 ? " error" : " errors"),
+                 "they are listed under that file's name");
+        problem_errors_.insert(problem_errors_.end(), loaded.error().begin(),
+                               loaded.error().end());
+        continue;
+      }
+      job.problem = std::move(*loaded);
+      job.name = name.value_or(job.problem.name);
+      if (!names.insert(job.name).second) {
+        const toml::node* name_node = table->get("name");
+        r_.error(name_node != nullptr ? name_node->source() : at, join_key(path, "name"),
+                 "the job name '" + job.name + "' is used twice",
+                 "give each job a distinct name = \"...\"");
+        continue;
+      }
+      out.push_back(std::move(job));
+    }
+  }
+
+public:
+  spec_errors take_problem_errors() { return std::move(problem_errors_); }
+
+private:
+  std::filesystem::path file_;
+  detail::toml_reader r_;
+  spec_errors problem_errors_; // errors inside job problem files, reported after the campaign's
+};
+
+} // namespace
+
+bool is_loopback_endpoint(std::string_view endpoint) {
+  if (endpoint.starts_with(ipc_scheme) || endpoint.starts_with(inproc_scheme))
+    return true;
+  if (!endpoint.starts_with(tcp_scheme))
+    return false;
+  const auto parts = split_host_port(endpoint.substr(tcp_scheme.size()));
+  if (!parts)
+    return false;
+  const auto host = parts->first;
+  return host.starts_with("127.") || host == "localhost" || host == "[::1]" || host == "::1";
+}
+
+expected<campaign_spec, spec_errors> parse_campaign(std::string_view text,
+                                                    const std::filesystem::path& file) {
+  auto root = detail::parse_toml(text, file.string());
+  if (!root)
+    return unexpected(spec_errors{std::move(root).error()});
+  spec_errors errors;
+  campaign_spec spec;
+  spec.file = file.string();
+  spec.raw_text = std::string{text};
+  campaign_parser parser{file, errors};
+  parser.parse(*root, spec);
+  std::stable_sort(errors.begin(), errors.end(), [](const spec_error& a, const spec_error& b) {
+    return std::pair{a.line, a.column} < std::pair{b.line, b.column};
+  });
+  auto problem_errors = parser.take_problem_errors();
+  errors.insert(errors.end(), problem_errors.begin(), problem_errors.end());
+  if (!errors.empty())
+    return unexpected(std::move(errors));
+  return spec;
+}
+
+expected<campaign_spec, spec_errors> load_campaign(const std::filesystem::path& path) {
+  auto text = detail::read_text_file(path);
+  if (!text)
+    return unexpected(spec_errors{{path.string(), 0, 0, "", "cannot read the campaign spec",
+                                   "check that the file exists and is readable"}});
+  return parse_campaign(*text, path);
+}
+
+} // namespace warpforge::config

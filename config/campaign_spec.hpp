@@ -1,0 +1,148 @@
+#pragma once
+// The campaign spec: which problems to optimise, on which GPUs, with which proposer and budget,
+// where to publish events and how to supervise. Read from TOML and validated up front, including
+// every job's problem spec (docs/specs.md is the reference of every field).
+//
+//   auto campaign = load_campaign("examples/quickstart.toml");
+//   if (!campaign) for (auto& e : campaign.error()) log(to_string(e));
+
+#include "config/defaults.hpp"
+#include "config/problem_spec.hpp"
+#include "config/spec_error.hpp"
+#include "config/supervision_policy.hpp"
+#include "expected/expected.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpforge::config {
+
+enum class proposer_kind : std::uint8_t {
+  tune,   // the built-in search tuner over the problem's tunables
+  llm,    // an LLM writes the variants (needs [llm])
+  replay, // replays the candidates recorded in an earlier run (needs replay_from)
+};
+std::string_view to_string(proposer_kind kind);
+std::optional<proposer_kind> proposer_kind_from_string(std::string_view text);
+inline constexpr proposer_kind all_proposer_kinds[] = {proposer_kind::tune, proposer_kind::llm,
+                                                       proposer_kind::replay};
+
+enum class search_strategy : std::uint8_t {
+  exhaustive, // every point that satisfies the constraints, in order
+  random,     // uniform samples without repetition
+  annealing,  // simulated annealing from the default point
+};
+std::string_view to_string(search_strategy strategy);
+std::optional<search_strategy> search_strategy_from_string(std::string_view text);
+inline constexpr search_strategy all_search_strategies[] = {
+  search_strategy::exhaustive, search_strategy::random, search_strategy::annealing};
+
+enum class llm_provider : std::uint8_t {
+  anthropic, // Anthropic Messages API
+  openai,    // OpenAI-compatible chat completions
+};
+std::string_view to_string(llm_provider provider);
+std::optional<llm_provider> llm_provider_from_string(std::string_view text);
+inline constexpr llm_provider all_llm_providers[] = {llm_provider::anthropic, llm_provider::openai};
+
+enum class log_level : std::uint8_t { trace, debug, info, warn, error };
+std::string_view to_string(log_level level);
+std::optional<log_level> log_level_from_string(std::string_view text);
+inline constexpr log_level all_log_levels[] = {log_level::trace, log_level::debug, log_level::info,
+                                               log_level::warn, log_level::error};
+
+enum class gpu_selection_kind : std::uint8_t {
+  all,    // every GPU the host has
+  listed, // only the ordinals listed
+};
+std::string_view to_string(gpu_selection_kind kind);
+std::optional<gpu_selection_kind> gpu_selection_kind_from_string(std::string_view text);
+inline constexpr gpu_selection_kind all_gpu_selection_kinds[] = {gpu_selection_kind::all,
+                                                                 gpu_selection_kind::listed};
+
+struct gpu_selection {
+  gpu_selection_kind kind = gpu_selection_kind::all;
+  std::vector<std::uint32_t> ordinals; // listed: CUDA device ordinals, distinct, non-empty
+
+  bool operator==(const gpu_selection&) const = default;
+};
+
+struct job_spec {
+  std::string name;                  // unique in the campaign; default: the problem's name
+  std::filesystem::path problem_path; // resolved against the campaign file's folder
+  problem_spec problem;              // loaded and validated
+  spec_place place;                  // of the [[jobs]] entry
+
+  bool operator==(const job_spec&) const = default;
+};
+
+struct budget_spec {
+  std::uint32_t iterations = defaults::iterations;    // optimisation iterations per job, >= 1
+  std::uint32_t branches = defaults::branches;        // K: candidates per iteration, >= 1
+  double wall_time_s = defaults::wall_time_s;         // seconds for the whole campaign, > 0
+  std::uint32_t patience = defaults::patience;        // iterations without gain before stopping
+  double noise_threshold = defaults::noise_threshold; // relative (0.02 = 2%), in [0, 1)
+
+  bool operator==(const budget_spec&) const = default;
+};
+
+struct proposer_spec {
+  proposer_kind kind = proposer_kind::tune;
+  search_strategy strategy = search_strategy::annealing; // tune only
+  std::uint64_t seed = defaults::seed;                    // tuner and input generation
+  std::optional<std::uint64_t> max_evaluations; // cap on candidates measured per job; none = budget
+  std::filesystem::path replay_from;            // replay: the earlier run's directory
+
+  bool operator==(const proposer_spec&) const = default;
+};
+
+struct llm_spec {
+  llm_provider provider = llm_provider::anthropic;
+  std::string model;                   // as the provider names it
+  std::string api_key_env;             // NAME of the environment variable holding the key
+  std::optional<std::string> base_url; // http(s)://...; none = the provider's public endpoint
+
+  bool operator==(const llm_spec&) const = default;
+};
+
+struct feed_spec {
+  std::string endpoint{defaults::feed_endpoint};              // ZeroMQ endpoint the PUB binds
+  bool allow_remote = false;                                  // permit a non-loopback endpoint
+  std::uint32_t high_water_mark = defaults::feed_high_water_mark; // messages, > 0
+
+  bool operator==(const feed_spec&) const = default;
+};
+
+struct campaign_spec {
+  std::string file;     // the campaign file as given
+  std::string raw_text; // the TOML exactly as read (the store records it)
+  std::string name;
+  std::filesystem::path run_root; // resolved against the campaign file's folder
+  std::vector<job_spec> jobs;     // non-empty, in file order
+  gpu_selection gpus;
+  budget_spec budget;
+  proposer_spec proposer;
+  std::optional<llm_spec> llm; // required when proposer.kind is llm
+  feed_spec feed;
+  log_level log = log_level::info;
+  supervision_policy supervision;
+
+  bool operator==(const campaign_spec&) const = default;
+};
+
+/// Whether a ZeroMQ endpoint stays on this host: ipc://, inproc://, or tcp:// to 127.x.x.x,
+/// localhost or [::1]. tcp://*, 0.0.0.0 and other addresses are remote.
+bool is_loopback_endpoint(std::string_view endpoint);
+
+/// Reads and validates the campaign at `path` and every problem spec its jobs name.
+expected<campaign_spec, spec_errors> load_campaign(const std::filesystem::path& path);
+
+/// Validates `text` as if read from `file` (used in errors; its folder resolves relative paths).
+expected<campaign_spec, spec_errors> parse_campaign(std::string_view text,
+                                                    const std::filesystem::path& file);
+
+} // namespace warpforge::config

@@ -1,0 +1,228 @@
+#include "config/campaign_spec.hpp"
+
+#include "fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace warpforge::config {
+namespace {
+
+using testing::expect_error;
+using testing::find_error;
+using testing::fixture;
+
+spec_errors errors_of(const std::string& name) {
+  auto spec = load_campaign(fixture(name));
+  EXPECT_FALSE(spec.has_value()) << name << " loaded";
+  return spec ? spec_errors{} : spec.error();
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(CampaignSpecEnums, EveryValueOfEveryEnumRoundTripsThroughItsName) {
+  for (const auto v : all_proposer_kinds)
+    EXPECT_EQ(proposer_kind_from_string(to_string(v)), v);
+  for (const auto v : all_search_strategies)
+    EXPECT_EQ(search_strategy_from_string(to_string(v)), v);
+  for (const auto v : all_llm_providers)
+    EXPECT_EQ(llm_provider_from_string(to_string(v)), v);
+  for (const auto v : all_log_levels)
+    EXPECT_EQ(log_level_from_string(to_string(v)), v);
+  for (const auto v : all_gpu_selection_kinds)
+    EXPECT_EQ(gpu_selection_kind_from_string(to_string(v)), v);
+  EXPECT_EQ(proposer_kind_from_string("Tune"), std::nullopt);
+  EXPECT_EQ(log_level_from_string("warning"), std::nullopt);
+}
+
+TEST(CampaignSpec, MinimalCampaignTakesEveryDefault) {
+  const std::string text = "name = \"minimal\"\n[[jobs]]\nproblem = \"valid_problem.toml\"\n";
+  auto spec = parse_campaign(text, fixture("minimal.toml"));
+  ASSERT_TRUE(spec.has_value()) << to_string(spec.error());
+  EXPECT_EQ(spec->name, "minimal");
+  EXPECT_EQ(spec->raw_text, text);
+  EXPECT_EQ(spec->run_root, fixture("runs"));
+  ASSERT_EQ(spec->jobs.size(), 1u);
+  EXPECT_EQ(spec->jobs[0].name, "scale"); // the problem's name
+  EXPECT_EQ(spec->jobs[0].problem_path, fixture("valid_problem.toml"));
+  EXPECT_EQ(spec->jobs[0].problem.name, "scale");
+  EXPECT_EQ(spec->gpus.kind, gpu_selection_kind::all);
+  EXPECT_EQ(spec->budget, budget_spec{});
+  EXPECT_EQ(spec->budget.iterations, 10u);
+  EXPECT_EQ(spec->budget.branches, 4u);
+  EXPECT_EQ(spec->budget.wall_time_s, 8.0 * 3600.0);
+  EXPECT_EQ(spec->budget.patience, 3u);
+  EXPECT_EQ(spec->budget.noise_threshold, 0.02);
+  EXPECT_EQ(spec->proposer.kind, proposer_kind::tune);
+  EXPECT_EQ(spec->proposer.strategy, search_strategy::annealing);
+  EXPECT_EQ(spec->proposer.seed, defaults::seed);
+  EXPECT_EQ(spec->proposer.max_evaluations, std::nullopt);
+  EXPECT_FALSE(spec->llm.has_value());
+  EXPECT_EQ(spec->feed.endpoint, "tcp://127.0.0.1:5757");
+  EXPECT_FALSE(spec->feed.allow_remote);
+  EXPECT_EQ(spec->feed.high_water_mark, 10000u);
+  EXPECT_EQ(spec->log, log_level::info);
+  EXPECT_EQ(spec->supervision, supervision_policy{});
+}
+
+TEST(CampaignSpec, EveryFieldIsRead) {
+  auto spec = load_campaign(fixture("valid_campaign.toml"));
+  ASSERT_TRUE(spec.has_value()) << to_string(spec.error());
+  EXPECT_EQ(spec->gpus.kind, gpu_selection_kind::listed);
+  EXPECT_EQ(spec->gpus.ordinals, (std::vector<std::uint32_t>{0, 2}));
+  ASSERT_EQ(spec->jobs.size(), 2u);
+  EXPECT_EQ(spec->jobs[1].name, "scale_again");
+  EXPECT_EQ(spec->jobs[1].place.line, 7u);
+  EXPECT_EQ(spec->budget.iterations, 3u);
+  EXPECT_EQ(spec->budget.branches, 8u);
+  EXPECT_EQ(spec->budget.wall_time_s, 600.0);
+  EXPECT_EQ(spec->budget.patience, 2u);
+  EXPECT_EQ(spec->budget.noise_threshold, 0.05);
+  EXPECT_EQ(spec->proposer.kind, proposer_kind::llm);
+  EXPECT_EQ(spec->proposer.strategy, search_strategy::random);
+  EXPECT_EQ(spec->proposer.seed, 7u);
+  EXPECT_EQ(spec->proposer.max_evaluations, 100u);
+  ASSERT_TRUE(spec->llm.has_value());
+  EXPECT_EQ(spec->llm->provider, llm_provider::openai);
+  EXPECT_EQ(spec->llm->model, "gpt-x");
+  EXPECT_EQ(spec->llm->api_key_env, "OPENAI_API_KEY"); // the provider's default
+  EXPECT_EQ(spec->llm->base_url, "https://llm.example.com/v1");
+  EXPECT_EQ(spec->feed.endpoint, "tcp://0.0.0.0:6000");
+  EXPECT_TRUE(spec->feed.allow_remote);
+  EXPECT_EQ(spec->feed.high_water_mark, 500u);
+  EXPECT_EQ(spec->log, log_level::debug);
+  EXPECT_EQ(spec->supervision.max_restarts, 2u);
+  EXPECT_EQ(spec->supervision.window_s, 30u);
+  EXPECT_EQ(spec->supervision.backoff_initial_ms, 50u);
+  EXPECT_EQ(spec->supervision.backoff_factor, 3.0);
+  EXPECT_EQ(spec->supervision.backoff_max_ms, 1000u);
+}
+
+TEST(CampaignSpecFixtures, NonLoopbackFeedWithoutAllowRemoteIsRejected) {
+  const auto errors = errors_of("campaign_remote_feed.toml");
+  const auto* e = expect_error(errors, fixture("campaign_remote_feed.toml"), "feed.endpoint", 7,
+                               "allow_remote is false");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(contains(e->hint, "allow_remote = true"));
+}
+
+TEST(CampaignSpecFixtures, JobWithABadProblemNamesTheJobAndTheProblemFilesError) {
+  const auto errors = errors_of("campaign_bad_job.toml");
+  expect_error(errors, fixture("campaign_bad_job.toml"), "jobs[1].problem", 7,
+               "has 1 error");
+  // The problem's own error names the problem file and its line.
+  expect_error(errors, fixture("bad_dtype.toml"), "args[0].dtype", 12, "float32");
+  EXPECT_EQ(errors.size(), 2u) << to_string(errors);
+}
+
+TEST(CampaignSpecFixtures, EveryErrorOfACampaignIsCollected) {
+  const auto errors = errors_of("campaign_errors.toml");
+  const auto path = fixture("campaign_errors.toml");
+  expect_error(errors, path, "gpus[1]", 2, "listed twice");
+  expect_error(errors, path, "jobs[0].problem", 5, "problem spec not found");
+  const auto* typo = expect_error(errors, path, "budget.iteratons", 8, "unknown key");
+  ASSERT_NE(typo, nullptr);
+  EXPECT_EQ(typo->hint, "did you mean 'iterations'?");
+  expect_error(errors, path, "budget.branches", 9, "must be in [1, 256]");
+  expect_error(errors, path, "proposer.kind", 12, "needs an [llm] table");
+  const auto* strategy = expect_error(errors, path, "proposer.strategy", 13, "anealing");
+  ASSERT_NE(strategy, nullptr);
+  EXPECT_EQ(strategy->hint, "did you mean 'annealing'?");
+  expect_error(errors, path, "log.level", 16, "unknown value 'verbose'");
+  expect_error(errors, path, "supervision.backoff_max_ms", 20, "below the initial back-off");
+  EXPECT_EQ(errors.size(), 8u) << to_string(errors);
+}
+
+TEST(CampaignSpecFixtures, ApiKeyPastedInsteadOfItsVariableNameIsRejected) {
+  const auto errors = errors_of("campaign_api_key.toml");
+  const auto* e = expect_error(errors, fixture("campaign_api_key.toml"), "llm.api_key_env", 12,
+                               "not the name of an environment variable");
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(contains(to_string(*e), "sk-ant")); // never echo what may be a secret
+}
+
+TEST(CampaignSpecFixtures, DuplicateJobNamesAreRejected) {
+  const auto errors = errors_of("campaign_duplicate_jobs.toml");
+  expect_error(errors, fixture("campaign_duplicate_jobs.toml"), "jobs[1].name", 7,
+               "'scale' is used twice");
+}
+
+TEST(CampaignSpecChecks, JobsGpusAndSyntaxAreValidated) {
+  auto no_jobs = parse_campaign("name = \"x\"\njobs = []\ngpus = []\n", fixture("inline.toml"));
+  ASSERT_FALSE(no_jobs.has_value());
+  EXPECT_NE(find_error(no_jobs.error(), "jobs"), nullptr);
+  EXPECT_NE(find_error(no_jobs.error(), "gpus"), nullptr);
+
+  auto missing = parse_campaign("name = \"x\"\ngpus = \"some\"\n", fixture("inline.toml"));
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(find_error(missing.error(), "jobs"), nullptr);
+  EXPECT_NE(find_error(missing.error(), "gpus"), nullptr);
+
+  auto syntax = parse_campaign("name = \"x\n", fixture("inline.toml"));
+  ASSERT_FALSE(syntax.has_value());
+  EXPECT_EQ(syntax.error().front().line, 1u);
+}
+
+TEST(CampaignSpecChecks, NumbersOutOfRangeAreRejected) {
+  auto spec = parse_campaign(R"(name = "x"
+[[jobs]]
+problem = "valid_problem.toml"
+[budget]
+wall_time_s = -1
+noise_threshold = 1.5
+patience = 0
+[supervision]
+backoff_factor = 0.5
+window_s = 0
+[feed]
+high_water_mark = 0
+endpoint = "udp://127.0.0.1:1"
+[llm]
+provider = "gemini"
+model = ""
+base_url = "ftp://x"
+[proposer]
+kind = "replay"
+)",
+                             fixture("inline.toml"));
+  ASSERT_FALSE(spec.has_value());
+  const auto& errors = spec.error();
+  for (const char* key : {"budget.wall_time_s", "budget.noise_threshold", "budget.patience",
+                          "supervision.backoff_factor", "supervision.window_s",
+                          "feed.high_water_mark", "feed.endpoint", "llm.provider", "llm.model",
+                          "llm.base_url", "proposer.kind"})
+    EXPECT_NE(find_error(errors, key), nullptr) << key << "\n" << to_string(errors);
+}
+
+TEST(CampaignSpec, LoopbackEndpointsAreRecognised) {
+  EXPECT_TRUE(is_loopback_endpoint("tcp://127.0.0.1:5757"));
+  EXPECT_TRUE(is_loopback_endpoint("tcp://127.0.0.2:*"));
+  EXPECT_TRUE(is_loopback_endpoint("tcp://localhost:5757"));
+  EXPECT_TRUE(is_loopback_endpoint("tcp://[::1]:5757"));
+  EXPECT_TRUE(is_loopback_endpoint("ipc:///tmp/warpforge.feed"));
+  EXPECT_TRUE(is_loopback_endpoint("inproc://feed"));
+  EXPECT_FALSE(is_loopback_endpoint("tcp://*:5757"));
+  EXPECT_FALSE(is_loopback_endpoint("tcp://0.0.0.0:5757"));
+  EXPECT_FALSE(is_loopback_endpoint("tcp://10.1.2.3:5757"));
+  EXPECT_FALSE(is_loopback_endpoint("tcp://eth0:5757"));
+  EXPECT_FALSE(is_loopback_endpoint("tcp://127.0.0.1"));
+}
+
+TEST(CampaignSpec, ReplayNeedsAnExistingRunDirectory) {
+  auto spec = parse_campaign(R"(name = "x"
+[[jobs]]
+problem = "valid_problem.toml"
+[proposer]
+kind = "replay"
+replay_from = "."
+)",
+                             fixture("inline.toml"));
+  ASSERT_TRUE(spec.has_value()) << to_string(spec.error());
+  EXPECT_EQ(spec->proposer.replay_from, fixture(""));
+}
+
+} // namespace
+} // namespace warpforge::config
