@@ -1,0 +1,725 @@
+#include "storage/database.hpp"
+
+#include "storage/migrations.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace warpforge::storage {
+namespace {
+
+/// Runs `body` and puts `step` in front of its error's message.
+template <class Body>
+auto named(std::string_view step, Body&& body) -> decltype(body()) {
+  auto result = body();
+  if (!result)
+    return unexpected{with_context(std::move(result).error(), step)};
+  return result;
+}
+
+template <class Enum>
+expected<Enum, store_error> read_enum(const statement& stmt, int column, std::string_view where) {
+  auto text = stmt.column_text(column);
+  if (auto value = from_string<Enum>(text))
+    return *value;
+  return unexpected{store_error{store_error_code::corrupt,
+                                std::string{where} + " holds '" + text +
+                                    "', a value this binary does not know"}};
+}
+
+template <class Enum>
+expected<std::optional<Enum>, store_error> read_optional_enum(const statement& stmt, int column,
+                                                              std::string_view where) {
+  if (stmt.column_is_null(column))
+    return std::optional<Enum>{};
+  auto value = read_enum<Enum>(stmt, column, where);
+  if (!value)
+    return unexpected{std::move(value).error()};
+  return std::optional<Enum>{*value};
+}
+
+/// Steps `stmt` to the end, turning each row into a Row with `read`.
+template <class Row, class Reader>
+expected<std::vector<Row>, store_error> collect(statement& stmt, Reader read) {
+  std::vector<Row> rows;
+  for (;;) {
+    auto step = stmt.step();
+    if (!step)
+      return unexpected{std::move(step).error()};
+    if (*step == step_result::done)
+      return rows;
+    auto row = read(stmt);
+    if (!row)
+      return unexpected{std::move(row).error()};
+    rows.push_back(std::move(*row));
+  }
+}
+
+/// Reads exactly one row, not_found naming `what` when there is none.
+template <class Row, class Reader>
+expected<Row, store_error> only_row(statement& stmt, Reader read, const std::string& what) {
+  auto step = stmt.step();
+  if (!step)
+    return unexpected{std::move(step).error()};
+  if (*step == step_result::done)
+    return unexpected{store_error{store_error_code::not_found, "no " + what}};
+  return read(stmt);
+}
+
+expected<row_id, store_error> run_insert(connection& conn, statement& stmt) {
+  if (auto r = stmt.run(); !r)
+    return unexpected{r.error()};
+  return conn.last_insert_rowid();
+}
+
+/// Runs an UPDATE of one row; not_found naming table and id when no row matched.
+expected<void, store_error> run_update(connection& conn, statement& stmt, std::string_view table,
+                                       row_id id) {
+  if (auto r = stmt.run(); !r)
+    return r;
+  if (conn.changes() == 0)
+    return unexpected{store_error{store_error_code::not_found,
+                                  "no row in " + std::string{table} + " with id " +
+                                      std::to_string(id)}};
+  return {};
+}
+
+std::string with_path(std::string_view step, const std::filesystem::path& path) {
+  return std::string{step} + " " + path.string();
+}
+
+// --- row readers: the column lists and the functions that read them stay side by side ----------
+
+constexpr std::string_view campaign_columns =
+    "id, name, spec_path, spec_toml, run_dir, state, created_at, updated_at, finished_at, reason";
+
+expected<campaign_row, store_error> read_campaign(const statement& s) {
+  auto state = read_enum<campaign_state>(s, 5, "campaigns.state");
+  if (!state)
+    return unexpected{std::move(state).error()};
+  return campaign_row{s.column_int64(0),  s.column_text(1),   s.column_text(2),
+                      s.column_text(3),   s.column_text(4),   *state,
+                      s.column_double(6), s.column_double(7), s.column_optional_double(8),
+                      s.column_text(9)};
+}
+
+constexpr std::string_view job_columns =
+    "id, campaign_id, name, problem_path, state, iterations_done, best_time_s, baseline_time_s, "
+    "updated_at, reason";
+
+expected<job_row, store_error> read_job(const statement& s) {
+  auto state = read_enum<job_state>(s, 4, "jobs.state");
+  if (!state)
+    return unexpected{std::move(state).error()};
+  return job_row{s.column_int64(0),           s.column_int64(1),           s.column_text(2),
+                 s.column_text(3),            *state,                      s.column_int64(5),
+                 s.column_optional_double(6), s.column_optional_double(7), s.column_double(8),
+                 s.column_text(9)};
+}
+
+constexpr std::string_view iteration_columns =
+    "id, job_id, number, state, champion_branch_id, started_at, finished_at, gaps_json";
+
+expected<iteration_row, store_error> read_iteration(const statement& s) {
+  auto state = read_enum<iteration_state>(s, 3, "iterations.state");
+  if (!state)
+    return unexpected{std::move(state).error()};
+  return iteration_row{s.column_int64(0),          s.column_int64(1),
+                       s.column_int64(2),          *state,
+                       s.column_optional_int64(4), s.column_double(5),
+                       s.column_optional_double(6), s.column_optional_text(7)};
+}
+
+constexpr std::string_view branch_columns =
+    "id, iteration_id, ordinal, kind, parent_branch_id, outcome, methods_json, defines_json, "
+    "source_path, detail, created_at, updated_at";
+
+expected<branch_row, store_error> read_branch(const statement& s) {
+  auto kind = read_enum<branch_kind>(s, 3, "branches.kind");
+  if (!kind)
+    return unexpected{std::move(kind).error()};
+  auto outcome = read_optional_enum<branch_outcome>(s, 5, "branches.outcome");
+  if (!outcome)
+    return unexpected{std::move(outcome).error()};
+  return branch_row{s.column_int64(0),  s.column_int64(1),  s.column_int64(2),
+                    *kind,              s.column_optional_int64(4), *outcome,
+                    s.column_text(6),   s.column_text(7),   s.column_text(8),
+                    s.column_text(9),   s.column_double(10), s.column_double(11)};
+}
+
+constexpr std::string_view measurement_columns =
+    "id, branch_id, gpu, gpu_name, mode, median_s, mean_s, stddev_s, cv, ci95_low_s, ci95_high_s, "
+    "min_s, samples, sm_clock_mhz, created_at";
+
+expected<measurement_row, store_error> read_measurement(const statement& s) {
+  auto mode = read_enum<measurement_mode>(s, 4, "measurements.mode");
+  if (!mode)
+    return unexpected{std::move(mode).error()};
+  return measurement_row{s.column_int64(0),   s.column_int64(1),   s.column_int64(2),
+                         s.column_text(3),    *mode,               s.column_double(5),
+                         s.column_double(6),  s.column_double(7),  s.column_double(8),
+                         s.column_double(9),  s.column_double(10), s.column_double(11),
+                         s.column_int64(12),  s.column_optional_double(13),
+                         s.column_double(14)};
+}
+
+constexpr std::string_view event_columns =
+    "seq, ts, type, campaign, job, iter, branch, gpu, json";
+
+expected<event_row, store_error> read_event(const statement& s) {
+  return event_row{s.column_int64(0),          s.column_double(1),
+                   s.column_text(2),           s.column_optional_text(3),
+                   s.column_optional_text(4),  s.column_optional_int64(5),
+                   s.column_optional_int64(6), s.column_optional_int64(7),
+                   s.column_text(8)};
+}
+
+constexpr std::string_view artifact_columns =
+    "id, kind, path, bytes, sha256, branch_id, created_at";
+
+expected<artifact_row, store_error> read_artifact(const statement& s) {
+  auto kind = read_enum<artifact_kind>(s, 1, "artifacts.kind");
+  if (!kind)
+    return unexpected{std::move(kind).error()};
+  return artifact_row{s.column_int64(0),         *kind,
+                      s.column_text(2),          s.column_int64(3),
+                      s.column_optional_text(4), s.column_optional_int64(5),
+                      s.column_double(6)};
+}
+
+std::string select_from(std::string_view columns, std::string_view rest) {
+  std::string sql{"SELECT "};
+  sql += columns;
+  sql += ' ';
+  sql += rest;
+  return sql;
+}
+
+/// An artifact path must stay inside the run directory.
+std::optional<std::string> invalid_artifact_path(const std::string& text) {
+  std::filesystem::path path{text};
+  if (path.empty())
+    return "the path is empty";
+  if (path.is_absolute())
+    return "'" + text + "' is absolute; give it relative to the run directory";
+  for (const auto& part : path)
+    if (part == "..")
+      return "'" + text + "' leaves the run directory (..)";
+  return std::nullopt;
+}
+
+} // namespace
+
+// --- opening -----------------------------------------------------------------------------------
+
+expected<database, store_error> database::open(const std::filesystem::path& path,
+                                               const open_options& options) {
+  return named(with_path("open", path), [&]() -> expected<database, store_error> {
+    auto conn = connection::open(path, open_mode::read_write_create);
+    if (!conn)
+      return unexpected{std::move(conn).error()};
+    conn->set_busy_timeout(options.busy_timeout);
+    // Refuse a newer schema before the pragmas below write anything.
+    if (auto version = check_schema_version(*conn, all_migrations()); !version)
+      return unexpected{std::move(version).error()};
+    auto journal = conn->query_text("PRAGMA journal_mode = WAL");
+    if (!journal)
+      return unexpected{std::move(journal).error()};
+    if (*journal != "wal")
+      return unexpected{store_error{store_error_code::cannot_open,
+                                    "WAL is unavailable on this file system (journal_mode stays '" +
+                                        *journal + "')"}};
+    if (auto r = conn->exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON"); !r)
+      return unexpected{r.error()};
+    if (auto r = migrate(*conn, all_migrations()); !r)
+      return unexpected{std::move(r).error()};
+    return database{std::move(*conn), false};
+  });
+}
+
+expected<database, store_error> database::open_read_only(const std::filesystem::path& path,
+                                                         const open_options& options) {
+  return named(with_path("open_read_only", path), [&]() -> expected<database, store_error> {
+    auto conn = connection::open(path, open_mode::read_only);
+    if (!conn)
+      return unexpected{std::move(conn).error()};
+    conn->set_busy_timeout(options.busy_timeout);
+    auto version = check_schema_version(*conn, all_migrations());
+    if (!version)
+      return unexpected{std::move(version).error()};
+    const int latest = latest_version(all_migrations());
+    if (*version < latest)
+      return unexpected{store_error{store_error_code::schema_too_old,
+                                    "the database is at schema version " +
+                                        std::to_string(*version) + ", this binary reads " +
+                                        std::to_string(latest) +
+                                        " (open it once for writing to migrate it)"}};
+    return database{std::move(*conn), true};
+  });
+}
+
+expected<int, store_error> database::schema_version() {
+  return storage::schema_version(conn_);
+}
+
+expected<std::string, store_error> database::integrity_check() {
+  return named("integrity_check", [&]() -> expected<std::string, store_error> {
+    auto stmt = conn_.prepare("PRAGMA integrity_check");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    auto lines = collect<std::string>(
+        *stmt, [](const statement& s) -> expected<std::string, store_error> {
+          return s.column_text(0);
+        });
+    if (!lines)
+      return unexpected{std::move(lines).error()};
+    std::string report;
+    for (const auto& line : *lines) {
+      if (!report.empty())
+        report += '\n';
+      report += line;
+    }
+    return report;
+  });
+}
+
+expected<transaction, store_error> database::begin_batch() {
+  return named("begin_batch",
+               [&] { return transaction::begin(conn_, transaction_mode::immediate); });
+}
+
+// --- campaigns ---------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::insert_campaign(const campaign_row& row) {
+  return named("insert_campaign", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO campaigns (name, spec_path, spec_toml, run_dir, state, created_at, "
+        "updated_at, finished_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, row.name)
+        .bind(2, row.spec_path)
+        .bind(3, row.spec_toml)
+        .bind(4, row.run_dir)
+        .bind(5, to_string(row.state))
+        .bind(6, row.created_at)
+        .bind(7, row.updated_at)
+        .bind(8, row.finished_at)
+        .bind(9, row.reason);
+    return run_insert(conn_, *stmt);
+  });
+}
+
+expected<void, store_error> database::set_campaign_state(row_id id, campaign_state state,
+                                                         std::string_view reason,
+                                                         unix_seconds now) {
+  return named("set_campaign_state", [&]() -> expected<void, store_error> {
+    auto stmt = conn_.prepare(
+        "UPDATE campaigns SET state = ?, reason = ?, updated_at = ?, finished_at = ? "
+        "WHERE id = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    std::optional<unix_seconds> finished_at;
+    if (is_terminal(state))
+      finished_at = now;
+    stmt->bind(1, to_string(state)).bind(2, reason).bind(3, now).bind(4, finished_at).bind(5, id);
+    return run_update(conn_, *stmt, "campaigns", id);
+  });
+}
+
+expected<campaign_row, store_error> database::load_campaign(row_id id) {
+  return named("load_campaign", [&]() -> expected<campaign_row, store_error> {
+    auto stmt = conn_.prepare(select_from(campaign_columns, "FROM campaigns WHERE id = ?"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, id);
+    return only_row<campaign_row>(*stmt, read_campaign, "campaign with id " + std::to_string(id));
+  });
+}
+
+// --- jobs --------------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::insert_job(const job_row& row) {
+  return named("insert_job", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO jobs (campaign_id, name, problem_path, state, iterations_done, best_time_s, "
+        "baseline_time_s, updated_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, row.campaign_id)
+        .bind(2, row.name)
+        .bind(3, row.problem_path)
+        .bind(4, to_string(row.state))
+        .bind(5, row.iterations_done)
+        .bind(6, row.best_time_s)
+        .bind(7, row.baseline_time_s)
+        .bind(8, row.updated_at)
+        .bind(9, row.reason);
+    return run_insert(conn_, *stmt);
+  });
+}
+
+expected<void, store_error> database::set_job_state(row_id id, job_state state,
+                                                    std::string_view reason, unix_seconds now) {
+  return named("set_job_state", [&]() -> expected<void, store_error> {
+    auto stmt =
+        conn_.prepare("UPDATE jobs SET state = ?, reason = ?, updated_at = ? WHERE id = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, to_string(state)).bind(2, reason).bind(3, now).bind(4, id);
+    return run_update(conn_, *stmt, "jobs", id);
+  });
+}
+
+expected<void, store_error> database::update_job(const job_row& row) {
+  return named("update_job", [&]() -> expected<void, store_error> {
+    auto stmt = conn_.prepare(
+        "UPDATE jobs SET state = ?, iterations_done = ?, best_time_s = ?, baseline_time_s = ?, "
+        "updated_at = ?, reason = ? WHERE id = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, to_string(row.state))
+        .bind(2, row.iterations_done)
+        .bind(3, row.best_time_s)
+        .bind(4, row.baseline_time_s)
+        .bind(5, row.updated_at)
+        .bind(6, row.reason)
+        .bind(7, row.id);
+    return run_update(conn_, *stmt, "jobs", row.id);
+  });
+}
+
+expected<std::vector<job_row>, store_error> database::load_jobs(row_id campaign_id) {
+  return named("load_jobs", [&]() -> expected<std::vector<job_row>, store_error> {
+    auto stmt =
+        conn_.prepare(select_from(job_columns, "FROM jobs WHERE campaign_id = ? ORDER BY id"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, campaign_id);
+    return collect<job_row>(*stmt, read_job);
+  });
+}
+
+// --- iterations --------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::insert_iteration(const iteration_row& row) {
+  return named("insert_iteration", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO iterations (job_id, number, state, champion_branch_id, started_at, "
+        "finished_at, gaps_json) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, row.job_id)
+        .bind(2, row.number)
+        .bind(3, to_string(row.state))
+        .bind(4, row.champion_branch_id)
+        .bind(5, row.started_at)
+        .bind(6, row.finished_at)
+        .bind(7, row.gaps_json);
+    return run_insert(conn_, *stmt);
+  });
+}
+
+expected<void, store_error> database::update_iteration(const iteration_row& row) {
+  return named("update_iteration", [&]() -> expected<void, store_error> {
+    auto stmt = conn_.prepare(
+        "UPDATE iterations SET state = ?, champion_branch_id = ?, finished_at = ?, gaps_json = ? "
+        "WHERE id = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, to_string(row.state))
+        .bind(2, row.champion_branch_id)
+        .bind(3, row.finished_at)
+        .bind(4, row.gaps_json)
+        .bind(5, row.id);
+    return run_update(conn_, *stmt, "iterations", row.id);
+  });
+}
+
+expected<std::vector<iteration_row>, store_error> database::load_iterations(row_id job_id) {
+  return named("load_iterations", [&]() -> expected<std::vector<iteration_row>, store_error> {
+    auto stmt = conn_.prepare(
+        select_from(iteration_columns, "FROM iterations WHERE job_id = ? ORDER BY number"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, job_id);
+    return collect<iteration_row>(*stmt, read_iteration);
+  });
+}
+
+// --- branches ----------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::insert_branch(const branch_row& row) {
+  return named("insert_branch", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO branches (iteration_id, ordinal, kind, parent_branch_id, outcome, "
+        "methods_json, defines_json, source_path, detail, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    std::optional<std::string_view> outcome;
+    if (row.outcome)
+      outcome = to_string(*row.outcome);
+    stmt->bind(1, row.iteration_id)
+        .bind(2, row.ordinal)
+        .bind(3, to_string(row.kind))
+        .bind(4, row.parent_branch_id)
+        .bind(5, outcome)
+        .bind(6, row.methods_json)
+        .bind(7, row.defines_json)
+        .bind(8, row.source_path)
+        .bind(9, row.detail)
+        .bind(10, row.created_at)
+        .bind(11, row.updated_at);
+    return run_insert(conn_, *stmt);
+  });
+}
+
+expected<void, store_error> database::set_branch_outcome(row_id id, branch_outcome outcome,
+                                                         std::string_view detail,
+                                                         unix_seconds now) {
+  return named("set_branch_outcome", [&]() -> expected<void, store_error> {
+    auto stmt =
+        conn_.prepare("UPDATE branches SET outcome = ?, detail = ?, updated_at = ? WHERE id = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, to_string(outcome)).bind(2, detail).bind(3, now).bind(4, id);
+    return run_update(conn_, *stmt, "branches", id);
+  });
+}
+
+expected<std::vector<branch_row>, store_error> database::load_branches(row_id iteration_id) {
+  return named("load_branches", [&]() -> expected<std::vector<branch_row>, store_error> {
+    auto stmt = conn_.prepare(
+        select_from(branch_columns, "FROM branches WHERE iteration_id = ? ORDER BY ordinal"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, iteration_id);
+    return collect<branch_row>(*stmt, read_branch);
+  });
+}
+
+// --- measurements ------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::insert_measurement(const measurement_row& row) {
+  return named("insert_measurement", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO measurements (branch_id, gpu, gpu_name, mode, median_s, mean_s, stddev_s, "
+        "cv, ci95_low_s, ci95_high_s, min_s, samples, sm_clock_mhz, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, row.branch_id)
+        .bind(2, row.gpu)
+        .bind(3, row.gpu_name)
+        .bind(4, to_string(row.mode))
+        .bind(5, row.median_s)
+        .bind(6, row.mean_s)
+        .bind(7, row.stddev_s)
+        .bind(8, row.cv)
+        .bind(9, row.ci95_low_s)
+        .bind(10, row.ci95_high_s)
+        .bind(11, row.min_s)
+        .bind(12, row.samples)
+        .bind(13, row.sm_clock_mhz)
+        .bind(14, row.created_at);
+    return run_insert(conn_, *stmt);
+  });
+}
+
+expected<std::vector<measurement_row>, store_error> database::load_measurements(row_id branch_id) {
+  return named("load_measurements", [&]() -> expected<std::vector<measurement_row>, store_error> {
+    auto stmt = conn_.prepare(
+        select_from(measurement_columns, "FROM measurements WHERE branch_id = ? ORDER BY id"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, branch_id);
+    return collect<measurement_row>(*stmt, read_measurement);
+  });
+}
+
+// --- events ------------------------------------------------------------------------------------
+
+expected<std::int64_t, store_error> database::append_event(const event_row& row) {
+  return named("append_event", [&]() -> expected<std::int64_t, store_error> {
+    if (row.seq < 1)
+      return unexpected{store_error{store_error_code::invalid_argument,
+                                    "seq " + std::to_string(row.seq) + " is below 1"}};
+    // The WHERE keeps seq strictly increasing in the same statement that inserts.
+    auto stmt = conn_.prepare(
+        "INSERT INTO events (seq, ts, type, campaign, job, iter, branch, gpu, json) "
+        "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 "
+        "WHERE ?1 > (SELECT coalesce(max(seq), 0) FROM events)");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, row.seq)
+        .bind(2, row.ts)
+        .bind(3, row.type)
+        .bind(4, row.campaign)
+        .bind(5, row.job)
+        .bind(6, row.iter)
+        .bind(7, row.branch)
+        .bind(8, row.gpu)
+        .bind(9, row.json);
+    if (auto r = stmt->run(); !r)
+      return unexpected{r.error()};
+    if (conn_.changes() == 0) {
+      auto next = conn_.query_int64("SELECT coalesce(max(seq), 0) FROM events");
+      return unexpected{store_error{
+          store_error_code::constraint,
+          "seq " + std::to_string(row.seq) + " is not after the last stored seq " +
+              (next ? std::to_string(*next) : std::string{"(unreadable)"})}};
+    }
+    return row.seq;
+  });
+}
+
+expected<std::int64_t, store_error> database::next_event_seq() {
+  return named("next_event_seq",
+               [&] { return conn_.query_int64("SELECT coalesce(max(seq), 0) + 1 FROM events"); });
+}
+
+expected<std::vector<event_row>, store_error> database::events_since(std::int64_t after_seq,
+                                                                     std::int64_t limit) {
+  return named("events_since", [&]() -> expected<std::vector<event_row>, store_error> {
+    if (limit < 1)
+      return unexpected{store_error{store_error_code::invalid_argument,
+                                    "limit " + std::to_string(limit) + " is below 1"}};
+    auto stmt = conn_.prepare(
+        select_from(event_columns, "FROM events WHERE seq > ? ORDER BY seq LIMIT ?"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, after_seq).bind(2, limit);
+    return collect<event_row>(*stmt, read_event);
+  });
+}
+
+// --- artifacts ---------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::insert_artifact(const artifact_row& row) {
+  return named("insert_artifact", [&]() -> expected<row_id, store_error> {
+    if (auto problem = invalid_artifact_path(row.path))
+      return unexpected{store_error{store_error_code::invalid_argument, *problem}};
+    auto stmt = conn_.prepare(
+        "INSERT INTO artifacts (kind, path, bytes, sha256, branch_id, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, bytes = excluded.bytes, "
+        "sha256 = excluded.sha256, branch_id = excluded.branch_id, "
+        "created_at = excluded.created_at "
+        "RETURNING id");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, to_string(row.kind))
+        .bind(2, row.path)
+        .bind(3, row.bytes)
+        .bind(4, row.sha256)
+        .bind(5, row.branch_id)
+        .bind(6, row.created_at);
+    auto read_id = [](const statement& s) -> expected<row_id, store_error> {
+      return s.column_int64(0);
+    };
+    auto id = only_row<row_id>(*stmt, read_id, "id returned");
+    if (!id)
+      return id;
+    if (auto r = stmt->run(); !r) // step past RETURNING's row so the statement completes
+      return unexpected{r.error()};
+    return id;
+  });
+}
+
+expected<std::vector<artifact_row>, store_error> database::load_artifacts() {
+  return named("load_artifacts", [&]() -> expected<std::vector<artifact_row>, store_error> {
+    auto stmt = conn_.prepare(select_from(artifact_columns, "FROM artifacts ORDER BY id"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    return collect<artifact_row>(*stmt, read_artifact);
+  });
+}
+
+// --- status ------------------------------------------------------------------------------------
+
+expected<campaign_summary, store_error> database::load_campaign_summary() {
+  return named("load_campaign_summary", [&]() -> expected<campaign_summary, store_error> {
+    // One snapshot for every query below, unless the caller's batch already is one. A read
+    // transaction has nothing to commit: the guard's rollback simply ends it.
+    std::optional<transaction> snapshot;
+    if (!conn_.in_transaction()) {
+      auto tx = transaction::begin(conn_, transaction_mode::deferred);
+      if (!tx)
+        return unexpected{std::move(tx).error()};
+      snapshot.emplace(std::move(*tx));
+    }
+    auto latest = conn_.query_int64("SELECT id FROM campaigns ORDER BY id DESC LIMIT 1");
+    if (!latest) {
+      if (latest.error().code == store_error_code::not_found)
+        return unexpected{store_error{store_error_code::not_found, "no campaign in the database"}};
+      return unexpected{std::move(latest).error()};
+    }
+    return summarize(*latest);
+  });
+}
+
+expected<campaign_summary, store_error> database::load_campaign_summary(row_id campaign_id) {
+  return named("load_campaign_summary", [&]() -> expected<campaign_summary, store_error> {
+    std::optional<transaction> snapshot;
+    if (!conn_.in_transaction()) {
+      auto tx = transaction::begin(conn_, transaction_mode::deferred);
+      if (!tx)
+        return unexpected{std::move(tx).error()};
+      snapshot.emplace(std::move(*tx));
+    }
+    return summarize(campaign_id);
+  });
+}
+
+expected<campaign_summary, store_error> database::summarize(row_id campaign_id) {
+  campaign_summary summary;
+  auto campaign = load_campaign(campaign_id);
+  if (!campaign)
+    return unexpected{std::move(campaign).error()};
+  summary.campaign = std::move(*campaign);
+
+  auto jobs = load_jobs(campaign_id);
+  if (!jobs)
+    return unexpected{std::move(jobs).error()};
+  summary.jobs = std::move(*jobs);
+
+  for (auto outcome : all_branch_outcomes)
+    summary.branch_outcomes[outcome] = 0;
+  auto counts = conn_.prepare(
+      "SELECT b.outcome, count(*) FROM branches b "
+      "JOIN iterations i ON b.iteration_id = i.id JOIN jobs j ON i.job_id = j.id "
+      "WHERE j.campaign_id = ? GROUP BY b.outcome");
+  if (!counts)
+    return unexpected{std::move(counts).error()};
+  counts->bind(1, campaign_id);
+  for (;;) {
+    auto step = counts->step();
+    if (!step)
+      return unexpected{std::move(step).error()};
+    if (*step == step_result::done)
+      break;
+    auto outcome = read_optional_enum<branch_outcome>(*counts, 0, "branches.outcome");
+    if (!outcome)
+      return unexpected{std::move(outcome).error()};
+    if (*outcome)
+      summary.branch_outcomes[**outcome] = counts->column_int64(1);
+    else
+      summary.branches_pending = counts->column_int64(1);
+  }
+
+  auto last = conn_.prepare("SELECT seq, ts FROM events ORDER BY seq DESC LIMIT 1");
+  if (!last)
+    return unexpected{std::move(last).error()};
+  auto step = last->step();
+  if (!step)
+    return unexpected{std::move(step).error()};
+  if (*step == step_result::row) {
+    summary.last_event_seq = last->column_int64(0);
+    summary.last_event_ts = last->column_double(1);
+  }
+  return summary;
+}
+
+} // namespace warpforge::storage

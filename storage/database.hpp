@@ -1,0 +1,140 @@
+#pragma once
+// The run database (`<run dir>/warpforge.db`): typed reads and writes over the schema of
+// migrations.cpp, documented in docs/run-directory.md.
+//
+// One writer, many readers. The store actor is the only writer: it opens with open(), which
+// creates the file, switches it to WAL, and migrates it. `warpforge status` and `warpforge tail`
+// open it with open_read_only() from other processes while the writer runs; each read sees the
+// last committed state. Group writes with begin_batch() so many rows cost one commit:
+//
+//   auto db = database::open(run.database_path());
+//   auto batch = db->begin_batch();
+//   db->append_event(ev);  db->set_branch_outcome(id, branch_outcome::passed, "", now);
+//   batch->commit();            // or return early: the batch rolls back, nothing is written
+//
+// Crash safety: a committed write survives the writer being killed (SIGKILL) at any point; the
+// write in flight is entirely there or entirely absent. (synchronous=NORMAL: only a power loss or
+// an OS crash can lose the last commits, never the database's consistency.)
+//
+// Errors name the method ("insert_job: UNIQUE constraint failed: jobs.campaign_id, jobs.name
+// [INSERT ...]"). Methods are not thread-safe: one thread (the actor) uses one database.
+
+#include "expected/expected.hpp"
+#include "storage/rows.hpp"
+#include "storage/sqlite.hpp"
+#include "storage/store_error.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpforge::storage {
+
+/// How long a call waits for a lock held by another connection before failing with busy. Long
+/// enough to ride out a checkpoint or a reader's snapshot, short enough to surface a stuck peer.
+inline constexpr std::chrono::milliseconds default_busy_timeout{5000};
+
+struct open_options {
+  std::chrono::milliseconds busy_timeout = default_busy_timeout;
+};
+
+class database {
+public:
+  /// Opens or creates the writer's database: WAL, synchronous=NORMAL, foreign_keys=ON,
+  /// busy_timeout, then migrates to this binary's schema. A database written by a newer binary
+  /// is refused with schema_too_new before anything is written to it.
+  static expected<database, store_error> open(const std::filesystem::path& path,
+                                              const open_options& options = {});
+  /// Opens an existing database for reading; never creates or migrates. cannot_open if the file
+  /// is missing; schema_too_old / schema_too_new unless it is at this binary's version.
+  static expected<database, store_error> open_read_only(const std::filesystem::path& path,
+                                                        const open_options& options = {});
+
+  const std::filesystem::path& path() const { return conn_.path(); }
+  bool read_only() const { return read_only_; }
+  expected<int, store_error> schema_version();
+  /// SQLite's `PRAGMA integrity_check`: "ok" when healthy, else its findings.
+  expected<std::string, store_error> integrity_check();
+
+  /// Starts a write transaction (BEGIN IMMEDIATE) grouping the calls that follow until commit().
+  /// Without a batch, every write commits on its own.
+  expected<transaction, store_error> begin_batch();
+
+  // campaigns ------------------------------------------------------------------------------------
+  /// Returns the new id; row.id is ignored.
+  expected<row_id, store_error> insert_campaign(const campaign_row& row);
+  /// Sets state, reason and updated_at; finished_at = now for a terminal state, else cleared.
+  expected<void, store_error> set_campaign_state(row_id id, campaign_state state,
+                                                 std::string_view reason, unix_seconds now);
+  expected<campaign_row, store_error> load_campaign(row_id id);
+
+  // jobs -----------------------------------------------------------------------------------------
+  expected<row_id, store_error> insert_job(const job_row& row);
+  /// Sets state, reason and updated_at, leaving the progress columns as they are.
+  expected<void, store_error> set_job_state(row_id id, job_state state, std::string_view reason,
+                                            unix_seconds now);
+  /// Writes the mutable fields of row.id: state, iterations_done, best_time_s, baseline_time_s,
+  /// updated_at, reason (campaign_id, name and problem_path never change).
+  expected<void, store_error> update_job(const job_row& row);
+  /// The campaign's jobs in insertion order.
+  expected<std::vector<job_row>, store_error> load_jobs(row_id campaign_id);
+
+  // iterations -----------------------------------------------------------------------------------
+  expected<row_id, store_error> insert_iteration(const iteration_row& row);
+  /// Writes the mutable fields of row.id: state, champion_branch_id, finished_at, gaps_json.
+  expected<void, store_error> update_iteration(const iteration_row& row);
+  /// The job's iterations by number.
+  expected<std::vector<iteration_row>, store_error> load_iterations(row_id job_id);
+
+  // branches -------------------------------------------------------------------------------------
+  expected<row_id, store_error> insert_branch(const branch_row& row);
+  expected<void, store_error> set_branch_outcome(row_id id, branch_outcome outcome,
+                                                 std::string_view detail, unix_seconds now);
+  /// The iteration's branches by ordinal.
+  expected<std::vector<branch_row>, store_error> load_branches(row_id iteration_id);
+
+  // measurements ---------------------------------------------------------------------------------
+  expected<row_id, store_error> insert_measurement(const measurement_row& row);
+  /// The branch's measurements in insertion order.
+  expected<std::vector<measurement_row>, store_error> load_measurements(row_id branch_id);
+
+  // events ---------------------------------------------------------------------------------------
+  /// Persists an event under the seq the feed gave it and returns that seq. The seq must be
+  /// greater than every stored one (constraint otherwise), so `WHERE seq > ?` replays in order.
+  expected<std::int64_t, store_error> append_event(const event_row& row);
+  /// max(seq) + 1, or 1 for no events: where the feed's counter resumes after a restart.
+  expected<std::int64_t, store_error> next_event_seq();
+  /// Up to `limit` (>= 1) events with seq > after_seq, in seq order; page on with the last seq.
+  expected<std::vector<event_row>, store_error> events_since(std::int64_t after_seq,
+                                                             std::int64_t limit);
+
+  // artifacts ------------------------------------------------------------------------------------
+  /// Records a file of the run directory (path relative to it; invalid_argument for an absolute
+  /// path or one with ".."). Recording the same path again replaces its row (a file rewritten on
+  /// resume) and returns the same id.
+  expected<row_id, store_error> insert_artifact(const artifact_row& row);
+  /// Every artifact in insertion order.
+  expected<std::vector<artifact_row>, store_error> load_artifacts();
+
+  // status ---------------------------------------------------------------------------------------
+  /// The summary of the most recent campaign (not_found when there is none), read in one
+  /// snapshot.
+  expected<campaign_summary, store_error> load_campaign_summary();
+  expected<campaign_summary, store_error> load_campaign_summary(row_id campaign_id);
+
+  /// The underlying connection, for diagnostics and tests; writes through it bypass the types.
+  connection& raw() { return conn_; }
+
+private:
+  database(connection conn, bool read_only) : conn_(std::move(conn)), read_only_(read_only) {}
+
+  expected<campaign_summary, store_error> summarize(row_id campaign_id);
+
+  connection conn_;
+  bool read_only_ = false;
+};
+
+} // namespace warpforge::storage

@@ -1,0 +1,134 @@
+#pragma once
+// One plain struct per table of the run database (docs/run-directory.md documents every column).
+// `id` fields are assigned by the database on insert and ignored by insert_*(); `seq` is the
+// exception: the feed assigns it (see event_row). Times are unix seconds (UTC) as double; an
+// empty `reason`/`detail` string means none.
+
+#include "storage/column_enums.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::storage {
+
+/// A row's INTEGER PRIMARY KEY.
+using row_id = std::int64_t;
+/// Seconds since 1970-01-01 00:00:00 UTC, with fractions.
+using unix_seconds = double;
+
+/// campaigns: one per `warpforge run` (normally one per run directory).
+struct campaign_row {
+  row_id id = 0;
+  std::string name;
+  std::string spec_path;          ///< the campaign spec as given on the command line
+  std::string spec_toml;          ///< its full text, so the run directory is self-contained
+  std::string run_dir;            ///< absolute path of the run directory
+  campaign_state state = campaign_state::created;
+  unix_seconds created_at = 0;
+  unix_seconds updated_at = 0;
+  std::optional<unix_seconds> finished_at; ///< set when the state becomes terminal
+  std::string reason;             ///< why it failed or was interrupted; empty otherwise
+};
+
+/// jobs: one per problem (or catalog slice) of a campaign; name unique within the campaign.
+struct job_row {
+  row_id id = 0;
+  row_id campaign_id = 0;
+  std::string name;                          ///< also the folder name under jobs/
+  std::string problem_path;                  ///< the problem spec
+  job_state state = job_state::pending;
+  std::int64_t iterations_done = 0;          ///< count of finished iterations
+  std::optional<double> best_time_s;         ///< champion's median time, seconds
+  std::optional<double> baseline_time_s;     ///< the starting kernel's median time, seconds
+  unix_seconds updated_at = 0;
+  std::string reason;                        ///< why it failed or was interrupted
+};
+
+/// iterations: number is unique within a job and starts at 1.
+struct iteration_row {
+  row_id id = 0;
+  row_id job_id = 0;
+  std::int64_t number = 0;                   ///< 1-based; the n of iter-<n>/
+  iteration_state state = iteration_state::running;
+  std::optional<row_id> champion_branch_id;  ///< the winning branch, once elected
+  unix_seconds started_at = 0;
+  std::optional<unix_seconds> finished_at;
+  std::optional<std::string> gaps_json;      ///< the diagnosis' roofline gaps (JSON object)
+};
+
+/// branches: every candidate of an iteration (proposals, ablations, the baseline).
+struct branch_row {
+  row_id id = 0;
+  row_id iteration_id = 0;
+  std::int64_t ordinal = 0;                  ///< unique within the iteration; the k of branch-<k>/
+  branch_kind kind = branch_kind::branch;
+  std::optional<row_id> parent_branch_id;    ///< what it derives from (an ablation's champion)
+  std::optional<branch_outcome> outcome;     ///< empty while the branch is in the pipeline
+  std::string methods_json = "[]";           ///< claimed optimisation methods (JSON array)
+  std::string defines_json = "{}";           ///< preprocessor defines / tunables (JSON object)
+  std::string source_path;                   ///< kernel source, relative to the run directory
+  std::string detail;                        ///< outcome detail: the error, the mismatch, ...
+  unix_seconds created_at = 0;
+  unix_seconds updated_at = 0;
+};
+
+/// measurements: one timing series of one branch on one GPU in one mode.
+struct measurement_row {
+  row_id id = 0;
+  row_id branch_id = 0;
+  std::int64_t gpu = 0;                      ///< device ordinal on its host
+  std::string gpu_name;                      ///< e.g. "NVIDIA H100 80GB HBM3"
+  measurement_mode mode = measurement_mode::warm;
+  double median_s = 0;                       ///< seconds per launch
+  double mean_s = 0;                         ///< seconds
+  double stddev_s = 0;                       ///< seconds
+  double cv = 0;                             ///< stddev / mean; 1.0 = 100%
+  double ci95_low_s = 0;                     ///< 95% confidence interval of the median, seconds
+  double ci95_high_s = 0;                    ///< seconds
+  double min_s = 0;                          ///< seconds
+  std::int64_t samples = 0;                  ///< timed launches
+  std::optional<double> sm_clock_mhz;        ///< SM clock during the run, MHz, when known
+  unix_seconds created_at = 0;
+};
+
+/// events: the feed's events, in seq order. Context fields are empty when the event has none.
+/// seq is assigned by the feed (one counter per run directory, strictly increasing, starting at
+/// 1) and persisted as given; database::next_event_seq() resumes the counter.
+struct event_row {
+  std::int64_t seq = 0;
+  unix_seconds ts = 0;
+  std::string type;                          ///< the event type, e.g. "branch.measured"
+  std::optional<std::string> campaign;       ///< campaign name
+  std::optional<std::string> job;            ///< job name
+  std::optional<std::int64_t> iter;          ///< iteration number
+  std::optional<std::int64_t> branch;        ///< branch ordinal within the iteration
+  std::optional<std::int64_t> gpu;           ///< device ordinal
+  std::string json;                          ///< the whole event as published (JSON object)
+};
+
+/// artifacts: files of the run directory worth indexing; path unique.
+struct artifact_row {
+  row_id id = 0;
+  artifact_kind kind = artifact_kind::source;
+  std::string path;                          ///< relative to the run directory
+  std::int64_t bytes = 0;                    ///< file size, bytes
+  std::optional<std::string> sha256;         ///< hex digest of the content, when computed
+  std::optional<row_id> branch_id;           ///< the branch it belongs to, if any
+  unix_seconds created_at = 0;
+};
+
+/// What `warpforge status` shows: one campaign, its jobs, its branches by outcome, the feed's
+/// progress.
+struct campaign_summary {
+  campaign_row campaign;
+  std::vector<job_row> jobs;                             ///< in insertion order
+  std::map<branch_outcome, std::int64_t> branch_outcomes; ///< every outcome, 0 when none
+  std::int64_t branches_pending = 0;                     ///< branches with no outcome yet
+  std::optional<std::int64_t> last_event_seq;            ///< empty when no event was stored
+  std::optional<unix_seconds> last_event_ts;
+};
+
+} // namespace warpforge::storage
