@@ -1,0 +1,47 @@
+// warpforge-runner: one per GPU, started by the coordinator (gpu/runner/runner_client.hpp).
+//   warpforge-runner --endpoint ipc://<path> [--parent-pid N]   serve the runner protocol
+//   warpforge-runner --query [--json]                            print the device report once
+// CUDA_VISIBLE_DEVICES is set by the parent; the runner uses every device it can see.
+
+#include "gpu/device_report.hpp"
+#include "gpu/runtime/device_query.hpp"
+#include "gpu/runtime/runner_server.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  using namespace warpforge::gpu;
+  CLI::App app{"warpforge-runner: runs candidate kernels on the GPUs it can see"};
+  std::string endpoint;
+  pid_t parent_pid = 0;
+  bool query = false;
+  bool json = false;
+  auto* endpoint_option =
+    app.add_option("--endpoint", endpoint, "serve the runner protocol on this ipc:// endpoint");
+  app.add_option("--parent-pid", parent_pid, "exit when this process is no longer the parent")
+    ->needs(endpoint_option);
+  auto* query_option = app.add_flag("--query", query, "print the device report and exit");
+  app.add_flag("--json", json, "print the report as JSON")->needs(query_option);
+  endpoint_option->excludes(query_option);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? runner_exit_ok : runner_exit_usage; // --help is not an error
+  }
+  if (!query && endpoint.empty()) {
+    std::cerr << "warpforge-runner: give --endpoint or --query\n" << app.help();
+    return runner_exit_usage;
+  }
+
+  if (query) {
+    auto report = query_host();
+    std::cout << (json ? to_json(report) + "\n" : to_text(report));
+    return runner_exit_ok;
+  }
+  runner_server_options options{endpoint, std::nullopt};
+  if (parent_pid > 0)
+    options.parent_pid = parent_pid;
+  return serve(options);
+}

@@ -1,0 +1,132 @@
+#include "gpu/runtime/runner_server.hpp"
+
+#include "gpu/device_report.hpp"
+#include "gpu/runner/protocol.hpp"
+#include "gpu/runtime/device_query.hpp"
+
+#include "logging/logging.hpp"
+
+#include <zmq.hpp>
+
+#include <cerrno>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+#include <unistd.h>
+
+namespace warpforge::gpu {
+
+namespace {
+
+// stderr, which the client captures into the runner's log file.
+std::shared_ptr<spdlog::logger> runner_log() {
+  return logging::get("runner");
+}
+
+// Ends the process when the parent is gone; stops with the server.
+class parent_watch {
+public:
+  explicit parent_watch(pid_t parent)
+    : thread_([parent](std::stop_token stop) {
+        std::mutex mutex;
+        std::condition_variable_any wake;
+        std::unique_lock lock{mutex};
+        while (!wake.wait_for(lock, stop, parent_check_interval, [] { return false; })) {
+          if (stop.stop_requested())
+            return;
+          if (::getppid() != parent) {
+            runner_log()->error("parent {} is gone; exiting", parent);
+            runner_log()->flush();
+            ::_exit(runner_exit_parent_gone);
+          }
+        }
+      }) {}
+
+private:
+  std::jthread thread_;
+};
+
+runner_reply reply_to(const runner_request& request) {
+  runner_reply reply;
+  reply.id = request.id;
+  reply.kind = request.kind;
+  return reply;
+}
+
+} // namespace
+
+handled_message handle_message(std::string_view request_text) {
+  auto request = decode_request(request_text);
+  if (!request) {
+    runner_reply reply;
+    reply.id = peek_request_id(request_text);
+    reply.status = runner_reply_status::bad_request;
+    reply.error = request.error().detail;
+    runner_log()->warn("bad request: {}", reply.error);
+    return {encode(reply), false};
+  }
+  auto reply = reply_to(*request);
+  switch (request->kind) {
+    case runner_request_kind::hello:
+      reply.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
+      return {encode(reply), false};
+    case runner_request_kind::device_query: {
+      auto report = query_host();
+      runner_log()->info("device query: {} device(s), status {}", report.device_count,
+                         to_string(report.status));
+      reply.body_json = to_json(report);
+      return {encode(reply), false};
+    }
+    case runner_request_kind::shutdown:
+      runner_log()->info("shutdown requested");
+      return {encode(reply), true};
+  }
+  reply.status = runner_reply_status::bad_request;
+  reply.error = "unhandled kind";
+  return {encode(reply), false};
+}
+
+int serve(const runner_server_options& options) {
+  auto log = runner_log();
+  pid_t parent = options.parent_pid.value_or(::getppid());
+  if (::getppid() != parent) {
+    log->error("parent {} is already gone", parent);
+    return runner_exit_parent_gone;
+  }
+  parent_watch watch{parent};
+  try {
+    zmq::context_t context;
+    zmq::socket_t socket{context, zmq::socket_type::dealer};
+    socket.set(zmq::sockopt::linger, static_cast<int>(runner_socket_linger.count()));
+    socket.connect(options.endpoint);
+    runner_reply hello;
+    hello.id = runner_hello_id;
+    hello.kind = runner_request_kind::hello;
+    hello.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
+    socket.send(zmq::buffer(encode(hello)), zmq::send_flags::none);
+    log->info("connected to {}", options.endpoint);
+    for (;;) {
+      zmq::message_t message;
+      try {
+        if (!socket.recv(message, zmq::recv_flags::none))
+          continue;
+      } catch (const zmq::error_t& e) {
+        if (e.num() == EINTR)
+          continue;
+        throw;
+      }
+      auto handled = handle_message(message.to_string_view());
+      socket.send(zmq::buffer(handled.reply), zmq::send_flags::none);
+      if (handled.stop)
+        break;
+    }
+  } catch (const zmq::error_t& e) {
+    log->error("socket error on {}: {}", options.endpoint, e.what());
+    return runner_exit_endpoint_failed;
+  }
+  return runner_exit_ok;
+}
+
+} // namespace warpforge::gpu

@@ -1,0 +1,42 @@
+#pragma once
+// The runner's side of the protocol (gpu/runner/protocol.hpp): connect to the client's endpoint,
+// greet, answer requests until shutdown. A watchdog thread ends the runner when its parent
+// goes away, even while the main thread is stuck in a CUDA call, so orphans never linger.
+// (Not PR_SET_PDEATHSIG: that fires when the spawning *thread* exits, which in a CAF coordinator
+// is not the same as the coordinator exiting.)
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+
+namespace warpforge::gpu {
+
+/// warpforge-runner's exit codes.
+inline constexpr int runner_exit_ok = 0;              // shutdown requested, or --query done
+inline constexpr int runner_exit_usage = 2;           // bad command line
+inline constexpr int runner_exit_endpoint_failed = 3; // could not connect / socket error
+inline constexpr int runner_exit_parent_gone = 4;     // the parent process disappeared
+
+/// How often the watchdog checks that the parent is alive.
+inline constexpr std::chrono::milliseconds parent_check_interval{250};
+/// How long the socket may keep flushing the last reply (shutdown) before the runner exits.
+inline constexpr std::chrono::milliseconds runner_socket_linger{1'000};
+
+struct runner_server_options {
+  std::string endpoint;             // ipc://... bound by the client
+  std::optional<pid_t> parent_pid;  // the process to outlive; nullopt: getppid() at start
+};
+
+/// Serves until shutdown; returns the process exit code.
+int serve(const runner_server_options& options);
+
+/// One request in, one reply out: the server's whole logic, without a socket.
+struct handled_message {
+  std::string reply; // encoded runner_reply
+  bool stop = false; // shutdown was requested: send the reply, then exit
+};
+handled_message handle_message(std::string_view request_text);
+
+} // namespace warpforge::gpu

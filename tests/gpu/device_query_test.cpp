@@ -1,0 +1,26 @@
+#include "gpu/runtime/device_query.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace warpforge::gpu;
+
+TEST(device_query, device_count_errors_map_to_host_statuses) {
+  EXPECT_EQ(classify_device_count_error(cudaErrorInsufficientDriver), gpu_status::no_driver);
+  EXPECT_EQ(classify_device_count_error(cudaErrorStubLibrary), gpu_status::no_driver);
+  EXPECT_EQ(classify_device_count_error(cudaErrorNoDevice), gpu_status::no_device);
+  EXPECT_EQ(classify_device_count_error(cudaErrorUnknown), gpu_status::error);
+}
+
+TEST(device_query, the_host_report_is_consistent_with_or_without_a_gpu) {
+  auto report = query_host();
+  EXPECT_GE(report.runtime_version, 13000);
+  EXPECT_GT(report.cupti_version, 0u);
+  if (report.status == gpu_status::ok) {
+    EXPECT_GE(report.device_count, 1);
+    EXPECT_EQ(report.devices.size(), static_cast<std::size_t>(report.device_count));
+  } else {
+    EXPECT_FALSE(report.reason.empty());
+    EXPECT_TRUE(report.devices.empty());
+    EXPECT_NE(report.reason.find("cudaGetDeviceCount"), std::string::npos) << report.reason;
+  }
+}
