@@ -9,6 +9,9 @@ using status_atom = caf::atom_constant<caf::atom("status")>;   // ask any actor 
 using stop_atom = caf::atom_constant<caf::atom("stop")>;       // drain in-flight work, then quit
 using flush_atom = caf::atom_constant<caf::atom("flush")>;     // persist everything buffered
 using query_atom = caf::atom_constant<caf::atom("query")>;     // ask a gpu_worker for its device
+using next_seq_atom = caf::atom_constant<caf::atom("next_seq")>; // store: where event seq resumes
+using endpoint_atom = caf::atom_constant<caf::atom("endpoint")>; // feed: the bound address
+using wait_atom = caf::atom_constant<caf::atom("wait")>;         // feed: wait for subscribers
 using restart_atom = caf::atom_constant<caf::atom("restart")>; // supervisor: a back-off elapsed
 
 } // namespace warpforge::messages

@@ -4,11 +4,14 @@
 // (feed/event.hpp, plain data); this header gives it an inspect and declares the interface.
 
 #include "feed/event.hpp"
+#include "messages/atoms.hpp"
 #include "messages/status.hpp"
 
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
+
+#include <cstdint>
 
 namespace warpforge::feed {
 
@@ -23,7 +26,10 @@ typename Inspector::result_type inspect(Inspector& f, event& x) {
 namespace warpforge::messages {
 
 using feed_actor = caf::typed_actor<
-  caf::reacts_to<feed::event>, // stamp seq and time, persist, publish; never blocks
+  caf::reacts_to<feed::event>,                         // stamp seq and time, persist, publish; never blocks
+  caf::replies_to<endpoint_atom>::with<std::string>,   // the endpoint actually bound
+  caf::replies_to<wait_atom, std::uint32_t, double>::with<bool>, // ≥ n subscriptions within t seconds?
+  caf::reacts_to<stop_atom>,                           // quit after everything queued before
   status_handler>;
 
 } // namespace warpforge::messages

@@ -4,6 +4,7 @@
 
 #include "messages/atoms.hpp"
 #include "messages/metrics.hpp"
+#include "messages/outcome.hpp"
 #include "messages/sass.hpp"
 #include "messages/status.hpp"
 
@@ -16,8 +17,6 @@
 #include <vector>
 
 namespace warpforge::messages {
-
-enum class timing_mode : std::uint8_t { warm, cold /* L2 flushed before each sample */ };
 
 struct run_request {
   checked_candidate candidate;

@@ -29,12 +29,6 @@ typename Inspector::result_type inspect(Inspector& f, define& x) {
   return f(caf::meta::type_name("define"), x.name, x.value);
 }
 
-enum class candidate_kind : std::uint8_t {
-  baseline, // the user's kernel as given
-  branch,   // a proposed variant
-  ablation, // a champion minus one claimed method (leave-one-out)
-};
-
 /// One kernel variant to try: source and/or defines, and the methods it claims to use.
 struct candidate {
   branch_ref ref;

@@ -72,7 +72,9 @@ using store_actor = caf::typed_actor<
   caf::reacts_to<campaign_state_change>,
   caf::reacts_to<job_state_change>,
   caf::reacts_to<feed::event>,                          // persist one feed event (seq given)
-  caf::replies_to<flush_atom>::with<std::int64_t>,      // barrier: everything before is durable → rows written
+  caf::replies_to<next_seq_atom>::with<std::int64_t>,   // where the feed's seq counter resumes
+  caf::replies_to<flush_atom>::with<std::int64_t>,      // barrier: all before it is durable; → rows written
+  caf::reacts_to<stop_atom>,                            // quit after everything queued before
   status_handler>;
 
 } // namespace warpforge::messages

@@ -47,6 +47,7 @@ typename Inspector::result_type inspect(Inspector& f, supervision_failed& x) {
 using supervisor_actor = caf::typed_actor<
   caf::replies_to<status_atom>::with<supervision_report>, // every child's status
   caf::replies_to<stop_atom>::with<bool>,                 // drain and stop all children
-  caf::reacts_to<restart_atom, std::string>>;             // internal: a back-off elapsed
+  caf::reacts_to<restart_atom, std::string>,              // internal: a back-off elapsed
+  caf::reacts_to<stop_atom, std::string>>;                // internal: a child's stop grace elapsed
 
 } // namespace warpforge::messages

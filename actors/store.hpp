@@ -1,0 +1,43 @@
+#pragma once
+// store: the single writer of the run directory's SQLite database. Every write commits on its
+// own (WAL), so a kill loses at most the write in flight. Runs detached: SQLite blocks.
+
+#include "messages/store.hpp"
+#include "storage/database.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace warpforge::actors {
+
+struct store_state {
+  static inline const char* name = "store";
+
+  std::optional<storage::database> db;
+  std::int64_t rows_written = 0;
+  std::int64_t write_errors = 0;
+  std::string last_error;
+
+  /// Opens (creating and migrating) the database; throws when it cannot: a store that cannot
+  /// write is dead, and its supervisor decides what follows.
+  void open(const std::filesystem::path& path);
+
+  expected<std::int64_t, storage::store_error> record(const messages::campaign_record& r);
+  expected<std::int64_t, storage::store_error> record(const messages::job_record& r);
+  expected<void, storage::store_error> record(const messages::campaign_state_change& c);
+  expected<void, storage::store_error> record(const messages::job_state_change& c);
+  expected<std::int64_t, storage::store_error> record(const feed::event& e);
+
+  /// Counts a failed write and logs it; the store goes on (degraded) with the next one.
+  void note_failure(const storage::store_error& error);
+  messages::component_status status() const;
+};
+
+messages::store_actor::behavior_type
+store(messages::store_actor::stateful_pointer<store_state> self, std::filesystem::path database);
+
+} // namespace warpforge::actors

@@ -1,0 +1,104 @@
+#include "cli/app.hpp"
+
+#include "cli/commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace warpforge::cli {
+namespace {
+
+constexpr auto version = "0.1.0";
+
+// Says plainly that a command's capability is not in this build, and which work brings it.
+exit_code not_available(const char* command, const char* lands_with) {
+  std::cerr << "warpforge " << command << ": not available in this build yet; it lands with "
+            << lands_with << ". Nothing was done.\n";
+  return exit_code::not_available;
+}
+
+} // namespace
+
+int run_command_line(int argc, char** argv) {
+  CLI::App app{"warpforge: an unattended, multi-GPU engine that makes CUDA kernels faster and "
+               "measures GPUs"};
+  app.set_version_flag("--version", version);
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::help);
+
+  exit_code result = exit_code::ok;
+
+  run_options run_opts;
+  auto* run_cmd = app.add_subcommand("run", "Run a campaign (optimize or microbench) from its spec");
+  run_cmd->add_option("campaign", run_opts.campaign_path, "Campaign spec (TOML)")
+    ->required()
+    ->check(CLI::ExistingFile);
+  run_cmd->add_option("--log-level", run_opts.log_level,
+                      "trace|debug|info|warn|error (overrides the spec's [log] level)");
+  run_cmd->add_option("--wait-subscribers", run_opts.wait_subscribers_s,
+                      "Seconds to wait for a feed subscriber before the first event");
+  run_cmd->callback([&] { result = run(run_opts); });
+
+  std::string resume_dir;
+  auto* resume_cmd = app.add_subcommand("resume", "Continue an interrupted campaign from its run directory");
+  resume_cmd->add_option("run-dir", resume_dir, "Run directory")->required();
+  resume_cmd->callback([&] {
+    result = not_available("resume", "the optimize campaigns (scheduler and resume)");
+  });
+
+  status_options status_opts;
+  auto* status_cmd = app.add_subcommand("status", "Show a campaign's progress from its run directory");
+  status_cmd->add_option("run-dir", status_opts.run_dir, "Run directory")->required();
+  status_cmd->add_flag("--json", status_opts.json, "Machine-readable output");
+  status_cmd->callback([&] { result = status(status_opts); });
+
+  std::string report_dir;
+  std::string report_format = "md";
+  auto* report_cmd = app.add_subcommand("report", "Write a campaign's report (md, json or csv)");
+  report_cmd->add_option("run-dir", report_dir, "Run directory")->required();
+  report_cmd->add_option("--format", report_format, "md|json|csv")
+    ->check(CLI::IsMember({"md", "json", "csv"}));
+  report_cmd->callback([&] { result = not_available("report", "the optimize campaigns (summary and reports)"); });
+
+  doctor_options doctor_opts;
+  auto* doctor_cmd = app.add_subcommand("doctor", "Check GPUs, toolkit, counters, keys and the run directory");
+  doctor_cmd->add_flag("--json", doctor_opts.json, "Machine-readable output");
+  doctor_cmd->add_flag("--require-gpu", doctor_opts.require_gpu,
+                       "Exit 5 when no GPU is usable (for scripts)");
+  doctor_cmd->add_option("--run-root", doctor_opts.run_root, "Where run directories are created");
+  doctor_cmd->callback([&] { result = doctor(doctor_opts); });
+
+  tail_options tail_opts;
+  std::uint64_t from_seq = 0;
+  std::uint64_t count = 0;
+  auto* tail_cmd = app.add_subcommand("tail", "Watch a campaign live over its ZeroMQ event feed");
+  tail_cmd->add_option("endpoint", tail_opts.endpoint,
+                       "Feed endpoint (default: the run directory's, else tcp://127.0.0.1:5757)");
+  tail_cmd->add_option("--run-dir", tail_opts.run_dir, "Replay this run's stored events first");
+  auto* from_opt = tail_cmd->add_option("--from-seq", from_seq,
+                                        "Replay stored events after this sequence number");
+  tail_cmd->add_flag("--json", tail_opts.json, "Raw JSON lines, one per event");
+  tail_cmd->add_flag("--log", tail_opts.log, "One readable line per event instead of the live view");
+  tail_cmd->add_option("--topic", tail_opts.topic, "Only events whose type starts with this");
+  auto* count_opt = tail_cmd->add_option("--count", count, "Stop after this many events");
+  tail_cmd->add_option("--idle-timeout", tail_opts.idle_timeout_s,
+                       "Stop after this many seconds without an event");
+  tail_cmd->callback([&] {
+    if (from_opt->count() > 0)
+      tail_opts.from_seq = from_seq;
+    if (count_opt->count() > 0)
+      tail_opts.count = count;
+    result = tail(tail_opts);
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : to_int(exit_code::usage);
+  }
+  return to_int(result);
+}
+
+} // namespace warpforge::cli

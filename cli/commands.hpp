@@ -1,0 +1,46 @@
+#pragma once
+// One function per `warpforge` command, each taking its parsed options as a struct so it can be
+// called (and tested) without the command line.
+
+#include "cli/exit_codes.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace warpforge::cli {
+
+struct doctor_options {
+  bool json = false;          // machine-readable output
+  bool require_gpu = false;   // exit no_gpu when no GPU is usable
+  std::string run_root = "runs"; // where run directories would be created
+  double runner_timeout_s = 60; // seconds to wait for warpforge-runner's device report
+};
+exit_code doctor(const doctor_options& options);
+
+struct status_options {
+  std::string run_dir;
+  bool json = false;
+};
+exit_code status(const status_options& options);
+
+struct tail_options {
+  std::string endpoint;                 // empty: the run directory's feed, else the default
+  std::string run_dir;                  // replay from this run's store before going live
+  std::optional<std::uint64_t> from_seq; // replay events with seq > this (needs run_dir)
+  bool json = false;                    // raw JSON lines instead of the live view
+  bool log = false;                     // one human line per event instead of the live view
+  std::string topic;                    // ZeroMQ topic prefix filter ("branch_")
+  std::optional<std::uint64_t> count;   // stop after this many events (scripts, tests)
+  double idle_timeout_s = 0;            // stop after this long without an event; 0: never
+};
+exit_code tail(const tail_options& options);
+
+struct run_options {
+  std::string campaign_path;
+  std::string log_level;      // overrides the spec's [log] level when set
+  double wait_subscribers_s = 0; // hold events until a monitor subscribes, at most this long
+};
+exit_code run(const run_options& options);
+
+} // namespace warpforge::cli

@@ -1,0 +1,130 @@
+// `warpforge doctor`: is this host ready to run campaigns? GPUs are asked of warpforge-runner
+// (the coordinator itself never touches CUDA devices); the rest is looked at here. Every check
+// reports, none aborts the others: with no GPU it says so and still reports the rest.
+
+#include "cli/commands.hpp"
+
+#include "gpu/runner/runner_client.hpp"
+#include "gpu/toolchain.hpp"
+#include "json/writer.hpp"
+#include "llm/providers.hpp"
+#include "storage/run_directory.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <sstream>
+
+namespace warpforge::cli {
+namespace {
+
+struct gpu_findings {
+  std::string runner_path;               // empty when not found
+  std::optional<gpu::host_report> report; // empty when the runner failed
+  std::string runner_problem;            // why there is no report
+};
+
+gpu_findings ask_runner(const doctor_options& options) {
+  gpu_findings found;
+  auto path = gpu::locate_runner();
+  if (!path) {
+    found.runner_problem = path.error().to_string();
+    return found;
+  }
+  found.runner_path = path->string();
+  gpu::runner_options runner;
+  runner.executable = *path;
+  auto client = gpu::runner_client::start(runner);
+  if (!client) {
+    found.runner_problem = client.error().to_string();
+    return found;
+  }
+  auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+    std::chrono::duration<double>(options.runner_timeout_s));
+  auto report = client->device_query(timeout);
+  if (!report)
+    found.runner_problem = report.error().to_string();
+  else
+    found.report = std::move(*report);
+  return found;
+}
+
+bool gpu_usable(const gpu_findings& g) {
+  return g.report && g.report->status == gpu::gpu_status::ok && !g.report->devices.empty();
+}
+
+std::string render_text(const gpu_findings& g, const gpu::toolchain_report& tools,
+                        const std::vector<llm::key_presence>& keys, const std::string& run_root,
+                        const expected<void, storage::store_error>& writable) {
+  std::ostringstream out;
+  out << "warpforge doctor\n\nGPUs";
+  if (!g.runner_path.empty())
+    out << " (asked of " << g.runner_path << ")";
+  out << '\n';
+  if (g.report)
+    out << gpu::to_text(*g.report);
+  else
+    out << "  runner failed: " << g.runner_problem << '\n';
+
+  out << "\nToolkit\n" << gpu::to_text(tools);
+
+  out << "\nLLM providers (key variables: set or not; values are never shown)\n";
+  for (const auto& k : keys)
+    out << "  " << llm::to_string(k.kind) << "  " << k.api_key_env << "  "
+        << (k.set ? "set" : "not set") << '\n';
+
+  out << "\nRun directory\n  " << run_root << "  "
+      << (writable ? std::string{"writable"} : storage::to_string(writable.error())) << '\n';
+
+  out << "\nVerdict: ";
+  if (gpu_usable(g))
+    out << "ready: " << g.report->devices.size() << " GPU(s) can compile, check and time.\n";
+  else
+    out << "no usable GPU: campaigns can compile and check, but measurements need a GPU.\n";
+  return out.str();
+}
+
+std::string render_json(const gpu_findings& g, const gpu::toolchain_report& tools,
+                        const std::vector<llm::key_presence>& keys, const std::string& run_root,
+                        const expected<void, storage::store_error>& writable) {
+  json::writer w;
+  w.begin_object();
+  w.key("gpu_usable").value(gpu_usable(g));
+  w.key("runner").begin_object().key("path").value(g.runner_path);
+  w.key("problem").value(g.runner_problem).end_object();
+  w.key("gpus");
+  if (g.report)
+    gpu::write_json(w, *g.report);
+  else
+    w.null();
+  w.key("toolchain");
+  gpu::write_json(w, tools);
+  w.key("llm_keys").begin_array();
+  for (const auto& k : keys)
+    w.begin_object()
+      .key("provider").value(llm::to_string(k.kind))
+      .key("env").value(k.api_key_env)
+      .key("set").value(k.set)
+      .end_object();
+  w.end_array();
+  w.key("run_root").begin_object().key("path").value(run_root).key("writable").value(writable.has_value());
+  w.key("problem").value(writable ? std::string{} : storage::to_string(writable.error()));
+  w.end_object();
+  w.end_object();
+  return std::move(w).str();
+}
+
+} // namespace
+
+exit_code doctor(const doctor_options& options) {
+  auto gpus = ask_runner(options);
+  auto tools = gpu::probe_toolchain();
+  auto keys = llm::probe_provider_keys();
+  auto writable = storage::check_writable(options.run_root);
+  std::cout << (options.json ? render_json(gpus, tools, keys, options.run_root, writable) + "\n"
+                             : render_text(gpus, tools, keys, options.run_root, writable));
+  if (options.require_gpu && !gpu_usable(gpus))
+    return exit_code::no_gpu;
+  return exit_code::ok;
+}
+
+} // namespace warpforge::cli

@@ -1,0 +1,134 @@
+// `warpforge status <run-dir>`: what the store says about a campaign, readable during a live run
+// (the database is opened read-only; WAL lets it read beside the writer) and after it.
+
+#include "cli/commands.hpp"
+
+#include "json/writer.hpp"
+#include "storage/database.hpp"
+#include "storage/run_directory.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+namespace warpforge::cli {
+namespace {
+
+std::string format_time(double unix_s) {
+  std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  return buffer;
+}
+
+std::string format_seconds(std::optional<double> s) {
+  if (!s)
+    return "-";
+  char buffer[32];
+  if (*s < 1e-3)
+    std::snprintf(buffer, sizeof buffer, "%.2f us", *s * 1e6);
+  else if (*s < 1)
+    std::snprintf(buffer, sizeof buffer, "%.3f ms", *s * 1e3);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.3f s", *s);
+  return buffer;
+}
+
+std::string render_text(const storage::campaign_summary& s) {
+  std::ostringstream out;
+  const auto& c = s.campaign;
+  out << "campaign  " << c.name << "  [" << storage::to_string(c.state) << "]\n";
+  if (!c.reason.empty())
+    out << "reason    " << c.reason << '\n';
+  out << "run dir   " << c.run_dir << '\n';
+  out << "spec      " << c.spec_path << '\n';
+  out << "started   " << format_time(c.created_at) << "   updated " << format_time(c.updated_at) << '\n';
+  out << "\njobs (" << s.jobs.size() << ")\n";
+  for (const auto& j : s.jobs) {
+    out << "  " << j.name << "  [" << storage::to_string(j.state) << "]  iterations "
+        << j.iterations_done << "  baseline " << format_seconds(j.baseline_time_s) << "  best "
+        << format_seconds(j.best_time_s);
+    if (j.baseline_time_s && j.best_time_s && *j.best_time_s > 0) {
+      char speedup[32];
+      std::snprintf(speedup, sizeof speedup, "  x%.2f", *j.baseline_time_s / *j.best_time_s);
+      out << speedup;
+    }
+    out << '\n';
+    if (!j.reason.empty())
+      out << "      " << j.reason << '\n';
+  }
+  out << "\nbranches  pending " << s.branches_pending;
+  for (const auto& [outcome, count] : s.branch_outcomes)
+    if (count > 0)
+      out << "  " << storage::to_string(outcome) << ' ' << count;
+  out << '\n';
+  if (s.last_event_seq)
+    out << "events    last seq " << *s.last_event_seq << " at " << format_time(*s.last_event_ts) << '\n';
+  else
+    out << "events    none\n";
+  return out.str();
+}
+
+std::string render_json(const storage::campaign_summary& s) {
+  json::writer w;
+  const auto& c = s.campaign;
+  w.begin_object();
+  w.key("campaign").begin_object()
+    .key("name").value(c.name)
+    .key("state").value(storage::to_string(c.state))
+    .key("reason").value(c.reason)
+    .key("run_dir").value(c.run_dir)
+    .key("spec_path").value(c.spec_path)
+    .key("created_at").value(c.created_at)
+    .key("updated_at").value(c.updated_at)
+    .end_object();
+  w.key("jobs").begin_array();
+  for (const auto& j : s.jobs) {
+    w.begin_object()
+      .key("name").value(j.name)
+      .key("state").value(storage::to_string(j.state))
+      .key("iterations_done").value(j.iterations_done);
+    w.key("baseline_time_s");
+    j.baseline_time_s ? w.value(*j.baseline_time_s) : w.null();
+    w.key("best_time_s");
+    j.best_time_s ? w.value(*j.best_time_s) : w.null();
+    w.key("reason").value(j.reason).end_object();
+  }
+  w.end_array();
+  w.key("branches").begin_object().key("pending").value(s.branches_pending);
+  for (const auto& [outcome, count] : s.branch_outcomes)
+    w.key(storage::to_string(outcome)).value(count);
+  w.end_object();
+  w.key("last_event_seq");
+  s.last_event_seq ? w.value(*s.last_event_seq) : w.null();
+  w.end_object();
+  return std::move(w).str();
+}
+
+} // namespace
+
+exit_code status(const status_options& options) {
+  auto dir = storage::run_directory::open(options.run_dir);
+  if (!dir) {
+    std::cerr << "warpforge status: " << storage::to_string(dir.error()) << '\n';
+    return exit_code::bad_input;
+  }
+  auto db = storage::database::open_read_only(dir->database_path());
+  if (!db) {
+    std::cerr << "warpforge status: " << storage::to_string(db.error()) << '\n';
+    return exit_code::bad_input;
+  }
+  auto summary = db->load_campaign_summary();
+  if (!summary) {
+    std::cerr << "warpforge status: " << options.run_dir << ": "
+              << storage::to_string(summary.error()) << '\n';
+    return exit_code::bad_input;
+  }
+  std::cout << (options.json ? render_json(*summary) + "\n" : render_text(*summary));
+  return exit_code::ok;
+}
+
+} // namespace warpforge::cli
