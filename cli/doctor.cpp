@@ -11,6 +11,8 @@
 #include "storage/run_directory.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -48,32 +50,65 @@ gpu_findings ask_runner(const doctor_options& options) {
   return found;
 }
 
+// Whether run directories can be created under `run_root`. The root itself is created on the
+// first run, so a missing root is fine when its nearest existing ancestor is writable.
+struct run_root_check {
+  std::string checked;   // the folder actually tested
+  bool exists = false;   // the root itself exists
+  expected<void, storage::store_error> writable;
+};
+
+run_root_check check_run_root(const std::string& run_root) {
+  std::error_code ec;
+  auto dir = std::filesystem::absolute(run_root, ec);
+  const bool exists = std::filesystem::exists(dir, ec);
+  while (!std::filesystem::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path())
+    dir = dir.parent_path();
+  return {dir.string(), exists, storage::check_writable(dir)};
+}
+
+std::string indent(const std::string& text) {
+  std::string out;
+  std::istringstream lines{text};
+  for (std::string line; std::getline(lines, line);)
+    out += "  " + line + '\n';
+  return out;
+}
+
 bool gpu_usable(const gpu_findings& g) {
   return g.report && g.report->status == gpu::gpu_status::ok && !g.report->devices.empty();
 }
 
 std::string render_text(const gpu_findings& g, const gpu::toolchain_report& tools,
                         const std::vector<llm::key_presence>& keys, const std::string& run_root,
-                        const expected<void, storage::store_error>& writable) {
+                        const run_root_check& root) {
   std::ostringstream out;
   out << "warpforge doctor\n\nGPUs";
   if (!g.runner_path.empty())
     out << " (asked of " << g.runner_path << ")";
   out << '\n';
   if (g.report)
-    out << gpu::to_text(*g.report);
+    out << indent(gpu::to_text(*g.report));
   else
     out << "  runner failed: " << g.runner_problem << '\n';
 
-  out << "\nToolkit\n" << gpu::to_text(tools);
+  out << "\nToolkit\n" << indent(gpu::to_text(tools));
 
   out << "\nLLM providers (key variables: set or not; values are never shown)\n";
-  for (const auto& k : keys)
-    out << "  " << llm::to_string(k.kind) << "  " << k.api_key_env << "  "
-        << (k.set ? "set" : "not set") << '\n';
+  for (const auto& k : keys) {
+    char line[128];
+    std::snprintf(line, sizeof line, "  %-10s %-20s %s\n", std::string{llm::to_string(k.kind)}.c_str(),
+                  k.api_key_env.c_str(), k.set ? "set" : "not set");
+    out << line;
+  }
 
-  out << "\nRun directory\n  " << run_root << "  "
-      << (writable ? std::string{"writable"} : storage::to_string(writable.error())) << '\n';
+  out << "\nRun directories\n  " << run_root << "  ";
+  if (!root.writable)
+    out << "NOT writable: " << storage::to_string(root.writable.error()) << '\n';
+  else if (root.exists)
+    out << "writable\n";
+  else
+    out << "will be created (" << root.checked << " is writable)\n";
 
   out << "\nVerdict: ";
   if (gpu_usable(g))
@@ -85,7 +120,7 @@ std::string render_text(const gpu_findings& g, const gpu::toolchain_report& tool
 
 std::string render_json(const gpu_findings& g, const gpu::toolchain_report& tools,
                         const std::vector<llm::key_presence>& keys, const std::string& run_root,
-                        const expected<void, storage::store_error>& writable) {
+                        const run_root_check& root) {
   json::writer w;
   w.begin_object();
   w.key("gpu_usable").value(gpu_usable(g));
@@ -106,8 +141,12 @@ std::string render_json(const gpu_findings& g, const gpu::toolchain_report& tool
       .key("set").value(k.set)
       .end_object();
   w.end_array();
-  w.key("run_root").begin_object().key("path").value(run_root).key("writable").value(writable.has_value());
-  w.key("problem").value(writable ? std::string{} : storage::to_string(writable.error()));
+  w.key("run_root").begin_object()
+    .key("path").value(run_root)
+    .key("exists").value(root.exists)
+    .key("checked").value(root.checked)
+    .key("writable").value(root.writable.has_value());
+  w.key("problem").value(root.writable ? std::string{} : storage::to_string(root.writable.error()));
   w.end_object();
   w.end_object();
   return std::move(w).str();
@@ -119,9 +158,9 @@ exit_code doctor(const doctor_options& options) {
   auto gpus = ask_runner(options);
   auto tools = gpu::probe_toolchain();
   auto keys = llm::probe_provider_keys();
-  auto writable = storage::check_writable(options.run_root);
-  std::cout << (options.json ? render_json(gpus, tools, keys, options.run_root, writable) + "\n"
-                             : render_text(gpus, tools, keys, options.run_root, writable));
+  auto root = check_run_root(options.run_root);
+  std::cout << (options.json ? render_json(gpus, tools, keys, options.run_root, root) + "\n"
+                             : render_text(gpus, tools, keys, options.run_root, root));
   if (options.require_gpu && !gpu_usable(gpus))
     return exit_code::no_gpu;
   return exit_code::ok;

@@ -1,0 +1,187 @@
+// The `warpforge` command line as a user meets it: the real binary, real files, real sockets.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& file) {
+  std::ifstream in{file};
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+  fs::path dir;
+
+  void SetUp() override {
+    dir = fs::temp_directory_path()
+          / ("wf-cli-" + std::to_string(::getpid()) + "-"
+             + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // Runs `warpforge <args>` (args are shell words) with stdout and stderr kept apart.
+  outcome warpforge(const std::string& args) {
+    const auto out = dir / "stdout.txt";
+    const auto err = dir / "stderr.txt";
+    const std::string command = std::string{WARPFORGE_BIN} + " " + args + " >" + out.string()
+                                + " 2>" + err.string() + " </dev/null";
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+  }
+
+  // A campaign over the vector-add example whose runs land in this test's folder and whose feed
+  // takes a free port (tests run in parallel).
+  fs::path write_campaign(const std::string& extra = {}) {
+    const auto file = dir / "campaign.toml";
+    std::ofstream out{file};
+    out << "name = \"cli-test\"\n"
+        << "run_root = \"" << (dir / "runs").string() << "\"\n"
+        << extra
+        << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n"
+        << "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n";
+    return file;
+  }
+
+  fs::path only_run_dir() {
+    std::vector<fs::path> runs;
+    for (const auto& entry : fs::directory_iterator{dir / "runs"})
+      runs.push_back(entry.path());
+    EXPECT_EQ(runs.size(), 1u);
+    return runs.empty() ? fs::path{} : runs.front();
+  }
+};
+
+TEST_F(Cli, AMalformedCampaignIsRejectedWithFileLineAndKeyAndNothingStarts) {
+  const auto file = dir / "broken.toml";
+  std::ofstream{file} << "name = \"x\"\n[budget]\nbranches = \"four\"\n[[jobs]]\nproblem = \"missing.toml\"\n";
+  auto r = warpforge("run " + file.string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find(file.string() + ":3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("budget.branches"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing.toml"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "runs"));
+}
+
+TEST_F(Cli, RunRecordsAndPublishesThenSaysThePipelineIsNotInThisBuild) {
+  auto r = warpforge("run " + write_campaign().string());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("not in this build"), std::string::npos) << r.err;
+  const auto run_dir = only_run_dir();
+
+  auto status = warpforge("status --json " + run_dir.string());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  simdjson::dom::parser parser;
+  auto doc = parser.parse(status.out);
+  ASSERT_FALSE(doc.error()) << status.out;
+  EXPECT_EQ(std::string_view{doc["campaign"]["name"].get_string().value()}, "cli-test");
+  EXPECT_EQ(std::string_view{doc["campaign"]["state"].get_string().value()}, "failed");
+  EXPECT_EQ(doc["jobs"].get_array().value().size(), 1u);
+  EXPECT_GE(doc["last_event_seq"].get_int64().value(), 5);
+
+  // A monitor that arrives after the fact replays everything from the store, in order.
+  auto tail = warpforge("tail --json --run-dir " + run_dir.string() + " --idle-timeout 0.2");
+  ASSERT_EQ(tail.exit_code, 0) << tail.err;
+  std::istringstream lines{tail.out};
+  std::vector<std::string> types;
+  std::int64_t last_seq = 0;
+  for (std::string line; std::getline(lines, line);) {
+    auto e = parser.parse(line);
+    ASSERT_FALSE(e.error()) << line;
+    EXPECT_EQ(e["schema"].get_int64().value(), 1);
+    EXPECT_GT(e["seq"].get_int64().value(), last_seq);
+    last_seq = e["seq"].get_int64().value();
+    types.emplace_back(e["type"].get_string().value());
+  }
+  ASSERT_FALSE(types.empty());
+  EXPECT_EQ(types.back(), "campaign_failed");
+  EXPECT_NE(std::find(types.begin(), types.end(), "campaign_started"), types.end());
+  EXPECT_NE(std::find(types.begin(), types.end(), "job_failed"), types.end());
+
+  // --from-seq skips what the monitor already has.
+  auto later = warpforge("tail --json --run-dir " + run_dir.string() + " --from-seq "
+                         + std::to_string(last_seq - 1) + " --idle-timeout 0.2");
+  EXPECT_EQ(std::count(later.out.begin(), later.out.end(), '\n'), 1) << later.out;
+
+  EXPECT_NE(slurp(run_dir / "logs" / "warpforge.log").find("[store] opened"), std::string::npos);
+}
+
+TEST_F(Cli, StatusOfAFolderThatIsNotARunDirectoryNamesWhatIsMissing) {
+  auto r = warpforge("status " + dir.string());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("not a run directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warpforge.db"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, CommandsOfLaterIssuesSaySoAndExitFour) {
+  auto resume = warpforge("resume " + dir.string());
+  EXPECT_EQ(resume.exit_code, 4);
+  EXPECT_NE(resume.err.find("not available in this build"), std::string::npos) << resume.err;
+  auto report = warpforge("report " + dir.string());
+  EXPECT_EQ(report.exit_code, 4);
+}
+
+TEST_F(Cli, BadUsageExitsTwo) {
+  EXPECT_EQ(warpforge("").exit_code, 2);
+  EXPECT_EQ(warpforge("frobnicate").exit_code, 2);
+  EXPECT_EQ(warpforge("tail --from-seq 3").exit_code, 2) << "--from-seq needs --run-dir";
+  EXPECT_EQ(warpforge("--help").exit_code, 0);
+}
+
+TEST_F(Cli, DoctorReportsEverySectionAsJsonAndGatesOnGpuWhenAsked) {
+  auto r = warpforge("doctor --json --run-root " + (dir / "not-yet").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  auto doc = parser.parse(r.out);
+  ASSERT_FALSE(doc.error()) << r.out;
+  const bool usable = doc["gpu_usable"].get_bool().value();
+  // The runner answered (with GPUs or with the reason there are none).
+  EXPECT_FALSE(doc["gpus"].is_null()) << r.out;
+  std::string_view status = doc["gpus"]["status"].get_string().value();
+  EXPECT_EQ(usable, status == "ok");
+  if (!usable) {
+    EXPECT_FALSE(doc["gpus"]["reason"].get_string().value().empty());
+  }
+  EXPECT_FALSE(doc["toolchain"]["nvrtc_version"].is_null());
+  EXPECT_EQ(doc["llm_keys"].get_array().value().size(), 2u);
+  EXPECT_TRUE(doc["run_root"]["writable"].get_bool().value());
+  EXPECT_FALSE(doc["run_root"]["exists"].get_bool().value());
+
+  auto gated = warpforge("doctor --require-gpu --run-root " + dir.string());
+  EXPECT_EQ(gated.exit_code, usable ? 0 : 5);
+  EXPECT_NE(gated.out.find(usable ? "Verdict: ready" : "Verdict: no usable GPU"), std::string::npos)
+    << gated.out;
+}
+
+TEST_F(Cli, DoctorNeverPrintsAKeysValue) {
+  const std::string secret = "sk-test-do-not-print-0123456789";
+  ::setenv("ANTHROPIC_API_KEY", secret.c_str(), 1);
+  auto r = warpforge("doctor --run-root " + dir.string());
+  auto j = warpforge("doctor --json --run-root " + dir.string());
+  ::unsetenv("ANTHROPIC_API_KEY");
+  EXPECT_EQ(r.out.find(secret), std::string::npos);
+  EXPECT_EQ(j.out.find(secret), std::string::npos);
+  EXPECT_NE(r.out.find("ANTHROPIC_API_KEY"), std::string::npos);
+}
+
+} // namespace
