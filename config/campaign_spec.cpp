@@ -1,5 +1,7 @@
 #include "config/campaign_spec.hpp"
 
+#include "feed/endpoint.hpp"
+
 #include "config/spec_file.hpp"
 #include "config/toml_reader.hpp"
 
@@ -98,52 +100,6 @@ using detail::index_key;
 using detail::join_key;
 using detail::presence;
 
-constexpr std::string_view tcp_scheme = "tcp://";
-constexpr std::string_view ipc_scheme = "ipc://";
-constexpr std::string_view inproc_scheme = "inproc://";
-// sockaddr_un::sun_path holds 108 bytes including the terminator (TOOLCHAIN.md, pitfall 15).
-constexpr std::size_t max_ipc_path = 107;
-constexpr std::int64_t max_port = 65535;
-
-// Splits "host:port" (host may be "[v6]"); nullopt when there is no port.
-std::optional<std::pair<std::string_view, std::string_view>> split_host_port(std::string_view rest) {
-  const auto colon = rest.rfind(':');
-  if (colon == std::string_view::npos || colon == 0)
-    return std::nullopt;
-  return std::pair{rest.substr(0, colon), rest.substr(colon + 1)};
-}
-
-// What is wrong with an endpoint's form, or empty when it is well formed.
-std::string endpoint_problem(std::string_view endpoint) {
-  if (endpoint.starts_with(ipc_scheme)) {
-    const auto path = endpoint.substr(ipc_scheme.size());
-    if (path.empty())
-      return "ipc:// needs a path";
-    if (path.size() > max_ipc_path)
-      return "the ipc:// path is longer than " + std::to_string(max_ipc_path) + " characters";
-    return {};
-  }
-  if (endpoint.starts_with(inproc_scheme))
-    return endpoint.size() > inproc_scheme.size() ? "" : "inproc:// needs a name";
-  if (!endpoint.starts_with(tcp_scheme))
-    return "expected tcp://host:port, ipc://path or inproc://name";
-  const auto parts = split_host_port(endpoint.substr(tcp_scheme.size()));
-  if (!parts)
-    return "expected tcp://host:port";
-  const auto [host, port] = *parts;
-  if (port == "*")
-    return {};
-  if (port.empty() || port.size() > std::to_string(max_port).size() ||
-      !std::all_of(port.begin(), port.end(),
-                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
-    return "the port must be a number in [1, 65535] or *";
-  const auto number = std::stoll(std::string{port});
-  if (number < 1 || number > max_port)
-    return "the port must be a number in [1, 65535] or *";
-  if (host.empty())
-    return "expected tcp://host:port";
-  return {};
-}
 
 bool is_env_name(std::string_view text) {
   return detail::is_identifier(text);
@@ -363,10 +319,12 @@ private:
       out.high_water_mark = *hwm;
     if (auto endpoint = r_.string(table, "feed", "endpoint", presence::optional)) {
       const auto& at = table.get("endpoint")->source();
-      if (auto problem = endpoint_problem(*endpoint); !problem.empty())
-        r_.error(at, "feed.endpoint", "'" + *endpoint + "': " + problem,
+      // One parser for endpoints: the feed's, which is also what binds the socket.
+      auto address = feed::parse_endpoint(*endpoint);
+      if (!address)
+        r_.error(at, "feed.endpoint", "'" + *endpoint + "': " + address.error().message,
                  "e.g. \"" + std::string{defaults::feed_endpoint} + "\"");
-      else if (!out.allow_remote && !is_loopback_endpoint(*endpoint))
+      else if (!out.allow_remote && !address->local)
         r_.error(at, "feed.endpoint",
                  "'" + *endpoint + "' is reachable from other hosts, and allow_remote is false",
                  "events may reveal kernels and prompts: use 127.0.0.1, or set "
@@ -475,18 +433,6 @@ private:
 };
 
 } // namespace
-
-bool is_loopback_endpoint(std::string_view endpoint) {
-  if (endpoint.starts_with(ipc_scheme) || endpoint.starts_with(inproc_scheme))
-    return true;
-  if (!endpoint.starts_with(tcp_scheme))
-    return false;
-  const auto parts = split_host_port(endpoint.substr(tcp_scheme.size()));
-  if (!parts)
-    return false;
-  const auto host = parts->first;
-  return host.starts_with("127.") || host == "localhost" || host == "[::1]" || host == "::1";
-}
 
 expected<campaign_spec, spec_errors> parse_campaign(std::string_view text,
                                                     const std::filesystem::path& file) {

@@ -134,10 +134,6 @@ struct campaign_spec {
   bool operator==(const campaign_spec&) const = default;
 };
 
-/// Whether a ZeroMQ endpoint stays on this host: ipc://, inproc://, or tcp:// to 127.x.x.x,
-/// localhost or [::1]. tcp://*, 0.0.0.0 and other addresses are remote.
-bool is_loopback_endpoint(std::string_view endpoint);
-
 /// Reads and validates the campaign at `path` and every problem spec its jobs name.
 expected<campaign_spec, spec_errors> load_campaign(const std::filesystem::path& path);
 

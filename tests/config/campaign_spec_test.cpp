@@ -197,18 +197,22 @@ kind = "replay"
     EXPECT_NE(find_error(errors, key), nullptr) << key << "\n" << to_string(errors);
 }
 
-TEST(CampaignSpec, LoopbackEndpointsAreRecognised) {
-  EXPECT_TRUE(is_loopback_endpoint("tcp://127.0.0.1:5757"));
-  EXPECT_TRUE(is_loopback_endpoint("tcp://127.0.0.2:*"));
-  EXPECT_TRUE(is_loopback_endpoint("tcp://localhost:5757"));
-  EXPECT_TRUE(is_loopback_endpoint("tcp://[::1]:5757"));
-  EXPECT_TRUE(is_loopback_endpoint("ipc:///tmp/warpforge.feed"));
-  EXPECT_TRUE(is_loopback_endpoint("inproc://feed"));
-  EXPECT_FALSE(is_loopback_endpoint("tcp://*:5757"));
-  EXPECT_FALSE(is_loopback_endpoint("tcp://0.0.0.0:5757"));
-  EXPECT_FALSE(is_loopback_endpoint("tcp://10.1.2.3:5757"));
-  EXPECT_FALSE(is_loopback_endpoint("tcp://eth0:5757"));
-  EXPECT_FALSE(is_loopback_endpoint("tcp://127.0.0.1"));
+TEST(CampaignSpec, FeedEndpointsStayOnThisHostUnlessRemoteIsAllowed) {
+  auto accepted = [](const std::string& endpoint, bool allow_remote) {
+    auto spec = parse_campaign("name = \"x\"\n[[jobs]]\nproblem = \"valid_problem.toml\"\n[feed]\n"
+                               "endpoint = \"" + endpoint + "\"\nallow_remote = "
+                                 + (allow_remote ? "true" : "false") + "\n",
+                               fixture("inline.toml"));
+    return spec.has_value();
+  };
+  for (auto local : {"tcp://127.0.0.1:5757", "tcp://127.0.0.2:*", "tcp://localhost:5757",
+                     "tcp://[::1]:5757", "ipc:///tmp/warpforge.feed", "inproc://feed"})
+    EXPECT_TRUE(accepted(local, false)) << local;
+  for (auto remote : {"tcp://*:5757", "tcp://0.0.0.0:5757", "tcp://10.1.2.3:5757", "tcp://eth0:5757"}) {
+    EXPECT_FALSE(accepted(remote, false)) << remote;
+    EXPECT_TRUE(accepted(remote, true)) << remote;
+  }
+  EXPECT_FALSE(accepted("tcp://127.0.0.1", true)) << "no port";
 }
 
 TEST(CampaignSpec, ReplayNeedsAnExistingRunDirectory) {
