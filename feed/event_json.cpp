@@ -28,20 +28,26 @@ std::string_view trim(std::string_view text) {
 void write_element(json::writer& out, simdjson::dom::element value) {
   using simdjson::dom::element_type;
   switch (value.type()) {
-    case element_type::ARRAY:
+    // The array and object are held in locals: value_unsafe() on a temporary result returns a
+    // reference into that temporary, which a range-for would iterate after it died.
+    case element_type::ARRAY: {
+      const simdjson::dom::array items = value.get_array().value_unsafe();
       out.begin_array();
-      for (auto item : value.get_array().value_unsafe())
+      for (auto item : items)
         write_element(out, item);
       out.end_array();
       return;
-    case element_type::OBJECT:
+    }
+    case element_type::OBJECT: {
+      const simdjson::dom::object members = value.get_object().value_unsafe();
       out.begin_object();
-      for (auto member : value.get_object().value_unsafe()) {
+      for (auto member : members) {
         out.key(member.key);
         write_element(out, member.value);
       }
       out.end_object();
       return;
+    }
     case element_type::INT64: out.value(value.get_int64().value_unsafe()); return;
     case element_type::UINT64: out.value(value.get_uint64().value_unsafe()); return;
     case element_type::DOUBLE: out.value(value.get_double().value_unsafe()); return;
