@@ -46,19 +46,32 @@ expected<std::unique_ptr<runtime>, std::string> runtime::start(runtime_options o
   std::string problem;
   if (auto r = rt->report(); !r)
     problem = "the supervisor did not start: " + r.error();
-  auto feed_handle = lookup<messages::feed_actor>(*rt->system_, feed_name);
-  if (!problem.empty())
-    ;
-  else if (!feed_handle)
-    problem = "the feed did not start";
-  else
-    (*rt->self_)
-      ->request(feed_handle, request_timeout, messages::endpoint_atom::value)
-      .receive([&](std::string& endpoint) { rt->feed_endpoint_ = std::move(endpoint); },
-               [&](caf::error& err) { problem = "the feed did not start: " + rt->system_->render(err); });
+  // The feed may fail to start and be restarted by the supervisor; wait for either an answer
+  // or the supervisor's verdict, whose reason names the real cause (a taken port, say).
+  const auto deadline = std::chrono::steady_clock::now() + request_timeout;
+  while (problem.empty() && rt->feed_endpoint_.empty()) {
+    {
+      // Scoped: a strong handle to a detached actor that outlives the system would block its
+      // shutdown (stop() below destroys the system).
+      auto feed_handle = lookup<messages::feed_actor>(*rt->system_, feed_name);
+      if (feed_handle)
+        (*rt->self_)
+          ->request(feed_handle, request_timeout, messages::endpoint_atom::value)
+          .receive([&](std::string& endpoint) { rt->feed_endpoint_ = std::move(endpoint); },
+                   [](caf::error&) {});
+    }
+    if (!rt->feed_endpoint_.empty())
+      break;
+    (*rt->self_)->receive(
+      [&](messages::supervision_failed& f) {
+        problem = f.reason;
+        rt->failure_ = std::move(f);
+      },
+      caf::after(feed_start_poll) >> [] {});
+    if (problem.empty() && std::chrono::steady_clock::now() > deadline)
+      problem = "the feed did not start within " + std::to_string(request_timeout.count()) + " s";
+  }
   if (!problem.empty()) {
-    if (auto f = rt->failure())
-      problem = f->reason;
     rt->stop();
     return unexpected{problem};
   }

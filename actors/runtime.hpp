@@ -37,6 +37,8 @@ struct runtime_options {
 
 /// How long the runtime waits for a synchronous answer from one of its actors.
 inline constexpr std::chrono::seconds request_timeout{30};
+/// How often start() looks again for a feed that the supervisor is restarting.
+inline constexpr std::chrono::milliseconds feed_start_poll{50};
 /// How long stop() waits for the actors to drain and quit.
 inline constexpr std::chrono::seconds stop_timeout{30};
 

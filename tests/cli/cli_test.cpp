@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +127,32 @@ TEST_F(Cli, RunRecordsAndPublishesThenSaysThePipelineIsNotInThisBuild) {
   EXPECT_EQ(std::count(later.out.begin(), later.out.end(), '\n'), 1) << later.out;
 
   EXPECT_NE(slurp(run_dir / "logs" / "warpforge.log").find("[store] opened"), std::string::npos);
+}
+
+TEST_F(Cli, AFeedPortAlreadyTakenStopsTheRunWithAClearReason) {
+  // Occupy a loopback port the way another program would.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 1), 0);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const auto endpoint = "tcp://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+
+  const auto file = dir / "campaign.toml";
+  std::ofstream{file} << "name = \"busy\"\nrun_root = \"" << (dir / "runs").string() << "\"\n"
+                      << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n"
+                      << "[feed]\nendpoint = \"" << endpoint << "\"\n"
+                      << "[supervision]\nmax_restarts = 1\nbackoff_initial_ms = 1\nbackoff_max_ms = 1\n";
+  auto r = warpforge("run " + file.string());
+  ::close(listener);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot start"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warpforge run: cannot start: feed crashed 2 times"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Address already in use"), std::string::npos) << "says why: " << r.err;
 }
 
 TEST_F(Cli, StatusOfAFolderThatIsNotARunDirectoryNamesWhatIsMissing) {
