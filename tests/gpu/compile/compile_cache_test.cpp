@@ -1,0 +1,203 @@
+#include "gpu/compile/compile_cache.hpp"
+#include "gpu/compile/cubin_resources.hpp"
+
+#include "compile_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+
+using namespace warpforge::gpu;
+namespace fs = std::filesystem;
+
+namespace {
+
+compile_request scale_request() {
+  compile_request request;
+  request.source = test::scale_kernel;
+  request.source_name = "scale.cu";
+  request.entry = "scale";
+  request.arch = "sm_90";
+  return request;
+}
+
+// compile_kernel, counting how often the cache let it run.
+struct counting_compiler {
+  std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
+  compile_result operator()(const compile_request& request) const {
+    ++*calls;
+    return compile_kernel(request);
+  }
+};
+
+// Entries (complete or temporary) under the cache root, excluding tmp/.
+std::vector<fs::path> entry_dirs(const fs::path& root) {
+  std::vector<fs::path> dirs;
+  if (!fs::exists(root))
+    return dirs;
+  for (const auto& fan : fs::directory_iterator(root)) {
+    if (!fan.is_directory() || fan.path().filename() == "tmp")
+      continue;
+    for (const auto& entry : fs::directory_iterator(fan.path()))
+      dirs.push_back(entry.path());
+  }
+  return dirs;
+}
+
+} // namespace
+
+TEST(compile_cache, a_miss_compiles_and_stores_then_a_hit_skips_nvrtc) {
+  test::scratch_dir dir;
+  counting_compiler counter;
+  cached_compiler compiler(compile_cache(dir.path), counter);
+
+  auto first = compiler.compile(scale_request());
+  ASSERT_TRUE(first) << first.error().log;
+  EXPECT_FALSE(first->cache_hit);
+  EXPECT_GT(first->compile_s, 0.0);
+  EXPECT_EQ(*counter.calls, 1);
+
+  const auto key = compiler.key_for(scale_request());
+  ASSERT_EQ(key.size(), 64u);
+  const auto entry = dir.path / key.substr(0, 2) / key;
+  EXPECT_EQ(compiler.cache().entry_path(key), entry);
+  for (const char* file : {"kernel.ptx", "kernel.cubin", "compile.log", "meta.json"})
+    EXPECT_TRUE(fs::is_regular_file(entry / file)) << file;
+  EXPECT_EQ(entry_dirs(dir.path), std::vector<fs::path>{entry}) << "one entry, no temporaries";
+
+  auto second = compiler.compile(scale_request());
+  ASSERT_TRUE(second) << second.error().log;
+  EXPECT_TRUE(second->cache_hit);
+  EXPECT_EQ(second->compile_s, 0.0);
+  EXPECT_EQ(*counter.calls, 1) << "a hit must not call NVRTC";
+  EXPECT_EQ(second->ptx, first->ptx);
+  EXPECT_EQ(second->cubin, first->cubin);
+  EXPECT_EQ(second->entry, "scale");
+  EXPECT_EQ(second->arch, "sm_90");
+  EXPECT_TRUE(kernel_entries(second->cubin));
+
+  const auto stats = compiler.stats();
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.store_failures, 0u);
+}
+
+TEST(compile_cache, a_second_compiler_on_the_same_root_hits_too) {
+  test::scratch_dir dir;
+  cached_compiler(compile_cache(dir.path)).compile(scale_request()).value();
+  counting_compiler counter;
+  cached_compiler again(compile_cache(dir.path), counter);
+  auto result = again.compile(scale_request());
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->cache_hit);
+  EXPECT_EQ(*counter.calls, 0);
+}
+
+TEST(compile_cache, keys_differ_with_defines_arch_options_source_and_entry) {
+  test::scratch_dir dir;
+  cached_compiler compiler{compile_cache(dir.path)};
+  const auto base = compiler.key_for(scale_request());
+  EXPECT_EQ(base, compiler.key_for(scale_request())) << "the key is deterministic";
+
+  auto other = scale_request();
+  other.defines = {{"BLOCK", "128"}};
+  EXPECT_NE(compiler.key_for(other), base);
+  auto other_value = other;
+  other_value.defines = {{"BLOCK", "512"}};
+  EXPECT_NE(compiler.key_for(other_value), compiler.key_for(other));
+  other = scale_request();
+  other.arch = "sm_90a";
+  EXPECT_NE(compiler.key_for(other), base);
+  other = scale_request();
+  other.line_info = false;
+  EXPECT_NE(compiler.key_for(other), base);
+  other = scale_request();
+  other.source += "\n";
+  EXPECT_NE(compiler.key_for(other), base);
+  other = scale_request();
+  other.entry = "scale2";
+  EXPECT_NE(compiler.key_for(other), base);
+  EXPECT_NE(kernel_cache_key(scale_request(), "13.0"), kernel_cache_key(scale_request(), "13.1"));
+}
+
+TEST(compile_cache, different_defines_are_different_entries) {
+  test::scratch_dir dir;
+  counting_compiler counter;
+  cached_compiler compiler(compile_cache(dir.path), counter);
+  auto block128 = scale_request();
+  block128.defines = {{"BLOCK", "128"}};
+  ASSERT_TRUE(compiler.compile(scale_request()));
+  ASSERT_TRUE(compiler.compile(block128));
+  EXPECT_EQ(*counter.calls, 2);
+  EXPECT_EQ(entry_dirs(dir.path).size(), 2u);
+}
+
+TEST(compile_cache, a_cached_compile_error_returns_the_same_log_without_nvrtc) {
+  test::scratch_dir dir;
+  counting_compiler counter;
+  cached_compiler compiler(compile_cache(dir.path), counter);
+  auto broken = scale_request();
+  broken.source = "extern \"C\" __global__ void scale(float* c) {\n  c[0] = undefined_name;\n}\n";
+
+  auto first = compiler.compile(broken);
+  ASSERT_FALSE(first);
+  EXPECT_EQ(first.error().kind, compile_failure_kind::compile_error);
+  auto second = compiler.compile(broken);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().kind, compile_failure_kind::compile_error);
+  EXPECT_EQ(second.error().log, first.error().log);
+  EXPECT_NE(second.error().log.find("undefined_name"), std::string::npos);
+  EXPECT_EQ(*counter.calls, 1);
+  const auto entry = compiler.cache().entry_path(compiler.key_for(broken));
+  EXPECT_FALSE(fs::exists(entry / "kernel.cubin"));
+}
+
+TEST(compile_cache, internal_failures_are_not_cached) {
+  test::scratch_dir dir;
+  std::atomic<int> calls{0};
+  cached_compiler compiler(compile_cache(dir.path), [&](const compile_request&) -> compile_result {
+    ++calls;
+    return warpforge::unexpected(compile_failure{compile_failure_kind::internal, "transient"});
+  });
+  EXPECT_FALSE(compiler.compile(scale_request()));
+  EXPECT_FALSE(compiler.compile(scale_request()));
+  EXPECT_EQ(calls, 2);
+  EXPECT_TRUE(entry_dirs(dir.path).empty());
+}
+
+TEST(compile_cache, an_unreadable_entry_is_a_miss_and_is_rewritten) {
+  test::scratch_dir dir;
+  counting_compiler counter;
+  cached_compiler compiler(compile_cache(dir.path), counter);
+  ASSERT_TRUE(compiler.compile(scale_request()));
+  const auto entry = compiler.cache().entry_path(compiler.key_for(scale_request()));
+  std::ofstream(entry / "meta.json") << "{ not json";
+  auto result = compiler.compile(scale_request());
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->cache_hit);
+  EXPECT_EQ(*counter.calls, 2);
+  EXPECT_TRUE(compiler.cache().lookup(compiler.key_for(scale_request())));
+}
+
+TEST(compile_cache, storing_an_existing_key_again_keeps_one_complete_entry) {
+  test::scratch_dir dir;
+  compile_cache cache(dir.path);
+  const auto result = compile_kernel(scale_request());
+  ASSERT_TRUE(result);
+  const std::string key(64, 'a');
+  ASSERT_TRUE(cache.store(key, result));
+  ASSERT_TRUE(cache.store(key, result)) << "a lost rename race is success";
+  EXPECT_EQ(entry_dirs(dir.path).size(), 1u);
+  EXPECT_TRUE(cache.lookup(key));
+  EXPECT_FALSE(cache.lookup(std::string(64, 'b')));
+}
+
+TEST(compile_cache, a_cache_root_that_cannot_be_created_counts_a_store_failure) {
+  test::scratch_dir dir;
+  std::ofstream(dir.path / "file") << "x";
+  cached_compiler compiler{compile_cache(dir.path / "file" / "cache")};
+  auto result = compiler.compile(scale_request());
+  ASSERT_TRUE(result) << "the result is still returned";
+  EXPECT_EQ(compiler.stats().store_failures, 1u);
+}
