@@ -1,0 +1,19 @@
+# warpforge_gpu_host: the host-side, CUDA-free half of measurement and checking, linked by both the
+# coordinator and warpforge-runner (docs/measurement.md). Included from gpu/CMakeLists.txt, so the
+# source paths are relative to gpu/.
+#
+#   stats/  sample statistics (median, CIs, CV) and the adaptive stopping rule (nvbench stdrel)
+#   check/  f16/bf16 converters, output poisoning, tolerance comparison, deterministic input fill
+
+warpforge_library(gpu_host
+  SOURCES
+    stats/sample_stats.cpp
+    stats/stopping_rule.cpp
+    check/float16.cpp
+    check/element_access.cpp
+    check/poison.cpp
+    check/compare.cpp
+    check/input_fill.cpp
+  DEPS
+    warpforge::config
+    warpforge::expected)
