@@ -84,6 +84,11 @@ TEST_F(Cli, AMalformedCampaignIsRejectedWithFileLineAndKeyAndNothingStarts) {
   EXPECT_NE(r.err.find("budget.branches"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("missing.toml"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "runs"));
+
+  auto missing = warpforge("run " + (dir / "missing.toml").string());
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_NE(missing.err.find((dir / "missing.toml").string() + ": cannot read"), std::string::npos)
+    << missing.err;
 }
 
 TEST_F(Cli, RunRecordsAndPublishesThenSaysThePipelineIsNotInThisBuild) {
