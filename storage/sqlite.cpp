@@ -261,8 +261,12 @@ expected<void, store_error> connection::exec(std::string_view script) {
   return {};
 }
 
-expected<std::int64_t, store_error> connection::query_int64(std::string_view sql) {
-  auto stmt = prepare(sql);
+namespace {
+
+// Runs `sql` and reads column 0 of its first row with `read`; not_found when there is no row.
+template <class T, class Read>
+expected<T, store_error> query_one(connection& conn, std::string_view sql, Read read) {
+  auto stmt = conn.prepare(sql);
   if (!stmt)
     return unexpected{std::move(stmt).error()};
   auto r = stmt->step();
@@ -271,20 +275,17 @@ expected<std::int64_t, store_error> connection::query_int64(std::string_view sql
   if (*r != step_result::row)
     return unexpected{store_error{store_error_code::not_found,
                                   "query returned no row [" + trim_statement(sql) + "]"}};
-  return stmt->column_int64(0);
+  return read(*stmt);
+}
+
+} // namespace
+
+expected<std::int64_t, store_error> connection::query_int64(std::string_view sql) {
+  return query_one<std::int64_t>(*this, sql, [](statement& s) { return s.column_int64(0); });
 }
 
 expected<std::string, store_error> connection::query_text(std::string_view sql) {
-  auto stmt = prepare(sql);
-  if (!stmt)
-    return unexpected{std::move(stmt).error()};
-  auto r = stmt->step();
-  if (!r)
-    return unexpected{std::move(r).error()};
-  if (*r != step_result::row)
-    return unexpected{store_error{store_error_code::not_found,
-                                  "query returned no row [" + trim_statement(sql) + "]"}};
-  return stmt->column_text(0);
+  return query_one<std::string>(*this, sql, [](statement& s) { return s.column_text(0); });
 }
 
 void connection::set_busy_timeout(std::chrono::milliseconds timeout) {
