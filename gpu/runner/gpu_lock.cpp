@@ -1,0 +1,152 @@
+#include "gpu/runner/gpu_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace warpforge::gpu {
+namespace {
+
+constexpr std::string_view lock_dir_env = "WARPFORGE_LOCK_DIR";
+constexpr std::string_view fallback_lock_dir = "/tmp/warpforge-locks";
+constexpr mode_t shared_dir_mode = 01777; // every user may lock; only owners remove (sticky)
+constexpr mode_t lock_file_mode = 0666;
+constexpr std::size_t max_holder_bytes = 512;
+
+unexpected<gpu_lock_error> fail(gpu_lock_error_kind kind, std::string detail) {
+  return unexpected{gpu_lock_error{kind, std::move(detail)}};
+}
+
+bool usable_as_file_name(std::string_view uuid) {
+  if (uuid.empty())
+    return false;
+  for (char c : uuid)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  return uuid != "." && uuid != "..";
+}
+
+// Whoever holds the lock wrote a line about itself into the file.
+std::string read_holder(int fd) {
+  std::array<char, max_holder_bytes> buffer{};
+  const auto n = ::pread(fd, buffer.data(), buffer.size() - 1, 0);
+  if (n <= 0)
+    return "an unknown process";
+  std::string text{buffer.data(), static_cast<std::size_t>(n)};
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
+    text.pop_back();
+  return text.empty() ? "an unknown process" : text;
+}
+
+void write_holder(int fd, std::string_view holder) {
+  const std::string line = "pid " + std::to_string(::getpid()) + " (" + std::string{holder} + ")\n";
+  if (::ftruncate(fd, 0) == 0)
+    (void)::pwrite(fd, line.data(), line.size(), 0);
+}
+
+} // namespace
+
+std::filesystem::path default_lock_dir() {
+  if (const char* dir = std::getenv(std::string{lock_dir_env}.c_str()); dir != nullptr && *dir != '\0')
+    return dir;
+  return std::filesystem::path{fallback_lock_dir};
+}
+
+std::string_view to_string(gpu_lock_error_kind kind) {
+  switch (kind) {
+    case gpu_lock_error_kind::busy: return "busy";
+    case gpu_lock_error_kind::invalid: return "invalid";
+    case gpu_lock_error_kind::io: return "io";
+  }
+  return "unknown";
+}
+
+std::optional<gpu_lock_error_kind> gpu_lock_error_kind_from_string(std::string_view text) {
+  for (auto kind : {gpu_lock_error_kind::busy, gpu_lock_error_kind::invalid, gpu_lock_error_kind::io})
+    if (to_string(kind) == text)
+      return kind;
+  return std::nullopt;
+}
+
+std::string gpu_lock_error::to_string() const {
+  return std::string{gpu::to_string(kind)} + ": " + detail;
+}
+
+expected<gpu_lock, gpu_lock_error> gpu_lock::acquire(std::string_view gpu_uuid, std::string_view holder,
+                                                     lock_policy policy,
+                                                     std::chrono::milliseconds timeout,
+                                                     const std::filesystem::path& dir) {
+  if (!usable_as_file_name(gpu_uuid))
+    return fail(gpu_lock_error_kind::invalid, "GPU UUID '" + std::string{gpu_uuid}
+                                                + "' cannot name a lock file");
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) {
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      return fail(gpu_lock_error_kind::io, "cannot create lock folder " + dir.string() + ": " + ec.message());
+    ::chmod(dir.c_str(), shared_dir_mode); // best effort: another user may lock the next GPU
+  }
+  auto path = dir / ("gpu-" + std::string{gpu_uuid} + ".lock");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, lock_file_mode);
+  if (fd < 0)
+    return fail(gpu_lock_error_kind::io, "cannot open " + path.string() + ": " + std::strerror(errno));
+
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      write_holder(fd, holder);
+      return gpu_lock{fd, std::move(path)};
+    }
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      const std::string reason = std::strerror(errno);
+      ::close(fd);
+      return fail(gpu_lock_error_kind::io, "cannot lock " + path.string() + ": " + reason);
+    }
+    if (policy == lock_policy::fail || std::chrono::steady_clock::now() >= deadline) {
+      std::string detail = std::string{gpu_uuid} + " is in use by " + read_holder(fd) + " (lock "
+                           + path.string() + ")";
+      if (policy == lock_policy::wait)
+        detail += "; waited " + std::to_string(timeout.count()) + " ms";
+      ::close(fd);
+      return fail(gpu_lock_error_kind::busy, std::move(detail));
+    }
+    std::this_thread::sleep_for(lock_retry_interval);
+  }
+}
+
+gpu_lock::gpu_lock(gpu_lock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
+  other.fd_ = -1;
+}
+
+gpu_lock& gpu_lock::operator=(gpu_lock&& other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = other.fd_;
+    path_ = std::move(other.path_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+gpu_lock::~gpu_lock() {
+  release();
+}
+
+void gpu_lock::release() {
+  if (fd_ < 0)
+    return;
+  (void)::ftruncate(fd_, 0);
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
+  fd_ = -1;
+}
+
+} // namespace warpforge::gpu
