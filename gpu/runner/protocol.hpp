@@ -33,10 +33,13 @@ enum class runner_request_kind {
   hello,        // the runner's greeting on connect (id 0); a client may send it as a ping
   device_query, // reply body: host_report (gpu/device_report.hpp)
   shutdown,     // the runner replies, closes its socket and exits 0
+  run_candidate, // body: candidate_request; reply body: candidate_result
+                 // (gpu/runner/candidate_request.hpp)
 };
 
 inline constexpr std::array all_runner_request_kinds{
-  runner_request_kind::hello, runner_request_kind::device_query, runner_request_kind::shutdown};
+  runner_request_kind::hello, runner_request_kind::device_query, runner_request_kind::shutdown,
+  runner_request_kind::run_candidate};
 
 std::string_view to_string(runner_request_kind kind);
 std::optional<runner_request_kind> runner_request_kind_from_string(std::string_view text);

@@ -391,6 +391,18 @@ expected<host_report, runner_error> runner_client::device_query(std::chrono::mil
   return std::move(*report);
 }
 
+expected<candidate_result, runner_error>
+runner_client::run_candidate(const candidate_request& body, std::chrono::milliseconds timeout) {
+  auto reply = request(runner_request_kind::run_candidate, encode_body(body), timeout);
+  if (!reply)
+    return unexpected(std::move(reply).error());
+  auto result = decode_candidate_result(reply->body_json);
+  if (!result)
+    return unexpected(state_->failure(runner_error_kind::protocol_error,
+                                      "unreadable run_candidate result: " + result.error().detail));
+  return std::move(*result);
+}
+
 child_exit runner_client::stop(std::chrono::milliseconds grace) {
   if (!state_ || !state_->child)
     return {};

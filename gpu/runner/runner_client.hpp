@@ -14,6 +14,7 @@
 
 #include "expected/expected.hpp"
 #include "gpu/device_report.hpp"
+#include "gpu/runner/candidate_request.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "gpu/runner/protocol.hpp"
 
@@ -102,6 +103,12 @@ public:
   /// Asks for the host's GPUs. A host without GPUs is a report (status != ok), not an error.
   expected<host_report, runner_error>
   device_query(std::chrono::milliseconds timeout = default_device_query_timeout);
+
+  /// Runs a candidate (docs/runner-protocol.md, run_candidate). The timeout is the watchdog: a
+  /// kernel still running then is presumed hung, and the runner is killed (reply_timeout). A
+  /// result with runner_exits set means the runner is ending (lost CUDA context): start a new one.
+  expected<candidate_result, runner_error> run_candidate(const candidate_request& body,
+                                                         std::chrono::milliseconds timeout);
 
   /// Sends one request and waits for its reply (any status); the building block for the kinds.
   expected<runner_reply, runner_error> request(runner_request_kind kind, std::string body_json,

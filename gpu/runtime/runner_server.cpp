@@ -3,6 +3,7 @@
 #include "gpu/device_report.hpp"
 #include "gpu/runner/protocol.hpp"
 #include "gpu/runtime/device_query.hpp"
+#include "gpu/runtime/execute.hpp"
 
 #include "logging/logging.hpp"
 
@@ -82,6 +83,30 @@ handled_message handle_message(std::string_view request_text) {
     case runner_request_kind::shutdown:
       runner_log()->info("shutdown requested");
       return {encode(reply), true};
+    case runner_request_kind::run_candidate: {
+      auto body = decode_candidate_request(request->body_json);
+      if (!body) {
+        reply.status = runner_reply_status::bad_request;
+        reply.error = body.error().detail;
+        runner_log()->warn("bad run_candidate: {}", reply.error);
+        return {encode(reply), false};
+      }
+      auto result = execute_candidate(*body);
+      if (!result) {
+        reply.status = runner_reply_status::failed;
+        reply.error = result.error();
+        runner_log()->warn("run_candidate failed: {}", reply.error);
+        return {encode(reply), false};
+      }
+      runner_log()->info("run_candidate {}: {} {}", body->candidate.entry,
+                         to_string(result->outcome), result->detail);
+      reply.body_json = encode_body(*result);
+      if (result->runner_exits) {
+        runner_log()->error("CUDA context lost; exiting with {}", runner_exit_context_lost);
+        return {encode(reply), true, runner_exit_context_lost};
+      }
+      return {encode(reply), false};
+    }
   }
   reply.status = runner_reply_status::bad_request;
   reply.error = "unhandled kind";
@@ -119,8 +144,14 @@ int serve(const runner_server_options& options) {
       }
       auto handled = handle_message(message.to_string_view());
       socket.send(zmq::buffer(handled.reply), zmq::send_flags::none);
-      if (handled.stop)
+      if (handled.stop) {
+        if (handled.exit_code != runner_exit_ok) {
+          socket.close(); // flushes the reply (linger) before the exit
+          log->flush();
+          return handled.exit_code;
+        }
         break;
+      }
     }
   } catch (const zmq::error_t& e) {
     log->error("socket error on {}: {}", options.endpoint, e.what());

@@ -36,6 +36,8 @@ int serve(const runner_server_options& options);
 struct handled_message {
   std::string reply; // encoded runner_reply
   bool stop = false; // shutdown was requested: send the reply, then exit
+  int exit_code = runner_exit_ok; // the exit code when stop is set (runner_exit_context_lost
+                                  // after a sticky CUDA error, gpu/runtime/execute.hpp)
 };
 handled_message handle_message(std::string_view request_text);
 
