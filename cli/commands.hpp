@@ -4,6 +4,7 @@
 
 #include "cli/exit_codes.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,5 +43,16 @@ struct run_options {
   double wait_subscribers_s = 0; // hold events until a monitor subscribes, at most this long
 };
 exit_code run(const run_options& options);
+
+struct bench_options {
+  std::string problem_path;
+  std::string gpus = "all";       // "all" or a comma list of ordinals
+  std::string candidate_path;     // a kernel to measure instead of the problem's own
+  std::string run_root = "runs";  // where the bench's run directory goes
+  bool cold = false;              // flush L2 before each sample
+  double watchdog_s = 120;        // kill the runner when one candidate takes longer, seconds
+  std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
+};
+exit_code bench(const bench_options& options);
 
 } // namespace warpforge::cli

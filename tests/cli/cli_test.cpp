@@ -160,6 +160,30 @@ TEST_F(Cli, AFeedPortAlreadyTakenStopsTheRunWithAClearReason) {
   EXPECT_NE(r.err.find("Address already in use"), std::string::npos) << "says why: " << r.err;
 }
 
+TEST_F(Cli, BenchCompilesAndRecordsAndWithoutAGpuSaysMeasurementsNeedOne) {
+  auto r = warpforge("bench " WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml --run-root "
+                     + (dir / "runs").string());
+  const auto run_dir = only_run_dir();
+  auto tail = warpforge("tail --json --run-dir " + run_dir.string() + " --idle-timeout 0.2");
+  EXPECT_NE(tail.out.find("\"type\":\"branch_compiled\""), std::string::npos) << tail.out;
+  if (r.exit_code == 5) {
+    EXPECT_NE(r.err.find("measurements need a GPU"), std::string::npos) << r.err;
+  } else {
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err; // a GPU host: measured and correct
+    EXPECT_NE(tail.out.find("\"type\":\"branch_measured\""), std::string::npos) << tail.out;
+  }
+}
+
+TEST_F(Cli, BenchReportsACandidateThatDoesNotCompileWithTheCompilersLine) {
+  const auto broken = dir / "broken.cu";
+  std::ofstream{broken} << "extern \"C\" __global__ void vec_add(const float* a) {\n  oops;\n}\n";
+  auto r = warpforge("bench " WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml --candidate "
+                     + broken.string() + " --run-root " + (dir / "runs").string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("compile_error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("broken.cu(2)"), std::string::npos) << "names the line: " << r.out;
+}
+
 TEST_F(Cli, StatusOfAFolderThatIsNotARunDirectoryNamesWhatIsMissing) {
   auto r = warpforge("status " + dir.string());
   EXPECT_EQ(r.exit_code, 3);
