@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 
-#include "actors/runtime.hpp"
+#include "cli/recording.hpp"
 #include "config/defaults.hpp"
 #include "config/problem_spec.hpp"
 #include "config/resolved_problem.hpp"
@@ -14,7 +14,6 @@
 #include "gpu/runner/gpu_lock.hpp"
 #include "gpu/runner/runner_client.hpp"
 #include "logging/logging.hpp"
-#include "storage/run_directory.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -179,25 +178,16 @@ exit_code bench(const bench_options& options) {
     gpus = *chosen;
   }
 
-  auto dir = storage::run_directory::create(options.run_root, "bench-" + spec->name,
-                                            std::chrono::system_clock::now());
-  if (!dir) {
-    std::cerr << "warpforge bench: " << storage::to_string(dir.error()) << '\n';
-    return exit_code::bad_input;
+  feed::publisher_options feed_options;
+  feed_options.endpoint = "tcp://127.0.0.1:*"; // never collides with a campaign's feed
+  auto started = start_recording(options.run_root, "bench-" + spec->name, feed_options, {});
+  if (!started) {
+    std::cerr << "warpforge bench: " << started.error().message << '\n';
+    return started.error().code;
   }
-  logging::add_file_sink(dir->logs_dir() / "warpforge.log");
-  actors::runtime_options rt_options;
-  rt_options.database = dir->database_path();
-  rt_options.feed.publisher.endpoint = "tcp://127.0.0.1:*"; // never collides with a campaign's feed
-  rt_options.feed.campaign = "bench-" + spec->name;
-  rt_options.feed.endpoint_file = dir->path() / "feed.endpoint";
-  auto rt = actors::runtime::start(rt_options);
-  if (!rt) {
-    std::cerr << "warpforge bench: cannot start: " << rt.error() << '\n';
-    return exit_code::failure;
-  }
-  auto& runtime = **rt;
-  auto campaign_id = runtime.record(messages::campaign_record{rt_options.feed.campaign, options.problem_path,
+  auto* dir = &started->dir;
+  auto& runtime = *started->runtime;
+  auto campaign_id = runtime.record(messages::campaign_record{"bench-" + spec->name, options.problem_path,
                                                               spec->raw_text, dir->path().string()});
   auto job_id = campaign_id ? runtime.record(messages::job_record{*campaign_id, spec->name, options.problem_path})
                             : campaign_id;

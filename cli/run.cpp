@@ -6,11 +6,10 @@
 
 #include "cli/commands.hpp"
 
-#include "actors/runtime.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/recording.hpp"
 #include "config/campaign_spec.hpp"
 #include "logging/logging.hpp"
-#include "storage/run_directory.hpp"
 
 #include <chrono>
 #include <iostream>
@@ -53,41 +52,28 @@ exit_code run(const run_options& options) {
   logging::set_level(*level);
   auto log = logging::get("campaign");
 
-  auto dir = storage::run_directory::create(spec->run_root, spec->name,
-                                            std::chrono::system_clock::now());
-  if (!dir) {
-    std::cerr << "warpforge run: " << storage::to_string(dir.error()) << '\n';
-    return exit_code::bad_input;
+  feed::publisher_options feed_options;
+  feed_options.endpoint = spec->feed.endpoint;
+  feed_options.allow_remote = spec->feed.allow_remote;
+  feed_options.high_water_mark = static_cast<int>(spec->feed.high_water_mark);
+  auto started = start_recording(spec->run_root, spec->name, feed_options, spec->supervision);
+  if (!started) {
+    std::cerr << "warpforge run: " << started.error().message << '\n';
+    return started.error().code;
   }
-  logging::add_file_sink(dir->logs_dir() / "warpforge.log");
-  log->info("run directory {}", dir->path().string());
-
-  actors::runtime_options rt_options;
-  rt_options.database = dir->database_path();
-  rt_options.feed.publisher.endpoint = spec->feed.endpoint;
-  rt_options.feed.publisher.allow_remote = spec->feed.allow_remote;
-  rt_options.feed.publisher.high_water_mark = static_cast<int>(spec->feed.high_water_mark);
-  rt_options.feed.campaign = spec->name;
-  rt_options.feed.endpoint_file = dir->path() / "feed.endpoint";
-  rt_options.supervision = spec->supervision;
-  auto rt = actors::runtime::start(rt_options);
-  if (!rt) {
-    log->error("cannot start: {}", rt.error());
-    std::cerr << "warpforge run: cannot start: " << rt.error() << '\n';
-    return exit_code::failure;
-  }
-  auto& runtime = **rt;
+  const auto& dir = started->dir;
+  auto& runtime = *started->runtime;
   watch_for_interrupt();
-  std::cerr << "warpforge run: " << spec->name << " → " << dir->path().string() << "\n"
+  std::cerr << "warpforge run: " << spec->name << " → " << dir.path().string() << "\n"
             << "  feed: " << runtime.feed_endpoint() << "   (watch: warpforge tail --run-dir "
-            << dir->path().string() << ")\n";
+            << dir.path().string() << ")\n";
   if (options.wait_subscribers_s > 0
       && !runtime.wait_for_subscribers(1, std::chrono::duration<double>(options.wait_subscribers_s)))
     log->warn("no feed subscriber within {} s; going on (late monitors replay from the store)",
               options.wait_subscribers_s);
 
   auto campaign_id = runtime.record(messages::campaign_record{
-    spec->name, options.campaign_path, spec->raw_text, dir->path().string()});
+    spec->name, options.campaign_path, spec->raw_text, dir.path().string()});
   if (!campaign_id) {
     std::cerr << "warpforge run: cannot record the campaign: " << campaign_id.error() << '\n';
     return exit_code::failure;
@@ -127,8 +113,8 @@ exit_code run(const run_options& options) {
                               reason));
   runtime.stop();
   log->warn("{}", reason);
-  std::cerr << "warpforge run: " << reason << ".\n  recorded in " << dir->path().string()
-            << "   (see: warpforge status " << dir->path().string() << ")\n";
+  std::cerr << "warpforge run: " << reason << ".\n  recorded in " << dir.path().string()
+            << "   (see: warpforge status " << dir.path().string() << ")\n";
   logging::shutdown();
   return result;
 }

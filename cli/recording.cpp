@@ -1,0 +1,33 @@
+#include "cli/recording.hpp"
+
+#include "logging/logging.hpp"
+
+#include <chrono>
+
+namespace warpforge::cli {
+
+expected<recording, recording_failure> start_recording(const std::filesystem::path& root,
+                                                       const std::string& name,
+                                                       feed::publisher_options feed,
+                                                       config::supervision_policy supervision) {
+  auto dir = storage::run_directory::create(root, name, std::chrono::system_clock::now());
+  if (!dir)
+    return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
+  logging::add_file_sink(dir->logs_dir() / "warpforge.log");
+  logging::get("campaign")->info("run directory {}", dir->path().string());
+
+  actors::runtime_options options;
+  options.database = dir->database_path();
+  options.feed.publisher = std::move(feed);
+  options.feed.campaign = name;
+  options.feed.endpoint_file = dir->path() / "feed.endpoint";
+  options.supervision = supervision;
+  auto rt = actors::runtime::start(options);
+  if (!rt) {
+    logging::get("campaign")->error("cannot start: {}", rt.error());
+    return unexpected{recording_failure{exit_code::failure, "cannot start: " + rt.error()}};
+  }
+  return recording{std::move(*dir), std::move(*rt)};
+}
+
+} // namespace warpforge::cli

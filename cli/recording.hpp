@@ -1,0 +1,35 @@
+#pragma once
+// How every command that records (run, bench) starts: a fresh run directory, its log file, and
+// the actor system (supervisor, store, feed) recording into it.
+
+#include "actors/runtime.hpp"
+#include "cli/exit_codes.hpp"
+#include "config/supervision_policy.hpp"
+#include "expected/expected.hpp"
+#include "feed/publisher.hpp"
+#include "storage/run_directory.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace warpforge::cli {
+
+struct recording {
+  storage::run_directory dir;
+  std::unique_ptr<actors::runtime> runtime;
+};
+
+struct recording_failure {
+  exit_code code = exit_code::failure; // bad_input when the run directory cannot be made
+  std::string message;                 // names the step and the reason
+};
+
+/// Creates `<root>/<name>-<UTC time>/`, adds its log file, and boots the runtime publishing with
+/// `feed` (the endpoint is also written to `<run-dir>/feed.endpoint` for `tail`).
+expected<recording, recording_failure> start_recording(const std::filesystem::path& root,
+                                                       const std::string& name,
+                                                       feed::publisher_options feed,
+                                                       config::supervision_policy supervision);
+
+} // namespace warpforge::cli
