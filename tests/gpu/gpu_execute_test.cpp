@@ -1,6 +1,9 @@
 // Needs a GPU (ctest -L gpu): the real warpforge-runner executes NVRTC-compiled kernels, good
 // and broken, through run_candidate. Skips without a usable GPU.
+#include "gpu/compile/compile_cache.hpp"
+#include "gpu/compile/nvcc_compiler.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"
+#include "gpu/runner/program_run.hpp"
 #include "gpu/runner/runner_client.hpp"
 #include "tests/gpu/test_paths.hpp"
 
@@ -63,6 +66,7 @@ extern "C" __global__ void spin(const float* a, const float* b, float* c, int n)
 struct environment {
   bool usable = false;
   std::string why;
+  std::string arch; // the GPU's, e.g. "sm_90"
   fs::path dir;
   fs::path cubin;
 };
@@ -86,6 +90,7 @@ environment& env() {
     request.source = kernels;
     request.entry = "vadd";
     request.arch = report->devices[0].arch();
+    out.arch = request.arch;
     auto compiled = compile_kernel(request);
     if (!compiled) {
       out.why = "compile failed: " + compiled.error().log;
@@ -269,4 +274,50 @@ TEST(gpu_execute, a_hung_kernel_hits_the_client_timeout_and_a_fresh_runner_measu
             << std::chrono::duration<double>(took).count() << " s\n";
   auto fresh = start_runner();
   expect_good_kernel_measured(fresh);
+}
+
+// Program mode on the GPU: a whole CUDA program built by nvcc, run pinned, read by its RESULT lines.
+constexpr auto probe_program = R"(#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void busy(float* x) { x[threadIdx.x] = x[threadIdx.x] * 2.0f + 1.0f; }
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) { std::fprintf(stderr, "no device\n"); return 2; }
+  float* x = nullptr;
+  cudaMalloc(&x, 256 * sizeof(float));
+  cudaEvent_t a, b;
+  cudaEventCreate(&a); cudaEventCreate(&b);
+  cudaEventRecord(a); busy<<<1, 256>>>(x); cudaEventRecord(b); cudaEventSynchronize(b);
+  float ms = 0; cudaEventElapsedTime(&ms, a, b);
+  std::printf("RESULT: visible_devices=%d kernel_ms=%g\n", devices, ms);
+  return cudaGetLastError() == cudaSuccess ? 0 : 3;
+}
+)";
+
+TEST(gpu_execute, a_program_built_by_nvcc_runs_pinned_and_reports_its_results) {
+  REQUIRE_GPU();
+  auto compiler = program_compiler::from_toolchain(compile_cache{env().dir / "program-cache"});
+  ASSERT_TRUE(compiler) << compiler.error().log;
+  compile_request request;
+  request.source = probe_program;
+  request.source_name = "probe.cu";
+  request.arch = env().arch;
+  auto built = compiler->compile(request);
+  ASSERT_TRUE(built) << built.error().log;
+
+  program_run_options options;
+  options.executable = built->executable;
+  options.visible_devices = "0";
+  options.trials = 3;
+  options.watchdog = 60s;
+  options.output_dir = env().dir / "program-out";
+  auto report = run_program(options);
+  ASSERT_TRUE(report) << report.error().detail;
+  for (const auto& trial : report->trials)
+    std::printf("program trial: %s %s | %s", std::string{to_string(trial.outcome)}.c_str(),
+                trial.detail.c_str(), trial.output_tail.c_str());
+  EXPECT_EQ(report->passed, 3u);
+  ASSERT_TRUE(report->results.count("visible_devices"));
+  EXPECT_EQ(report->results.at("visible_devices").max_s, 1.0) << "pinned to one GPU";
+  EXPECT_GT(report->results.at("kernel_ms").median_s, 0.0);
 }
