@@ -22,7 +22,7 @@ constexpr std::string_view cubin_file = "kernel.cubin";
 constexpr std::string_view log_file = "compile.log";
 constexpr std::string_view meta_file = "meta.json";
 constexpr std::string_view success_outcome = "ok";
-constexpr std::string_view fallback_cache_dir = ".warpforge-cache";
+constexpr std::string_view fallback_cache_dir = "/tmp/warpforge-cache";
 
 std::atomic<std::uint64_t> scratch_counter{0};
 

@@ -55,5 +55,6 @@ TEST(default_cache_root, prefers_warpforge_cache_dir_then_xdg_cache_home_then_ho
   EXPECT_EQ(default_cache_root({"/c", "/x", "/h"}), "/c");
   EXPECT_EQ(default_cache_root({std::nullopt, "/x", "/h"}), "/x/warpforge");
   EXPECT_EQ(default_cache_root({"", "", "/h"}), "/h/.cache/warpforge");
-  EXPECT_EQ(default_cache_root({std::nullopt, std::nullopt, std::nullopt}), ".warpforge-cache");
+  EXPECT_EQ(default_cache_root({std::nullopt, std::nullopt, std::nullopt}), "/tmp/warpforge-cache")
+      << "never the working directory (it may be a checkout)";
 }
