@@ -54,20 +54,22 @@ void json_object_reader::required(std::string_view key, std::string& out) {
   out = std::string{text};
 }
 
-void json_object_reader::required(std::string_view key, std::uint64_t& out) {
+// The typed reads that differ only in the simdjson type and the word for it.
+template <class T>
+void json_object_reader::read_required(std::string_view key, T& out, std::string_view expected) {
   auto element = find(key, true);
   if (!element)
     return;
   if (element->get(out) != simdjson::SUCCESS)
-    fail(key, "not an unsigned integer");
+    fail(key, "not " + std::string{expected});
+}
+
+void json_object_reader::required(std::string_view key, std::uint64_t& out) {
+  read_required(key, out, "an unsigned integer");
 }
 
 void json_object_reader::required(std::string_view key, std::int64_t& out) {
-  auto element = find(key, true);
-  if (!element)
-    return;
-  if (element->get(out) != simdjson::SUCCESS)
-    fail(key, "not an integer");
+  read_required(key, out, "an integer");
 }
 
 void json_object_reader::required(std::string_view key, int& out) {
@@ -81,27 +83,15 @@ void json_object_reader::required(std::string_view key, int& out) {
 }
 
 void json_object_reader::required(std::string_view key, bool& out) {
-  auto element = find(key, true);
-  if (!element)
-    return;
-  if (element->get(out) != simdjson::SUCCESS)
-    fail(key, "not a boolean");
+  read_required(key, out, "a boolean");
 }
 
 void json_object_reader::required(std::string_view key, simdjson::dom::object& out) {
-  auto element = find(key, true);
-  if (!element)
-    return;
-  if (element->get(out) != simdjson::SUCCESS)
-    fail(key, "not an object");
+  read_required(key, out, "an object");
 }
 
 void json_object_reader::required(std::string_view key, simdjson::dom::array& out) {
-  auto element = find(key, true);
-  if (!element)
-    return;
-  if (element->get(out) != simdjson::SUCCESS)
-    fail(key, "not an array");
+  read_required(key, out, "an array");
 }
 
 void json_object_reader::optional(std::string_view key, std::string& out) {

@@ -47,6 +47,8 @@ public:
 
 private:
   std::optional<simdjson::dom::element> find(std::string_view key, bool required);
+  template <class T>
+  void read_required(std::string_view key, T& out, std::string_view expected);
 
   simdjson::dom::object object_;
   std::string context_;
