@@ -40,3 +40,20 @@ function(warpforge_test_suite name)
     PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${arg_LABELS}"
                SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 endfunction()
+
+# warpforge_embed_text(<target> <variable> <file>)
+# Compiles a data file (a signature table, a rule matrix, a schema) into <target> as
+#   extern const std::string_view <variable>;   (namespace warpforge::embedded)
+# so the bundle carries its data with no path to look up. The file stays the one source of truth:
+# editing it rebuilds the target. Declare the variable where it is used.
+function(warpforge_embed_text target variable file)
+  get_filename_component(source "${file}" ABSOLUTE)
+  set(generated "${CMAKE_CURRENT_BINARY_DIR}/embedded_${variable}.cpp")
+  add_custom_command(
+    OUTPUT "${generated}"
+    COMMAND "${CMAKE_COMMAND}" -DINPUT=${source} -DOUTPUT=${generated} -DVARIABLE=${variable}
+            -P "${PROJECT_SOURCE_DIR}/cmake/EmbedText.cmake"
+    DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/cmake/EmbedText.cmake"
+    COMMENT "Embedding ${file}")
+  target_sources(${target} PRIVATE "${generated}")
+endfunction()
