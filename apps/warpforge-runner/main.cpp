@@ -1,10 +1,13 @@
 // warpforge-runner: one per GPU, started by the coordinator (gpu/runner/runner_client.hpp).
 //   warpforge-runner --endpoint ipc://<path> [--parent-pid N]   serve the runner protocol
 //   warpforge-runner --query [--json]                            print the device report once
+//   warpforge-runner --execute <request.json>                    launch a run_candidate body once
+//                                                                (no check, no timing; for ncu)
 // CUDA_VISIBLE_DEVICES is set by the parent; the runner uses every device it can see.
 
 #include "gpu/device_report.hpp"
 #include "gpu/runtime/device_query.hpp"
+#include "gpu/runtime/execute.hpp"
 #include "gpu/runtime/runner_server.hpp"
 
 #include <CLI/CLI.hpp>
@@ -18,20 +21,27 @@ int main(int argc, char** argv) {
   pid_t parent_pid = 0;
   bool query = false;
   bool json = false;
+  std::string execute_file;
   auto* endpoint_option =
     app.add_option("--endpoint", endpoint, "serve the runner protocol on this ipc:// endpoint");
   app.add_option("--parent-pid", parent_pid, "exit when this process is no longer the parent")
     ->needs(endpoint_option);
   auto* query_option = app.add_flag("--query", query, "print the device report and exit");
   app.add_flag("--json", json, "print the report as JSON")->needs(query_option);
+  auto* execute_option = app.add_option("--execute", execute_file,
+                                        "launch the candidate of this run_candidate body once and "
+                                        "exit (0, or 6 when it could not run)");
   endpoint_option->excludes(query_option);
+  execute_option->excludes(endpoint_option)->excludes(query_option);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? runner_exit_ok : runner_exit_usage; // --help is not an error
   }
+  if (!execute_file.empty())
+    return execute_request_file(execute_file);
   if (!query && endpoint.empty()) {
-    std::cerr << "warpforge-runner: give --endpoint or --query\n" << app.help();
+    std::cerr << "warpforge-runner: give --endpoint, --query or --execute\n" << app.help();
     return runner_exit_usage;
   }
 

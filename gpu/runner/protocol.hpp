@@ -8,8 +8,8 @@
 //   request: {"protocol":1,"id":7,"kind":"device_query","body":{}}
 //   reply:   {"protocol":1,"id":7,"kind":"device_query","status":"ok","error":"","body":{...}}
 //
-// The envelope is fixed; each kind defines its body (an object). New kinds (load_cubin, run,
-// time, profile) add an enum value and a body codec; a runner answers a kind it does not know
+// The envelope is fixed; each kind defines its body (an object). New kinds add an enum value and
+// a body codec; a runner answers a kind it does not know
 // with status bad_request, so old runners fail loudly rather than hang.
 
 #include "expected/expected.hpp"
@@ -35,11 +35,13 @@ enum class runner_request_kind {
   shutdown,     // the runner replies, closes its socket and exits 0
   run_candidate, // body: candidate_request; reply body: candidate_result
                  // (gpu/runner/candidate_request.hpp)
+  profile_candidate, // body: profile_request; reply body: profile_result
+                     // (gpu/runner/profile_request.hpp)
 };
 
 inline constexpr std::array all_runner_request_kinds{
   runner_request_kind::hello, runner_request_kind::device_query, runner_request_kind::shutdown,
-  runner_request_kind::run_candidate};
+  runner_request_kind::run_candidate, runner_request_kind::profile_candidate};
 
 std::string_view to_string(runner_request_kind kind);
 std::optional<runner_request_kind> runner_request_kind_from_string(std::string_view text);

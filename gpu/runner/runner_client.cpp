@@ -403,6 +403,19 @@ runner_client::run_candidate(const candidate_request& body, std::chrono::millise
   return std::move(*result);
 }
 
+expected<profile_result, runner_error>
+runner_client::profile(const profile_request& body, std::chrono::milliseconds timeout) {
+  auto reply = request(runner_request_kind::profile_candidate, encode_body(body), timeout);
+  if (!reply)
+    return unexpected(std::move(reply).error());
+  auto result = decode_profile_result(reply->body_json);
+  if (!result)
+    return unexpected(state_->failure(runner_error_kind::protocol_error,
+                                      "unreadable profile_candidate result: " +
+                                        result.error().detail));
+  return std::move(*result);
+}
+
 child_exit runner_client::stop(std::chrono::milliseconds grace) {
   if (!state_ || !state_->child)
     return {};

@@ -16,6 +16,7 @@
 #include "gpu/device_report.hpp"
 #include "gpu/runner/candidate_request.hpp"
 #include "gpu/runner/child_process.hpp"
+#include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/protocol.hpp"
 
 #include <array>
@@ -109,6 +110,13 @@ public:
   /// result with runner_exits set means the runner is ending (lost CUDA context): start a new one.
   expected<candidate_result, runner_error> run_candidate(const candidate_request& body,
                                                          std::chrono::milliseconds timeout);
+
+  /// Profiles one launch of a candidate with the runner's CUPTI range profiler
+  /// (docs/runner-protocol.md, profile_candidate). A status other than ok is a result, not an
+  /// error (counters_unavailable: try gpu/runner/ncu_profile.hpp, or fix the permission). The
+  /// timeout is the watchdog, as for run_candidate; runner_exits as for run_candidate.
+  expected<profile_result, runner_error> profile(const profile_request& body,
+                                                 std::chrono::milliseconds timeout);
 
   /// Sends one request and waits for its reply (any status); the building block for the kinds.
   expected<runner_reply, runner_error> request(runner_request_kind kind, std::string body_json,

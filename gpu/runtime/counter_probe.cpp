@@ -106,8 +106,9 @@ std::string_view support_level_text(CUpti_Profiler_Support_Level level) {
   return "?";
 }
 
-// cuptiProfilerInitialize once per process; its result is remembered.
-const call_result& profiler_initialized() {
+} // namespace
+
+const call_result& cupti_profiler_initialized() {
   static const call_result result = [] {
     CUpti_Profiler_Initialize_Params params{CUpti_Profiler_Initialize_Params_STRUCT_SIZE, nullptr};
     return WARPFORGE_GPU_CALL(cuptiProfilerInitialize(&params));
@@ -115,14 +116,12 @@ const call_result& profiler_initialized() {
   return result;
 }
 
-} // namespace
-
 counter_verdict probe_counter_access(int ordinal, const profiling_restriction& restriction,
                                      std::uint32_t effective_uid) {
   counter_evidence e;
   e.restriction = restriction;
   e.effective_uid = effective_uid;
-  if (const auto& init = profiler_initialized(); !init) {
+  if (const auto& init = cupti_profiler_initialized(); !init) {
     e.support_detail = init.error().to_string();
     return decide_counter_access(e);
   }

@@ -6,6 +6,7 @@
 //     CUPTI_ERROR_INSUFFICIENT_PRIVILEGES when the driver restricts counters to admins;
 //   - the driver's RmProfilingAdminOnly in /proc/driver/nvidia/params, and our effective uid.
 
+#include "gpu/call_check.hpp"
 #include "gpu/device_report.hpp"
 
 #include <array>
@@ -57,6 +58,10 @@ struct counter_verdict {
 };
 
 counter_verdict decide_counter_access(const counter_evidence& evidence);
+
+/// cuptiProfilerInitialize, once per process (the range profiler needs it too); its result is
+/// remembered.
+const call_result& cupti_profiler_initialized();
 
 /// Gathers the CUPTI evidence for `ordinal` (whose primary context must be current) and decides.
 counter_verdict probe_counter_access(int ordinal, const profiling_restriction& restriction,

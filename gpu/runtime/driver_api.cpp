@@ -32,6 +32,7 @@ expected<driver_api, call_error> load() {
                  fetch("cuFuncSetAttribute", api.func_set_attribute),
                  fetch("cuFuncGetAttribute", api.func_get_attribute),
                  fetch("cuLaunchKernel", api.launch_kernel),
+                 fetch("cuCtxGetCurrent", api.ctx_get_current),
                  fetch("cuGetErrorName", api.get_error_name),
                  fetch("cuGetErrorString", api.get_error_string)})
     if (!r)

@@ -23,6 +23,7 @@ struct driver_api {
   decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
   decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr; // the context CUPTI profiles
   decltype(&::cuGetErrorName) get_error_name = nullptr;
   decltype(&::cuGetErrorString) get_error_string = nullptr;
 

@@ -1,9 +1,11 @@
 #include "gpu/runtime/runner_server.hpp"
 
 #include "gpu/device_report.hpp"
+#include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/protocol.hpp"
 #include "gpu/runtime/device_query.hpp"
 #include "gpu/runtime/execute.hpp"
+#include "gpu/runtime/range_profiler.hpp"
 
 #include "logging/logging.hpp"
 
@@ -100,6 +102,32 @@ handled_message handle_message(std::string_view request_text) {
       }
       runner_log()->info("run_candidate {}: {} {}", body->candidate.entry,
                          to_string(result->outcome), result->detail);
+      reply.body_json = encode_body(*result);
+      if (result->runner_exits) {
+        runner_log()->error("CUDA context lost; exiting with {}", runner_exit_context_lost);
+        return {encode(reply), true, runner_exit_context_lost};
+      }
+      return {encode(reply), false};
+    }
+    case runner_request_kind::profile_candidate: {
+      auto body = decode_profile_request(request->body_json);
+      if (!body) {
+        reply.status = runner_reply_status::bad_request;
+        reply.error = body.error().detail;
+        runner_log()->warn("bad profile_candidate: {}", reply.error);
+        return {encode(reply), false};
+      }
+      auto result = profile_candidate(*body);
+      if (!result) {
+        reply.status = runner_reply_status::failed;
+        reply.error = result.error();
+        runner_log()->warn("profile_candidate failed: {}", reply.error);
+        return {encode(reply), false};
+      }
+      runner_log()->info("profile_candidate {}: {}, {} value(s), {} missing, {} pass(es); {}",
+                         body->run.candidate.entry, to_string(result->status),
+                         result->values.size(), result->missing.size(), result->passes,
+                         result->note);
       reply.body_json = encode_body(*result);
       if (result->runner_exits) {
         runner_log()->error("CUDA context lost; exiting with {}", runner_exit_context_lost);

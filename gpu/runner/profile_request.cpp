@@ -1,0 +1,220 @@
+#include "gpu/runner/profile_request.hpp"
+
+#include "gpu/json_fields.hpp"
+#include "json/writer.hpp"
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <utility>
+
+namespace warpforge::gpu {
+
+std::string_view to_string(profile_replay replay) {
+  switch (replay) {
+    case profile_replay::kernel: return "kernel";
+    case profile_replay::user: return "user";
+  }
+  return "unknown";
+}
+
+std::optional<profile_replay> profile_replay_from_string(std::string_view text) {
+  for (auto replay : all_profile_replays)
+    if (to_string(replay) == text)
+      return replay;
+  return std::nullopt;
+}
+
+std::string_view to_string(profile_status status) {
+  switch (status) {
+    case profile_status::ok: return "ok";
+    case profile_status::counters_unavailable: return "counters_unavailable";
+    case profile_status::not_supported: return "not_supported";
+    case profile_status::failed: return "failed";
+  }
+  return "unknown";
+}
+
+std::optional<profile_status> profile_status_from_string(std::string_view text) {
+  for (auto status : all_profile_statuses)
+    if (to_string(status) == text)
+      return status;
+  return std::nullopt;
+}
+
+std::string_view to_string(metric_source source) {
+  switch (source) {
+    case metric_source::cupti: return "cupti";
+    case metric_source::ncu: return "ncu";
+  }
+  return "unknown";
+}
+
+std::optional<metric_source> metric_source_from_string(std::string_view text) {
+  for (auto source : all_metric_sources)
+    if (to_string(source) == text)
+      return source;
+  return std::nullopt;
+}
+
+namespace {
+
+constexpr std::string_view request_context = "profile_candidate";
+constexpr std::string_view reply_context = "profile_candidate reply";
+// decode_candidate_request's own context, replaced by "profile_candidate.run" in its errors.
+constexpr std::string_view run_context = "run_candidate";
+
+template <class Enum>
+void read_enum(json_object_reader& in, std::string_view key, Enum& out,
+               std::optional<Enum> (*parse)(std::string_view)) {
+  std::string text;
+  in.required(key, text);
+  if (!in.ok())
+    return;
+  if (auto parsed = parse(text))
+    out = *parsed;
+  else
+    in.fail(key, "unknown value '" + text + "'");
+}
+
+void read_string_array(json_object_reader& in, std::string_view key,
+                       std::vector<std::string>& out) {
+  simdjson::dom::array array;
+  in.required(key, array);
+  if (!in.ok())
+    return;
+  std::size_t index = 0;
+  for (auto element : array) {
+    std::string_view text;
+    if (element.get(text) != simdjson::SUCCESS)
+      return in.fail(key, "element " + std::to_string(index) + " is not a string");
+    out.emplace_back(text);
+    ++index;
+  }
+}
+
+template <class Value, class Read>
+void read_map(json_object_reader& in, std::string_view key, std::map<std::string, Value>& out,
+              Read read) {
+  simdjson::dom::object object;
+  in.required(key, object);
+  if (!in.ok())
+    return;
+  for (auto [name, element] : object) {
+    Value value{};
+    if (!read(element, value))
+      return in.fail(key, "'" + std::string{name} + "' has the wrong type");
+    out.emplace(std::string{name}, std::move(value));
+  }
+}
+
+} // namespace
+
+std::string encode_body(const profile_request& request) {
+  json::writer out;
+  out.begin_object();
+  out.key("run").raw(encode_body(request.run));
+  out.key("metrics").begin_array();
+  for (const auto& metric : request.metrics)
+    out.value(metric);
+  out.end_array();
+  out.key("replay").value(to_string(request.replay));
+  out.end_object();
+  return std::move(out).str();
+}
+
+expected<profile_request, json_error> decode_profile_request(std::string_view body_json) {
+  simdjson::dom::parser parser;
+  auto object = parse_object(parser, body_json, request_context);
+  if (!object)
+    return unexpected(object.error());
+  json_object_reader in{*object, std::string{request_context}};
+  profile_request request;
+
+  simdjson::dom::object run;
+  in.required("run", run);
+  if (in.ok()) {
+    auto decoded = decode_candidate_request(simdjson::minify(run));
+    if (decoded) {
+      request.run = std::move(*decoded);
+    } else {
+      std::string detail = decoded.error().detail;
+      if (detail.rfind(run_context, 0) == 0)
+        detail.erase(0, run_context.size());
+      if (!detail.empty() && detail.front() == '.')
+        detail.erase(0, 1);
+      in.fail("run", detail);
+    }
+  }
+  read_string_array(in, "metrics", request.metrics);
+  if (in.ok()) {
+    std::set<std::string_view> seen;
+    for (const auto& metric : request.metrics) {
+      if (metric.empty())
+        in.fail("metrics", "an empty metric name");
+      else if (!seen.insert(metric).second)
+        in.fail("metrics", "'" + metric + "' is listed twice");
+    }
+    if (in.ok() && request.metrics.empty())
+      in.fail("metrics", "empty (name at least one metric)");
+  }
+  read_enum(in, "replay", request.replay, &profile_replay_from_string);
+  if (!in.ok())
+    return unexpected(in.error());
+  return request;
+}
+
+std::string encode_body(const profile_result& r) {
+  json::writer out;
+  out.begin_object();
+  out.key("status").value(to_string(r.status));
+  out.key("source").value(to_string(r.source));
+  out.key("replay").value(to_string(r.replay));
+  out.key("values").begin_object();
+  for (const auto& [name, value] : r.values)
+    out.key(name).value(value); // finite by construction; a NaN would be written as null
+  out.end_object();
+  out.key("missing").begin_object();
+  for (const auto& [name, why] : r.missing)
+    out.key(name).value(why);
+  out.end_object();
+  out.key("passes").value(static_cast<std::uint64_t>(r.passes));
+  out.key("note").value(r.note);
+  out.key("runner_exits").value(r.runner_exits);
+  out.end_object();
+  return std::move(out).str();
+}
+
+expected<profile_result, json_error> decode_profile_result(std::string_view body_json) {
+  simdjson::dom::parser parser;
+  auto object = parse_object(parser, body_json, reply_context);
+  if (!object)
+    return unexpected(object.error());
+  json_object_reader in{*object, std::string{reply_context}};
+  profile_result r;
+  read_enum(in, "status", r.status, &profile_status_from_string);
+  read_enum(in, "source", r.source, &metric_source_from_string);
+  read_enum(in, "replay", r.replay, &profile_replay_from_string);
+  read_map(in, "values", r.values, [](simdjson::dom::element e, double& v) {
+    return e.get_double().get(v) == simdjson::SUCCESS;
+  });
+  read_map(in, "missing", r.missing, [](simdjson::dom::element e, std::string& v) {
+    std::string_view text;
+    if (e.get(text) != simdjson::SUCCESS)
+      return false;
+    v = text;
+    return true;
+  });
+  std::uint64_t passes = 0;
+  in.required("passes", passes);
+  if (in.ok() && passes > std::numeric_limits<std::uint32_t>::max())
+    in.fail("passes", "too large");
+  r.passes = static_cast<std::uint32_t>(passes);
+  in.required("note", r.note);
+  in.required("runner_exits", r.runner_exits);
+  if (!in.ok())
+    return unexpected(in.error());
+  return r;
+}
+
+} // namespace warpforge::gpu

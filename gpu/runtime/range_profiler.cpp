@@ -1,0 +1,508 @@
+#include "gpu/runtime/range_profiler.hpp"
+
+#include "gpu/runtime/candidate_launch.hpp"
+#include "gpu/runtime/counter_probe.hpp"
+#include "gpu/runtime/cuda_call.hpp"
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <unistd.h>
+#include <vector>
+
+namespace warpforge::gpu {
+
+profile_status classify_cupti_failure(long long cupti_result) {
+  switch (static_cast<CUptiResult>(cupti_result)) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return profile_status::counters_unavailable;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_INVALID_CHIP_NAME: return profile_status::not_supported;
+    default: return profile_status::failed;
+  }
+}
+
+namespace {
+
+/// One launch is one auto range; nothing is nested.
+constexpr std::size_t profiled_ranges = 1;
+constexpr std::uint16_t nesting_level = 1;
+
+profile_result make_profile(const profile_request& request, profile_status status,
+                            std::string note) {
+  profile_result r;
+  r.status = status;
+  r.source = metric_source::cupti;
+  r.replay = request.replay;
+  r.note = std::move(note);
+  return r;
+}
+
+// A load or launch failure of the candidate: not_supported when the device cannot run it.
+profile_result from_candidate_failure(const profile_request& request, const candidate_result& f) {
+  auto r = make_profile(request,
+                        f.outcome == candidate_outcome::not_supported ? profile_status::not_supported
+                                                                      : profile_status::failed,
+                        f.detail);
+  for (const auto& note : f.notes)
+    r.note += "; " + note;
+  r.runner_exits = f.runner_exits;
+  return r;
+}
+
+// A failed CUPTI call at `step`.
+profile_result from_cupti_failure(const profile_request& request, const call_error& error,
+                                  const std::string& step) {
+  auto status = classify_cupti_failure(error.code);
+  auto r = make_profile(request, status, step + ": " + error.to_string());
+  if (status == profile_status::counters_unavailable)
+    r.note += "; " + std::string{counter_permission_hint};
+  if (error.code == CUPTI_ERROR_HARDWARE_BUSY)
+    r.note += "; another profiler (ncu, a second runner profiling this GPU) holds the counters";
+  return r;
+}
+
+std::vector<const char*> c_names(const std::vector<std::string>& names) {
+  std::vector<const char*> out;
+  out.reserve(names.size());
+  for (const auto& name : names)
+    out.push_back(name.c_str());
+  return out;
+}
+
+// ---- host side: chip, host object, config image ----
+
+struct host_deleter {
+  void operator()(CUpti_Profiler_Host_Object* host) const {
+    CUpti_Profiler_Host_Deinitialize_Params p{};
+    p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+    p.pHostObject = host;
+    (void)cuptiProfilerHostDeinitialize(&p);
+  }
+};
+using host_handle = std::unique_ptr<CUpti_Profiler_Host_Object, host_deleter>;
+
+struct chip_info {
+  std::string name;                       // e.g. "GH100"
+  std::vector<std::uint8_t> availability; // counter availability image of the context
+};
+
+expected<chip_info, call_error> read_chip(CUcontext context) {
+  chip_info chip;
+  CUpti_Device_GetChipName_Params name{};
+  name.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  name.deviceIndex = 0; // the runner profiles device 0 of those it sees
+  if (auto r = WARPFORGE_GPU_CALL(cuptiDeviceGetChipName(&name)); !r)
+    return unexpected(r.error());
+  chip.name = name.pChipName ? name.pChipName : "";
+
+  CUpti_Profiler_GetCounterAvailability_Params size{};
+  size.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+  size.ctx = context;
+  if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerGetCounterAvailability(&size)); !r)
+    return unexpected(r.error());
+  chip.availability.resize(size.counterAvailabilityImageSize);
+  CUpti_Profiler_GetCounterAvailability_Params image = size;
+  image.pCounterAvailabilityImage = chip.availability.data();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerGetCounterAvailability(&image)); !r)
+    return unexpected(r.error());
+  return chip;
+}
+
+expected<host_handle, call_error> make_host(const chip_info& chip) {
+  CUpti_Profiler_Host_Initialize_Params p{};
+  p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+  p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  p.pChipName = chip.name.c_str();
+  p.pCounterAvailabilityImage = chip.availability.data();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerHostInitialize(&p)); !r)
+    return unexpected(r.error());
+  return host_handle{p.pHostObject};
+}
+
+call_result add_metrics(CUpti_Profiler_Host_Object* host, const std::vector<std::string>& metrics) {
+  auto names = c_names(metrics);
+  CUpti_Profiler_Host_ConfigAddMetrics_Params p{};
+  p.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+  p.pHostObject = host;
+  p.ppMetricNames = names.data();
+  p.numMetrics = names.size();
+  return WARPFORGE_GPU_CALL(cuptiProfilerHostConfigAddMetrics(&p));
+}
+
+// The metrics the chip knows (with their type); each unknown one goes to `missing` with CUPTI's
+// reason.
+std::map<std::string, CUpti_MetricType> known_metrics(CUpti_Profiler_Host_Object* host,
+                                                      const chip_info& chip,
+                                                      const std::vector<std::string>& metrics,
+                                                      std::map<std::string, std::string>& missing) {
+  std::map<std::string, CUpti_MetricType> known;
+  for (const auto& metric : metrics) {
+    CUpti_Profiler_Host_GetMetricProperties_Params p{};
+    p.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+    p.pHostObject = host;
+    p.pMetricName = metric.c_str();
+    if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerHostGetMetricProperties(&p)); r)
+      known.emplace(metric, p.metricType);
+    else if (r.error().code == CUPTI_ERROR_INVALID_METRIC_NAME)
+      missing[metric] = "not a metric of chip " + chip.name + " (CUPTI_ERROR_INVALID_METRIC_NAME)";
+    else
+      missing[metric] = "CUPTI cannot describe it: " + r.error().to_string();
+  }
+  return known;
+}
+
+// For a base name CUPTI knows but will not collect: the full names it offers ("; try one of
+// <name>.sum, <name>.avg, ..."), or "" when there are none.
+std::string submetric_hint(CUpti_Profiler_Host_Object* host, const std::string& metric,
+                           CUpti_MetricType type) {
+  constexpr std::size_t shown = 6;
+  if (metric.find('.') != std::string::npos)
+    return "";
+  CUpti_Profiler_Host_GetSubMetrics_Params p{};
+  p.structSize = CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE;
+  p.pHostObject = host;
+  p.metricType = type;
+  p.pMetricName = metric.c_str();
+  if (!WARPFORGE_GPU_CALL(cuptiProfilerHostGetSubMetrics(&p)) || p.numOfSubmetrics == 0)
+    return "";
+  std::string hint = "; a base name needs a suffix, e.g.";
+  for (std::size_t i = 0; i < std::min(shown, p.numOfSubmetrics); ++i) {
+    std::string_view suffix = p.ppSubMetrics[i]; // CUPTI gives ".ratio"; be safe without the dot
+    hint += std::string{i == 0 ? " " : ", "} + metric + (suffix.starts_with('.') ? "" : ".") +
+            std::string{suffix};
+  }
+  return hint;
+}
+
+struct metric_config {
+  host_handle host;                 // evaluates the counter data later
+  std::vector<std::string> metrics; // the ones scheduled (known and accepted)
+  std::vector<std::uint8_t> image;  // config image: which counters in which pass
+  std::size_t passes = 0;           // replay passes the image needs
+};
+
+// Host object + config image for the metrics the chip knows. A metric the config rejects is
+// isolated by trying each alone on a scratch host object, and moved to `missing`.
+expected<metric_config, call_error> build_config(const chip_info& chip,
+                                                 const std::vector<std::string>& requested,
+                                                 std::map<std::string, std::string>& missing) {
+  metric_config config;
+  auto host = make_host(chip);
+  if (!host)
+    return unexpected(host.error());
+  auto known = known_metrics(host->get(), chip, requested, missing);
+  for (const auto& metric : requested) // keep the request's order
+    if (known.count(metric))
+      config.metrics.push_back(metric);
+  if (config.metrics.empty()) {
+    config.host = std::move(*host);
+    return config;
+  }
+  if (auto added = add_metrics(host->get(), config.metrics); !added) {
+    std::vector<std::string> accepted;
+    for (const auto& metric : config.metrics) {
+      auto scratch = make_host(chip);
+      if (!scratch)
+        return unexpected(scratch.error());
+      if (auto alone = add_metrics(scratch->get(), {metric}); alone)
+        accepted.push_back(metric);
+      else
+        missing[metric] = "CUPTI cannot schedule it: " + alone.error().to_string() +
+                          submetric_hint(host->get(), metric, known.at(metric));
+    }
+    config.metrics = std::move(accepted);
+    host = make_host(chip); // a fresh object: the failed add may have left metrics behind
+    if (!host)
+      return unexpected(host.error());
+    if (config.metrics.empty()) {
+      config.host = std::move(*host);
+      return config;
+    }
+    if (auto again = add_metrics(host->get(), config.metrics); !again)
+      return unexpected(again.error()); // each alone was fine, together not: a real failure
+  }
+  config.host = std::move(*host);
+
+  CUpti_Profiler_Host_GetConfigImageSize_Params size{};
+  size.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+  size.pHostObject = config.host.get();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerHostGetConfigImageSize(&size)); !r)
+    return unexpected(r.error());
+  config.image.resize(size.configImageSize);
+  CUpti_Profiler_Host_GetConfigImage_Params image{};
+  image.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+  image.pHostObject = config.host.get();
+  image.configImageSize = config.image.size();
+  image.pConfigImage = config.image.data();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerHostGetConfigImage(&image)); !r)
+    return unexpected(r.error());
+  CUpti_Profiler_Host_GetNumOfPasses_Params passes{};
+  passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+  passes.configImageSize = config.image.size();
+  passes.pConfigImage = config.image.data();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerHostGetNumOfPasses(&passes)); !r)
+    return unexpected(r.error());
+  config.passes = passes.numOfPasses;
+  return config;
+}
+
+// ---- target side: range profiler object, counter data, passes ----
+
+struct range_deleter {
+  void operator()(CUpti_RangeProfiler_Object* object) const {
+    CUpti_RangeProfiler_Disable_Params p{};
+    p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+    p.pRangeProfilerObject = object;
+    (void)cuptiRangeProfilerDisable(&p); // fails after a lost context; the runner exits then
+  }
+};
+using range_handle = std::unique_ptr<CUpti_RangeProfiler_Object, range_deleter>;
+
+expected<range_handle, call_error> enable_range_profiler(CUcontext context) {
+  CUpti_RangeProfiler_Enable_Params p{};
+  p.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+  p.ctx = context;
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerEnable(&p)); !r)
+    return unexpected(r.error());
+  return range_handle{p.pRangeProfilerObject};
+}
+
+expected<std::vector<std::uint8_t>, call_error> make_counter_data(CUpti_RangeProfiler_Object* range,
+                                                                  const std::vector<std::string>& metrics) {
+  auto names = c_names(metrics);
+  CUpti_RangeProfiler_GetCounterDataSize_Params size{};
+  size.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+  size.pRangeProfilerObject = range;
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = profiled_ranges;
+  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(profiled_ranges);
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerGetCounterDataSize(&size)); !r)
+    return unexpected(r.error());
+  std::vector<std::uint8_t> data(size.counterDataSize);
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{};
+  init.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+  init.pRangeProfilerObject = range;
+  init.counterDataSize = data.size();
+  init.pCounterData = data.data();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init)); !r)
+    return unexpected(r.error());
+  return data;
+}
+
+call_result set_config(CUpti_RangeProfiler_Object* range, const metric_config& config,
+                       std::vector<std::uint8_t>& counter_data, profile_replay replay) {
+  CUpti_RangeProfiler_SetConfig_Params p{};
+  p.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+  p.pRangeProfilerObject = range;
+  p.configSize = config.image.size();
+  p.pConfig = config.image.data();
+  p.counterDataImageSize = counter_data.size();
+  p.pCounterDataImage = counter_data.data();
+  p.range = CUPTI_AutoRange; // one range per kernel launch: exactly our one launch
+  p.replayMode = replay == profile_replay::kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
+  p.maxRangesPerPass = profiled_ranges;
+  p.numNestingLevels = nesting_level; // auto range: must be 1
+  p.minNestingLevel = nesting_level;
+  p.passIndex = 0;                      // application replay only
+  p.targetNestingLevel = nesting_level; // application replay only
+  return WARPFORGE_GPU_CALL(cuptiRangeProfilerSetConfig(&p));
+}
+
+call_result start(CUpti_RangeProfiler_Object* range) {
+  CUpti_RangeProfiler_Start_Params p{};
+  p.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+  p.pRangeProfilerObject = range;
+  return WARPFORGE_GPU_CALL(cuptiRangeProfilerStart(&p));
+}
+
+expected<bool, call_error> stop(CUpti_RangeProfiler_Object* range) {
+  CUpti_RangeProfiler_Stop_Params p{};
+  p.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+  p.pRangeProfilerObject = range;
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerStop(&p)); !r)
+    return unexpected(r.error());
+  return p.isAllPassSubmitted != 0;
+}
+
+// ---- evaluation ----
+
+call_result evaluate(CUpti_Profiler_Host_Object* host, const std::vector<std::uint8_t>& counter_data,
+                     const std::vector<std::string>& metrics, std::vector<double>& values) {
+  auto names = c_names(metrics);
+  values.assign(metrics.size(), std::nan(""));
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params p{};
+  p.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+  p.pHostObject = host;
+  p.pCounterDataImage = counter_data.data();
+  p.counterDataImageSize = counter_data.size();
+  p.rangeIndex = 0; // the one launch
+  p.ppMetricNames = names.data();
+  p.numMetrics = names.size();
+  p.pMetricValues = values.data();
+  return WARPFORGE_GPU_CALL(cuptiProfilerHostEvaluateToGpuValues(&p));
+}
+
+// Every metric's value into result.values; one that cannot be evaluated (or is not finite) goes
+// to result.missing. All at once first, then one by one to isolate a failure.
+void evaluate_all(const metric_config& config, const std::vector<std::uint8_t>& counter_data,
+                  profile_result& result) {
+  auto record = [&](const std::string& metric, double value) {
+    if (std::isfinite(value))
+      result.values[metric] = value;
+    else
+      result.missing[metric] = "CUPTI evaluated it to a non-finite value (not collected)";
+  };
+  std::vector<double> values;
+  if (evaluate(config.host.get(), counter_data, config.metrics, values)) {
+    for (std::size_t i = 0; i < config.metrics.size(); ++i)
+      record(config.metrics[i], values[i]);
+    return;
+  }
+  for (const auto& metric : config.metrics) {
+    if (auto r = evaluate(config.host.get(), counter_data, {metric}, values); r)
+      record(metric, values.front());
+    else
+      result.missing[metric] = "CUPTI could not evaluate it: " + r.error().to_string();
+  }
+}
+
+} // namespace
+
+expected<profile_result, std::string> profile_candidate(const profile_request& request) {
+  const auto& run = request.run;
+  if (auto shape = check_request_shape(run, "profile_candidate"); !shape)
+    return unexpected(shape.error());
+  if (request.metrics.empty())
+    return unexpected(std::string{"profile_candidate: no metrics"});
+  auto device = open_device();
+  if (!device)
+    return unexpected(device.error());
+
+  // 1. Counter access: a restricted driver or an unsupported device is an answer.
+  auto verdict = probe_counter_access(0, read_profiling_restriction(),
+                                      static_cast<std::uint32_t>(::geteuid()));
+  if (verdict.access == counter_access::restricted_admin_only)
+    return make_profile(request, profile_status::counters_unavailable,
+                        "counter access check: " + verdict.reason + "; " + counter_permission_hint);
+  if (verdict.access == counter_access::unsupported)
+    return make_profile(request, profile_status::not_supported,
+                        "counter access check: " + verdict.reason);
+
+  // 2. The candidate, as run_candidate prepares it.
+  prepared_candidate candidate;
+  if (auto f = prepare_candidate(*device, run, run.seeds.front(), candidate))
+    return from_candidate_failure(request, *f);
+
+  // 3. Chip and counter availability, on the primary context.
+  CUcontext context = nullptr;
+  if (auto r = WARPFORGE_GPU_CALL(device->api->ctx_get_current(&context)); !r || !context)
+    return make_profile(request, profile_status::failed,
+                        "cuCtxGetCurrent: " + (r ? std::string{"no current context"}
+                                                 : r.error().to_string()));
+  if (auto init = cupti_profiler_initialized(); !init)
+    return from_cupti_failure(request, init.error(), "initializing the CUPTI profiler");
+  auto chip = read_chip(context);
+  if (!chip)
+    return from_cupti_failure(request, chip.error(), "reading the chip and counter availability");
+
+  // 4. Host object and config image.
+  profile_result result = make_profile(request, profile_status::ok, "");
+  auto config = build_config(*chip, request.metrics, result.missing);
+  if (!config) {
+    auto failed = from_cupti_failure(request, config.error(), "configuring the metrics");
+    failed.missing = std::move(result.missing);
+    return failed;
+  }
+  if (config->metrics.empty()) {
+    result.status = profile_status::not_supported;
+    result.note = "none of the requested metrics can be collected on chip " + chip->name +
+                  " (see missing)";
+    return result;
+  }
+
+  // 5. Range profiler, counter data, configuration.
+  auto range = enable_range_profiler(context);
+  if (!range)
+    return from_cupti_failure(request, range.error(), "enabling the range profiler");
+  auto counter_data = make_counter_data(range->get(), config->metrics);
+  if (!counter_data)
+    return from_cupti_failure(request, counter_data.error(), "creating the counter data image");
+  if (auto r = set_config(range->get(), *config, *counter_data, request.replay); !r)
+    return from_cupti_failure(request, r.error(), "setting the range profiler's configuration");
+
+  // 6. The passes. Kernel replay submits every pass in one start/stop; user replay needs one
+  // start/launch/stop per pass, each from the same inputs.
+  const std::size_t pass_limit = config->passes + 1;
+  std::size_t launches = 0;
+  bool all_submitted = false;
+  while (!all_submitted && launches < pass_limit) {
+    if (request.replay == profile_replay::user && launches > 0)
+      if (auto f = upload(candidate.initial, candidate.args))
+        return from_candidate_failure(request, *f);
+    if (auto r = start(range->get()); !r)
+      return from_cupti_failure(request, r.error(), "starting pass " + std::to_string(launches));
+    if (auto r = launch_and_wait(candidate.kernel, candidate.args.params.data(), nullptr); !r)
+      return from_candidate_failure(
+        request, cuda_failure(r.error(), "candidate kernel '" + run.candidate.entry +
+                                           "' under the profiler (pass " +
+                                           std::to_string(launches) + ")"));
+    auto stopped = stop(range->get());
+    if (!stopped)
+      return from_cupti_failure(request, stopped.error(),
+                                "stopping pass " + std::to_string(launches));
+    all_submitted = *stopped;
+    ++launches;
+  }
+  if (!all_submitted)
+    return make_profile(request, profile_status::failed,
+                        "CUPTI still wanted passes after " + std::to_string(launches) +
+                          " launches; the config image announced " +
+                          std::to_string(config->passes));
+
+  // 7. Decode and evaluate.
+  CUpti_RangeProfiler_DecodeData_Params decode{};
+  decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+  decode.pRangeProfilerObject = range->get();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerDecodeData(&decode)); !r)
+    return from_cupti_failure(request, r.error(), "decoding the counter data");
+  CUpti_RangeProfiler_GetCounterDataInfo_Params info{};
+  info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+  info.pCounterDataImage = counter_data->data();
+  info.counterDataImageSize = counter_data->size();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerGetCounterDataInfo(&info)); !r)
+    return from_cupti_failure(request, r.error(), "reading the counter data");
+  if (info.numTotalRanges == 0)
+    return make_profile(request, profile_status::failed,
+                        "the counter data holds no range: the launch was not profiled");
+  evaluate_all(*config, *counter_data, result);
+
+  result.passes = static_cast<std::uint32_t>(config->passes);
+  result.note = "chip " + chip->name + ", auto range, " + std::string{to_string(request.replay)} +
+                " replay, " + std::to_string(launches) + " launch(es); clocks not locked";
+  if (decode.numOfRangeDropped > 0)
+    result.note += "; " + std::to_string(decode.numOfRangeDropped) + " range(s) dropped";
+  if (info.numTotalRanges > profiled_ranges)
+    result.note += "; " + std::to_string(info.numTotalRanges) + " ranges recorded, range 0 used";
+  return result;
+}
+
+} // namespace warpforge::gpu

@@ -1,0 +1,49 @@
+#pragma once
+// profile_candidate inside warpforge-runner: Nsight metrics for one launch of a candidate, with
+// CUPTI's Range Profiler (cupti_range_profiler.h) for collection and the Profiler Host API
+// (cupti_profiler_host.h) for configuration and evaluation (CUDA 13 has no Event/Metric API).
+// docs/measurement.md, "Metrics". Runner-only (warpforge_gpu_runtime).
+//
+// The steps, each named in its failure:
+//   1. counter access (counter_probe.hpp): restricted → counters_unavailable, unsupported device
+//      → not_supported, before anything is launched;
+//   2. the candidate, prepared as run_candidate prepares it (candidate_launch.hpp): inputs from
+//      run.seeds.front(), outputs poisoned;
+//   3. chip name and counter availability image (before the range profiler is enabled: CUPTI
+//      refuses that query while a session is active);
+//   4. a host object for the chip; every metric name checked on its own (an unknown one goes to
+//      `missing`, the others go on); the config image and its number of passes;
+//   5. range profiler enabled on the primary context; a counter data image for one range;
+//      auto range (one range = the one launch), kernel or user replay;
+//   6. start → launch → stop until CUPTI says every pass was submitted (kernel replay: CUPTI
+//      replays the launch itself, saving and restoring device memory; user replay: the runner
+//      re-uploads the seed's inputs and poisoned outputs before every pass);
+//   7. decode, then evaluate range 0 for every configured metric.
+// Clocks are never locked: CUDA 13.0's range profiler has no clock control, and CUPTI 13.4's
+// opt-in cuptiClockControlLock is never called. Caches are not flushed between passes.
+
+#include "expected/expected.hpp"
+#include "gpu/runner/profile_request.hpp"
+
+#include <string>
+
+namespace warpforge::gpu {
+
+/// Profiles one launch of request.run's candidate on device 0. Outcomes are profile_results (see
+/// profile_status); the error is for "cannot execute here at all" (no driver, no device, missing
+/// driver entry points, a malformed request), answered with reply status failed as for
+/// run_candidate. A result with runner_exits set means the CUDA context is lost.
+expected<profile_result, std::string> profile_candidate(const profile_request& request);
+
+/// The profile status a failed CUPTI call stands for (a CUptiResult value): counters_unavailable
+/// for the privilege errors, not_supported for devices and configurations CUPTI cannot profile
+/// (vGPU, MIG, CMP, WSL, SLI, confidential computing, an unknown chip), failed for the rest.
+profile_status classify_cupti_failure(long long cupti_result);
+
+/// What to do when counters are restricted; appended to every counters_unavailable note.
+inline constexpr const char* counter_permission_hint =
+  "GPU performance counters are restricted to administrators (RmProfilingAdminOnly=1): run "
+  "warpforge-runner as root, or load the NVIDIA driver with "
+  "NVreg_RestrictProfilingToAdminUsers=0 (https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+
+} // namespace warpforge::gpu
