@@ -107,14 +107,38 @@ expected<std::int64_t, std::string> runtime::record(const messages::job_record& 
   return ask_store(*system_, *self_, r);
 }
 
+expected<std::int64_t, std::string> runtime::record(const messages::iteration_record& r) {
+  return ask_store(*system_, *self_, r);
+}
+
+expected<std::int64_t, std::string> runtime::record(const messages::branch_record& r) {
+  return ask_store(*system_, *self_, r);
+}
+
+expected<std::int64_t, std::string> runtime::record(const messages::measurement_record& r) {
+  return ask_store(*system_, *self_, r);
+}
+
+namespace {
+
+template <class Change>
+void tell_store(caf::actor_system& sys, const Change& change) {
+  if (auto s = lookup<messages::store_actor>(sys, store_name))
+    caf::anon_send(s, change);
+}
+
+} // namespace
+
 void runtime::record(const messages::campaign_state_change& c) {
-  if (auto s = lookup<messages::store_actor>(*system_, store_name))
-    caf::anon_send(s, c);
+  tell_store(*system_, c);
 }
 
 void runtime::record(const messages::job_state_change& c) {
-  if (auto s = lookup<messages::store_actor>(*system_, store_name))
-    caf::anon_send(s, c);
+  tell_store(*system_, c);
+}
+
+void runtime::record(const messages::branch_outcome_change& c) {
+  tell_store(*system_, c);
 }
 
 void runtime::emit(feed::event e) {

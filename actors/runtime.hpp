@@ -54,6 +54,10 @@ public:
   expected<std::int64_t, std::string> record(const messages::job_record& r);
   void record(const messages::campaign_state_change& c);
   void record(const messages::job_state_change& c);
+  expected<std::int64_t, std::string> record(const messages::iteration_record& r);
+  expected<std::int64_t, std::string> record(const messages::branch_record& r);
+  void record(const messages::branch_outcome_change& c);
+  expected<std::int64_t, std::string> record(const messages::measurement_record& r);
 
   /// Puts an event on the feed (fire and forget; the feed stamps seq and time).
   void emit(feed::event e);

@@ -68,6 +68,52 @@ expected<std::int64_t, storage::store_error> store_state::record(const feed::eve
   return db->append_event(row);
 }
 
+expected<std::int64_t, storage::store_error> store_state::record(const messages::iteration_record& r) {
+  storage::iteration_row row;
+  row.job_id = r.job_id;
+  row.number = r.number;
+  row.started_at = unix_now_s();
+  return db->insert_iteration(row);
+}
+
+expected<std::int64_t, storage::store_error> store_state::record(const messages::branch_record& r) {
+  storage::branch_row row;
+  row.iteration_id = r.iteration_id;
+  row.ordinal = r.ordinal;
+  row.kind = r.kind;
+  if (r.parent_branch_id != 0)
+    row.parent_branch_id = r.parent_branch_id;
+  row.methods_json = r.methods_json;
+  row.defines_json = r.defines_json;
+  row.source_path = r.source_path;
+  row.created_at = row.updated_at = unix_now_s();
+  return db->insert_branch(row);
+}
+
+expected<void, storage::store_error> store_state::record(const messages::branch_outcome_change& c) {
+  return db->set_branch_outcome(c.branch_id, c.outcome, c.detail, unix_now_s());
+}
+
+expected<std::int64_t, storage::store_error> store_state::record(const messages::measurement_record& r) {
+  storage::measurement_row row;
+  row.branch_id = r.branch_id;
+  row.gpu = r.gpu;
+  row.gpu_name = r.gpu_name;
+  row.mode = r.mode;
+  row.median_s = r.median_s;
+  row.mean_s = r.mean_s;
+  row.stddev_s = r.stddev_s;
+  row.cv = r.cv;
+  row.ci95_low_s = r.ci95_low_s;
+  row.ci95_high_s = r.ci95_high_s;
+  row.min_s = r.min_s;
+  row.samples = r.samples;
+  if (r.sm_clock_mhz > 0)
+    row.sm_clock_mhz = r.sm_clock_mhz;
+  row.created_at = unix_now_s();
+  return db->insert_measurement(row);
+}
+
 void store_state::note_failure(const storage::store_error& error) {
   ++write_errors;
   last_error = storage::to_string(error);
@@ -109,6 +155,10 @@ store(messages::store_actor::stateful_pointer<store_state> self, std::filesystem
     [self, apply](const messages::campaign_state_change& c) { apply(self->state.record(c)); },
     [self, apply](const messages::job_state_change& c) { apply(self->state.record(c)); },
     [self, apply](const feed::event& e) { apply(self->state.record(e)); },
+    [self, reply](const messages::iteration_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const messages::branch_record& r) { return reply(self->state.record(r)); },
+    [self, apply](const messages::branch_outcome_change& c) { apply(self->state.record(c)); },
+    [self, reply](const messages::measurement_record& r) { return reply(self->state.record(r)); },
     [self](messages::next_seq_atom) -> caf::result<std::int64_t> {
       auto next = self->state.db->next_event_seq();
       if (!next)

@@ -31,6 +31,10 @@ struct store_state {
   expected<void, storage::store_error> record(const messages::campaign_state_change& c);
   expected<void, storage::store_error> record(const messages::job_state_change& c);
   expected<std::int64_t, storage::store_error> record(const feed::event& e);
+  expected<std::int64_t, storage::store_error> record(const messages::iteration_record& r);
+  expected<std::int64_t, storage::store_error> record(const messages::branch_record& r);
+  expected<void, storage::store_error> record(const messages::branch_outcome_change& c);
+  expected<std::int64_t, storage::store_error> record(const messages::measurement_record& r);
 
   /// Counts a failed write and logs it; the store goes on (degraded) with the next one.
   void note_failure(const storage::store_error& error);

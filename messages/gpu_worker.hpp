@@ -1,11 +1,11 @@
 #pragma once
-// gpu_worker (one per GPU): checked_candidate → measurement, and profiling → metric_set. It owns
+// gpu_worker (one per GPU): run_request → measurement, and profiling → metric_set. It owns
 // one warpforge-runner child process pinned to its GPU and is the only path to that GPU.
 
 #include "messages/atoms.hpp"
+#include "messages/ids.hpp"
 #include "messages/metrics.hpp"
 #include "messages/outcome.hpp"
-#include "messages/sass.hpp"
 #include "messages/status.hpp"
 
 #include <caf/meta/type_name.hpp>
@@ -18,19 +18,20 @@
 
 namespace warpforge::messages {
 
+/// One candidate to check and time on the worker's GPU. The layout (CUBINs, entries, launch
+/// geometry, arguments, seeds, timing policy, warm or cold) travels as the runner's own
+/// run_candidate body (gpu::candidate_request, docs/runner-protocol.md), so it is defined once.
 struct run_request {
-  checked_candidate candidate;
-  std::string reference_cubin_path; // the reference kernel's CUBIN (empty: reference from file)
-  timing_mode mode = timing_mode::warm;
-  std::uint64_t seed = 0;           // input fill seed; correctness uses more than one
-  double watchdog_s = 0;            // kill the runner after this long; 0: the default multiple
+  branch_ref ref;
+  candidate_kind kind = candidate_kind::branch;
+  std::string request_json; // gpu::encode_body(candidate_request)
+  double watchdog_s = 0;    // reply deadline; 0: the worker's default
   friend bool operator==(const run_request&, const run_request&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_request& x) {
-  return f(caf::meta::type_name("run_request"), x.candidate, x.reference_cubin_path, x.mode,
-           x.seed, x.watchdog_s);
+  return f(caf::meta::type_name("run_request"), x.ref, x.kind, x.request_json, x.watchdog_s);
 }
 
 /// Timing statistics of one candidate on one GPU. Seconds throughout; cv is a ratio.
@@ -76,31 +77,38 @@ struct measurement {
   correctness_report correctness;
   timing_stats timing;
   timing_mode mode = timing_mode::warm;
-  std::string error_text; // CUDA error text for runtime_error, watchdog note for timeout
+  std::string error_text; // CUDA error text for runtime_error, watchdog note for timeout,
+                          // the mismatch for incorrect, why for not_run / not_supported
+  double wall_s = 0;      // seconds the worker spent on the request (runner start included)
   friend bool operator==(const measurement&, const measurement&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, measurement& x) {
   return f(caf::meta::type_name("measurement"), x.ref, x.outcome, x.device, x.correctness,
-           x.timing, x.mode, x.error_text);
+           x.timing, x.mode, x.error_text, x.wall_s);
 }
 
+/// Hardware counters of one candidate, in passes apart from timing. The launch travels as in
+/// run_request (the runner's candidate body); the metrics are metric-schema keys.
 struct profile_request {
-  checked_candidate candidate;
+  branch_ref ref;
+  std::string request_json;             // gpu::encode_body(candidate_request)
   std::vector<std::string> metric_keys; // metric-schema keys; empty: the default set
   friend bool operator==(const profile_request&, const profile_request&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, profile_request& x) {
-  return f(caf::meta::type_name("profile_request"), x.candidate, x.metric_keys);
+  return f(caf::meta::type_name("profile_request"), x.ref, x.request_json, x.metric_keys);
 }
 
 using gpu_worker_actor = caf::typed_actor<
   caf::replies_to<run_request>::with<measurement>,   // check correctness, then time
   caf::replies_to<profile_request>::with<metric_set>, // counters, in passes apart from timing
   caf::replies_to<query_atom>::with<device_summary>,  // which GPU this worker owns
+  caf::reacts_to<restart_atom>,                       // internal: bring a dead runner back
+  caf::reacts_to<stop_atom>,                          // stop the runner, release the GPU, quit
   status_handler>;
 
 } // namespace warpforge::messages

@@ -66,11 +66,83 @@ typename Inspector::result_type inspect(Inspector& f, job_state_change& x) {
   return f(caf::meta::type_name("job_state_change"), x.job_id, x.state, x.reason);
 }
 
+/// A new iteration of a job (number counts from 1).
+struct iteration_record {
+  std::int64_t job_id = 0;
+  std::int64_t number = 0;
+  friend bool operator==(const iteration_record&, const iteration_record&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, iteration_record& x) {
+  return f(caf::meta::type_name("iteration_record"), x.job_id, x.number);
+}
+
+/// A new branch of an iteration, before it has an outcome.
+struct branch_record {
+  std::int64_t iteration_id = 0;
+  std::int64_t ordinal = 0;          // unique within the iteration
+  storage::branch_kind kind = storage::branch_kind::branch;
+  std::int64_t parent_branch_id = 0; // 0: none
+  std::string methods_json = "[]";
+  std::string defines_json = "{}";
+  std::string source_path;           // relative to the run directory
+  friend bool operator==(const branch_record&, const branch_record&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, branch_record& x) {
+  return f(caf::meta::type_name("branch_record"), x.iteration_id, x.ordinal, x.kind,
+           x.parent_branch_id, x.methods_json, x.defines_json, x.source_path);
+}
+
+/// A branch's verdict (and why, when it is not passed).
+struct branch_outcome_change {
+  std::int64_t branch_id = 0;
+  storage::branch_outcome outcome = storage::branch_outcome::not_run;
+  std::string detail;
+  friend bool operator==(const branch_outcome_change&, const branch_outcome_change&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, branch_outcome_change& x) {
+  return f(caf::meta::type_name("branch_outcome_change"), x.branch_id, x.outcome, x.detail);
+}
+
+/// One timing series of a branch on one GPU (the columns of storage::measurement_row).
+struct measurement_record {
+  std::int64_t branch_id = 0;
+  std::int64_t gpu = 0;
+  std::string gpu_name;
+  storage::measurement_mode mode = storage::measurement_mode::warm;
+  double median_s = 0;
+  double mean_s = 0;
+  double stddev_s = 0;
+  double cv = 0;
+  double ci95_low_s = 0;
+  double ci95_high_s = 0;
+  double min_s = 0;
+  std::int64_t samples = 0;
+  double sm_clock_mhz = 0; // 0: unknown
+  friend bool operator==(const measurement_record&, const measurement_record&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, measurement_record& x) {
+  return f(caf::meta::type_name("measurement_record"), x.branch_id, x.gpu, x.gpu_name, x.mode,
+           x.median_s, x.mean_s, x.stddev_s, x.cv, x.ci95_low_s, x.ci95_high_s, x.min_s,
+           x.samples, x.sm_clock_mhz);
+}
+
 using store_actor = caf::typed_actor<
   caf::replies_to<campaign_record>::with<std::int64_t>, // new campaign row → its id
   caf::replies_to<job_record>::with<std::int64_t>,      // new job row → its id
   caf::reacts_to<campaign_state_change>,
   caf::reacts_to<job_state_change>,
+  caf::replies_to<iteration_record>::with<std::int64_t>,   // new iteration row → its id
+  caf::replies_to<branch_record>::with<std::int64_t>,      // new branch row → its id
+  caf::reacts_to<branch_outcome_change>,
+  caf::replies_to<measurement_record>::with<std::int64_t>, // new measurement row → its id
   caf::reacts_to<feed::event>,                          // persist one feed event (seq given)
   caf::replies_to<next_seq_atom>::with<std::int64_t>,   // where the feed's seq counter resumes
   caf::replies_to<flush_atom>::with<std::int64_t>,      // barrier: all before it is durable; → rows written

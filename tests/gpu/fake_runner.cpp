@@ -9,9 +9,17 @@
 //   failed_reply       greets, answers every request with status failed
 //   stale_then_reply   greets, answers with a reply for another id first, then a proper one
 //   polite             greets, answers ok with an empty body
+//   by_entry           greets; a run_candidate request's candidate entry says what to do:
+//                        pass          answer passed, with timing statistics
+//                        incorrect     answer incorrect (element 7 differs)
+//                        hang          never answer (a kernel that does not end)
+//                        crash         abort (SIGABRT) mid-request
+//                        lost_context  answer runtime_error, runner_exits set, then exit 5
+//                      other requests are answered as polite
 // Every mode but hang_on_request exits 0 on shutdown (without replying).
 // It exits by itself when its parent goes away, like the real runner.
 
+#include "gpu/runner/candidate_request.hpp"
 #include "gpu/runner/protocol.hpp"
 
 #include <zmq.hpp>
@@ -32,6 +40,13 @@ constexpr std::chrono::milliseconds parent_check_interval{50};
 constexpr int exit_on_start_code = 42;
 constexpr int usage_code = 2;
 constexpr std::uint64_t stale_id_offset = 1000;
+constexpr int lost_context_code = 5; // the real runner's exit code after a sticky CUDA error
+
+[[noreturn]] void abort_without_core() {
+  rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  std::abort();
+}
 
 [[noreturn]] void idle_until_orphaned(pid_t parent) {
   while (::getppid() == parent)
@@ -100,9 +115,47 @@ int main(int argc, char** argv) {
       return 0;
     if (mode == "abort_mid_request") {
       std::cerr << "fake runner: aborting mid-request" << std::endl;
-      rlimit no_core{0, 0};
-      ::setrlimit(RLIMIT_CORE, &no_core);
-      std::abort();
+      abort_without_core();
+    }
+    if (mode == "by_entry" && request->kind == runner_request_kind::run_candidate) {
+      auto body = decode_candidate_request(request->body_json);
+      const std::string entry = body ? body->candidate.entry : "";
+      std::cerr << "fake runner: candidate " << entry << std::endl;
+      if (entry == "hang")
+        continue;
+      if (entry == "crash")
+        abort_without_core();
+      candidate_result result;
+      if (entry == "pass") {
+        result.outcome = candidate_outcome::passed;
+        const std::vector<double> samples{1.00e-3, 1.01e-3, 0.99e-3, 1.02e-3, 1.00e-3};
+        result.stats = summarize(samples);
+        result.sm_clock_hz_after = 1.98e9;
+      } else if (entry == "incorrect") {
+        result.outcome = candidate_outcome::incorrect;
+        result.detail = "output y differs at element 7";
+        result.seed = 42;
+        compare_report compare;
+        compare.passed = false;
+        compare.first_bad_index = 7;
+        compare.max_abs_error = 0.5;
+        compare.max_rel_error = 0.25;
+        result.compare = compare;
+      } else {
+        result.outcome = candidate_outcome::runtime_error;
+        result.detail = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
+        result.runner_exits = true;
+      }
+      runner_reply reply;
+      reply.id = request->id;
+      reply.kind = request->kind;
+      reply.body_json = encode_body(result);
+      socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
+      if (result.runner_exits) {
+        socket.set(zmq::sockopt::linger, 2000); // let the reply leave before we go
+        return lost_context_code;
+      }
+      continue;
     }
     if (mode == "garbage_reply") {
       socket.send(zmq::str_buffer("\x01 definitely not json"), zmq::send_flags::none);

@@ -87,7 +87,10 @@ TEST_F(MessagesSerialization, PipelineNounsRoundTripFieldForField) {
   m.error_text = "watchdog: 2.0 s";
   EXPECT_EQ(round_trip(system, m), m);
 
-  run_request run{checked, "ref.cubin", timing_mode::cold, 42, 2.5};
+  m.wall_s = 3.25;
+  EXPECT_EQ(round_trip(system, m), m);
+  run_request run{{"nightly", "transpose", 2, 3}, candidate_kind::ablation,
+                  R"({"candidate":{"cubin":"a.cubin"}})", 2.5};
   EXPECT_EQ(round_trip(system, run), run);
 
   metric_set metrics{{"c", "j", 1, 0}, m.device, metric_source::ncu,

@@ -1,0 +1,88 @@
+#pragma once
+// runner_keeper: one GPU's warpforge-runner, kept alive. The gpu_worker actor's logic without
+// the actor, so it is tested against a runner that crashes or hangs on purpose.
+//
+//   runner_keeper keeper{options, [](const runner_event& e) { publish(e); }};
+//   auto result = keeper.run(request, std::chrono::seconds{30});  // starts the runner if needed
+//
+// Two kinds of runner death, treated differently:
+//   - the candidate's doing: a watchdog kill (the kernel hung) or a lost CUDA context (the runner
+//     answers runtime_error and exits). Expected; a fresh runner starts at once, no budget spent.
+//   - anything else: the runner crashed mid-request, died idle, or would not start. Counted in a
+//     crash_budget (the supervisor's arithmetic and [supervision] policy): restart n waits
+//     backoff_delay(n); more than max_restarts in the window and the keeper gives up: the GPU is
+//     out of service and every later request is answered not_run with the reason.
+// Every start, restart and give-up is a runner_event (the worker publishes them on the feed).
+
+#include "actors/supervisor.hpp"
+#include "config/supervision_policy.hpp"
+#include "expected/expected.hpp"
+#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/runner_client.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace warpforge::actors {
+
+struct runner_event {
+  enum class kind { started, restarted, failed };
+  kind what = kind::started;
+  std::int64_t pid = 0;              // the new runner's pid (started, restarted)
+  std::string reason;                // why the last one went (restarted, failed)
+  std::chrono::milliseconds backoff{0}; // waited before this start
+};
+
+struct runner_keeper_options {
+  gpu::runner_options runner; // executable, CUDA_VISIBLE_DEVICES pinning, start timeout
+  config::supervision_policy restarts;
+};
+
+class runner_keeper {
+public:
+  using event_sink = std::function<void(const runner_event&)>;
+
+  runner_keeper(runner_keeper_options options, event_sink on_event);
+
+  /// Starts the runner when none is alive (after the back-off its last crash earned). False
+  /// once the keeper has given up.
+  bool ensure_running();
+
+  /// Runs one candidate with `watchdog` as the reply deadline. The runner is started first when
+  /// needed; a start that fails is the error (kind spawn_failed / start_timeout / not_found).
+  expected<gpu::candidate_result, gpu::runner_error> run(const gpu::candidate_request& request,
+                                                         std::chrono::milliseconds watchdog);
+
+  /// Stops the runner (shutdown, then kill after a grace). Idempotent.
+  void stop();
+
+  bool gave_up() const { return gave_up_; }
+  const std::string& give_up_reason() const { return give_up_reason_; }
+  bool running() const { return client_.has_value(); }
+  std::uint32_t starts() const { return starts_; }
+  std::uint32_t restarts() const { return restarts_; }
+  std::uint32_t watchdog_kills() const { return watchdog_kills_; }
+
+private:
+  /// Drops a runner that has ended; `expected_death` says whether the candidate caused it.
+  void retire(std::string reason, bool expected_death);
+  void give_up(std::string reason);
+
+  runner_keeper_options options_;
+  event_sink on_event_;
+  crash_budget budget_;
+  std::optional<gpu::runner_client> client_;
+  std::optional<std::string> pending_reason_; // why the last runner went; set until the next start
+  std::optional<gpu::runner_error> last_start_error_;
+  std::chrono::milliseconds pending_backoff_{0};
+  bool gave_up_ = false;
+  std::string give_up_reason_;
+  std::uint32_t starts_ = 0;
+  std::uint32_t restarts_ = 0;
+  std::uint32_t watchdog_kills_ = 0;
+};
+
+} // namespace warpforge::actors

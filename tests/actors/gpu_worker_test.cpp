@@ -1,0 +1,329 @@
+// gpu_worker and its runner_keeper against a stand-in runner that hangs, crashes or loses its
+// context on purpose (tests/gpu/fake_runner.cpp, mode by_entry: the candidate's entry name says
+// what to do). Real processes, real ZeroMQ ipc, real SQLite and feed for the events.
+
+#include "actors/gpu_worker.hpp"
+#include "actors/runtime.hpp"
+#include "storage/database.hpp"
+
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace warpforge::actors {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+constexpr auto short_watchdog = 500ms;
+
+config::supervision_policy fast_policy(std::uint32_t max_restarts) {
+  config::supervision_policy p;
+  p.max_restarts = max_restarts;
+  p.window_s = 60;
+  p.backoff_initial_ms = 5;
+  p.backoff_factor = 2.0;
+  p.backoff_max_ms = 20;
+  return p;
+}
+
+runner_keeper_options fake_keeper(std::uint32_t max_restarts, std::string mode = "by_entry") {
+  runner_keeper_options o;
+  o.runner.executable = WARPFORGE_FAKE_RUNNER_PATH;
+  o.runner.extra_env = {{"WARPFORGE_FAKE_RUNNER_MODE", std::move(mode)}};
+  o.runner.start_timeout = 5s;
+  o.restarts = fast_policy(max_restarts);
+  return o;
+}
+
+// A request the fake runner acts on by entry name; the layout is irrelevant to it.
+gpu::candidate_request behaving(const std::string& entry) {
+  gpu::candidate_request r;
+  r.candidate.cubin_path = "/nonexistent/candidate.cubin";
+  r.candidate.entry = entry;
+  r.seeds = {1, 2};
+  return r;
+}
+
+struct recorded_events {
+  std::vector<runner_event> events;
+  runner_keeper::event_sink sink() {
+    return [this](const runner_event& e) { events.push_back(e); };
+  }
+  int count(runner_event::kind k) const {
+    int n = 0;
+    for (const auto& e : events)
+      n += e.what == k;
+    return n;
+  }
+};
+
+TEST(RunnerKeeper, WatchdogKillsAHungCandidateAndTheNextRunsOnAFreshRunner) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  ASSERT_TRUE(keeper.ensure_running());
+  auto hung = keeper.run(behaving("hang"), short_watchdog);
+  ASSERT_FALSE(hung);
+  EXPECT_EQ(hung.error().kind, gpu::runner_error_kind::reply_timeout);
+  EXPECT_EQ(keeper.watchdog_kills(), 1u);
+  EXPECT_FALSE(keeper.running());
+
+  auto next = keeper.run(behaving("pass"), short_watchdog);
+  ASSERT_TRUE(next) << next.error().to_string();
+  EXPECT_EQ(next->outcome, gpu::candidate_outcome::passed);
+  // A hang is the candidate's doing: no budget spent (max_restarts 0), no back-off.
+  EXPECT_FALSE(keeper.gave_up());
+  EXPECT_EQ(keeper.starts(), 2u);
+  EXPECT_EQ(keeper.restarts(), 1u);
+  ASSERT_EQ(seen.count(runner_event::kind::restarted), 1);
+  EXPECT_NE(seen.events.back().reason.find("watchdog"), std::string::npos);
+  EXPECT_EQ(seen.events.back().backoff.count(), 0);
+}
+
+TEST(RunnerKeeper, ALostContextReplacesTheRunnerWithoutSpendingTheBudget) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  for (int i = 0; i < 3; ++i) {
+    auto lost = keeper.run(behaving("lost_context"), short_watchdog);
+    ASSERT_TRUE(lost) << lost.error().to_string();
+    EXPECT_EQ(lost->outcome, gpu::candidate_outcome::runtime_error);
+    EXPECT_TRUE(lost->runner_exits);
+  }
+  auto good = keeper.run(behaving("pass"), short_watchdog);
+  ASSERT_TRUE(good) << good.error().to_string();
+  EXPECT_EQ(good->outcome, gpu::candidate_outcome::passed);
+  EXPECT_FALSE(keeper.gave_up());
+  EXPECT_EQ(keeper.restarts(), 3u);
+  EXPECT_NE(seen.events.back().reason.find("CUDA context"), std::string::npos);
+}
+
+TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(2), seen.sink()};
+  for (int i = 0; i < 2; ++i) {
+    auto crashed = keeper.run(behaving("crash"), short_watchdog);
+    ASSERT_FALSE(crashed);
+    EXPECT_EQ(crashed.error().kind, gpu::runner_error_kind::crashed);
+    EXPECT_FALSE(keeper.gave_up());
+  }
+  auto restarted = keeper.run(behaving("pass"), short_watchdog);
+  ASSERT_TRUE(restarted) << restarted.error().to_string();
+  ASSERT_EQ(seen.count(runner_event::kind::restarted), 2);
+  EXPECT_EQ(seen.events[1].backoff, 5ms);  // backoff_delay(policy, 0)
+  EXPECT_EQ(seen.events[2].backoff, 10ms); // backoff_delay(policy, 1)
+
+  auto third = keeper.run(behaving("crash"), short_watchdog); // 3 > max_restarts 2 in the window
+  ASSERT_FALSE(third);
+  EXPECT_TRUE(keeper.gave_up());
+  EXPECT_NE(keeper.give_up_reason().find("3 times within 60 s"), std::string::npos)
+    << keeper.give_up_reason();
+  EXPECT_EQ(seen.count(runner_event::kind::failed), 1);
+
+  auto after = keeper.run(behaving("pass"), short_watchdog);
+  ASSERT_FALSE(after);
+  EXPECT_EQ(after.error().detail, keeper.give_up_reason());
+}
+
+TEST(RunnerKeeper, ARunnerThatNeverStartsIsGivenUpAfterItsBudget) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(2, "exit_on_start"), seen.sink()};
+  EXPECT_FALSE(keeper.ensure_running());
+  EXPECT_TRUE(keeper.gave_up());
+  EXPECT_NE(keeper.give_up_reason().find("did not start"), std::string::npos) << keeper.give_up_reason();
+  EXPECT_EQ(keeper.starts(), 0u);
+  ASSERT_EQ(seen.events.size(), 1u);
+  EXPECT_EQ(seen.events[0].what, runner_event::kind::failed);
+}
+
+TEST(RunnerKeeper, AMissingExecutableIsGivenUpAtOnce) {
+  auto options = fake_keeper(5);
+  options.runner.executable = "/nonexistent/warpforge-runner";
+  recorded_events seen;
+  runner_keeper keeper{options, seen.sink()};
+  EXPECT_FALSE(keeper.ensure_running());
+  EXPECT_TRUE(keeper.gave_up());
+  EXPECT_NE(keeper.give_up_reason().find("/nonexistent/warpforge-runner"), std::string::npos);
+}
+
+// --- measurement_from ----------------------------------------------------------------------
+
+messages::run_request request_for(const gpu::candidate_request& body) {
+  return {{"nightly", "transpose", 1, 2}, messages::candidate_kind::branch, gpu::encode_body(body), 0};
+}
+
+TEST(MeasurementFrom, APassedResultCarriesItsStatisticsAndClock) {
+  gpu::candidate_result r;
+  r.outcome = gpu::candidate_outcome::passed;
+  const std::vector<double> samples{1e-3, 2e-3, 3e-3};
+  r.stats = gpu::summarize(samples);
+  r.sm_clock_hz_after = 1.98e9;
+  const messages::device_summary device{0, "H100", "sm_90", 0, 132, 0};
+  auto m = measurement_from(request_for(behaving("k")), device, gpu::timing_mode::cold, r);
+  EXPECT_EQ(m.outcome, storage::branch_outcome::passed);
+  EXPECT_EQ(m.ref.branch, 2);
+  EXPECT_EQ(m.device.name, "H100");
+  EXPECT_EQ(m.mode, messages::timing_mode::cold);
+  EXPECT_DOUBLE_EQ(m.timing.median_s, 2e-3);
+  EXPECT_EQ(m.timing.samples, 3u);
+  EXPECT_DOUBLE_EQ(m.timing.sm_clock_mhz, 1980);
+  EXPECT_EQ(m.correctness.seeds_checked, 2u);
+  EXPECT_TRUE(m.error_text.empty());
+}
+
+TEST(MeasurementFrom, WrongOutputsAndChangedInputsSayWhere) {
+  gpu::candidate_result r;
+  r.outcome = gpu::candidate_outcome::incorrect;
+  r.detail = "input x changed";
+  r.seed = 7;
+  r.input = gpu::input_check{false, 12};
+  auto m = measurement_from(request_for(behaving("k")), {}, gpu::timing_mode::warm, r);
+  EXPECT_EQ(m.outcome, storage::branch_outcome::incorrect);
+  EXPECT_FALSE(m.correctness.inputs_unchanged);
+  EXPECT_EQ(m.error_text, "input x changed (seed 7)");
+  EXPECT_EQ(m.timing.samples, 0u);
+}
+
+TEST(MeasurementFrom, RunnerErrorsMapToTimeoutRuntimeErrorOrNotRun) {
+  const auto request = request_for(behaving("k"));
+  auto outcome_of = [&](gpu::runner_error_kind kind) {
+    gpu::runner_error e;
+    e.kind = kind;
+    e.detail = "what happened";
+    return measurement_from(request, {}, gpu::timing_mode::warm,
+                            expected<gpu::candidate_result, gpu::runner_error>{unexpected{e}})
+      .outcome;
+  };
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::reply_timeout), storage::branch_outcome::timeout);
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::crashed), storage::branch_outcome::runtime_error);
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::start_timeout), storage::branch_outcome::not_run);
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::not_found), storage::branch_outcome::not_run);
+}
+
+// --- the actor, on the runtime's feed and store -----------------------------------------------
+
+class GpuWorker : public ::testing::Test {
+protected:
+  fs::path dir;
+
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("wf-gpu-worker-" + std::to_string(::getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir / "locks");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  std::unique_ptr<runtime> start_runtime() {
+    runtime_options o;
+    o.database = dir / "warpforge.db";
+    o.feed.publisher.endpoint = "tcp://127.0.0.1:*";
+    o.feed.campaign = "worker-test";
+    auto rt = runtime::start(o);
+    EXPECT_TRUE(rt) << (rt ? "" : rt.error());
+    return rt ? std::move(*rt) : nullptr;
+  }
+
+  gpu_worker_config worker_config(std::uint32_t max_restarts) {
+    gpu_worker_config c;
+    c.device = {3, "Fake GPU", "sm_90", 0, 132, 0};
+    c.uuid = "GPU-fake-" + std::to_string(::getpid());
+    c.keeper = fake_keeper(max_restarts);
+    c.lock_holder = "gpu_worker_test";
+    c.lock = gpu::lock_policy::fail;
+    c.lock_dir = dir / "locks";
+    c.default_watchdog = short_watchdog;
+    return c;
+  }
+
+  std::vector<std::string> stored_event_types() {
+    auto db = storage::database::open_read_only(dir / "warpforge.db");
+    EXPECT_TRUE(db);
+    std::vector<std::string> types;
+    if (auto rows = db->events_since(0, 1000))
+      for (const auto& row : *rows)
+        types.push_back(row.type);
+    return types;
+  }
+};
+
+TEST_F(GpuWorker, EveryMisbehaviourGetsItsOutcomeAndTheGoodKernelIsStillMeasured) {
+  auto rt = start_runtime();
+  ASSERT_TRUE(rt);
+  auto& system = rt->system();
+  { // handles and the scoped actor go before the system does
+    auto worker = system.spawn<caf::detached>(gpu_worker, worker_config(1));
+    caf::scoped_actor self{system};
+    const std::vector<std::pair<std::string, storage::branch_outcome>> script{
+      {"crash", storage::branch_outcome::runtime_error},
+      {"hang", storage::branch_outcome::timeout},
+      {"lost_context", storage::branch_outcome::runtime_error},
+      {"incorrect", storage::branch_outcome::incorrect},
+      {"pass", storage::branch_outcome::passed},
+    };
+    for (const auto& [entry, want] : script) {
+      self->request(worker, 10s, request_for(behaving(entry)))
+        .receive(
+          [&, entry = entry, want = want](const messages::measurement& m) {
+            EXPECT_EQ(m.outcome, want) << entry << ": " << m.error_text;
+            EXPECT_EQ(m.device.ordinal, 3);
+            EXPECT_GT(m.wall_s, 0);
+          },
+          [&](caf::error& e) { ADD_FAILURE() << entry << ": " << system.render(e); });
+  }
+  self->request(worker, 10s, messages::status_atom::value)
+    .receive(
+      [&](const messages::component_status& s) {
+        EXPECT_EQ(s.component, "gpu.3");
+        EXPECT_NE(s.state, messages::component_state::failed) << s.detail;
+        std::map<std::string, std::int64_t> counters;
+        for (const auto& c : s.counters)
+          counters[c.name] = c.value;
+        EXPECT_EQ(counters["requests"], 5);
+        EXPECT_EQ(counters["timeouts"], 1);
+        EXPECT_EQ(counters["runner_restarts"], 3); // crash, hang, lost context
+      },
+      [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
+  self->send(worker, messages::stop_atom::value);
+  self->wait_for(worker);
+  }
+  rt->stop();
+
+  const auto types = stored_event_types();
+  EXPECT_EQ(std::count(types.begin(), types.end(), "runner_started"), 1);
+  EXPECT_EQ(std::count(types.begin(), types.end(), "runner_restarted"), 3);
+}
+
+TEST_F(GpuWorker, ASecondWorkerOnALockedGpuAnswersNotRunNamingTheHolder) {
+  auto rt = start_runtime();
+  ASSERT_TRUE(rt);
+  auto& system = rt->system();
+  {
+    auto first = system.spawn<caf::detached>(gpu_worker, worker_config(1));
+    caf::scoped_actor self{system};
+    self->request(first, 10s, messages::status_atom::value).receive([](const messages::component_status&) {},
+                                                                    [](caf::error&) {});
+    auto config = worker_config(1);
+    config.lock_holder = "the second one";
+    auto second = system.spawn<caf::detached>(gpu_worker, config);
+    self->request(second, 10s, request_for(behaving("pass")))
+      .receive(
+        [&](const messages::measurement& m) {
+          EXPECT_EQ(m.outcome, storage::branch_outcome::not_run);
+          EXPECT_NE(m.error_text.find("gpu_worker_test"), std::string::npos) << m.error_text;
+        },
+        [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
+    for (auto& w : {first, second}) {
+      self->send(w, messages::stop_atom::value);
+      self->wait_for(w);
+  }
+  }
+  rt->stop();
+}
+
+} // namespace
+} // namespace warpforge::actors
