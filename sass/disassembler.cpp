@@ -1,0 +1,212 @@
+#include "sass/disassembler.hpp"
+
+#include "gpu/runner/child_process.hpp"
+#include "sass/parser.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace warpforge::sass {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::string_view output_name = "disassembly.txt";
+const fs::path default_cuda_home{"/usr/local/cuda"};
+
+unexpected<disassemble_failure> failure(disassemble_failure_kind kind, std::string detail) {
+  return unexpected(disassemble_failure{kind, std::move(detail)});
+}
+
+bool is_executable_file(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+/// `name` on PATH (empty entries skipped: they would mean "."), then in each home's bin/.
+std::optional<fs::path> locate(std::string_view name, const tool_search& where) {
+  if (where.path) {
+    std::string_view rest = *where.path;
+    while (true) {
+      const auto colon = rest.find(':');
+      if (const auto dir = rest.substr(0, colon); !dir.empty())
+        if (auto candidate = fs::path{dir} / name; is_executable_file(candidate))
+          return candidate;
+      if (colon == std::string_view::npos)
+        break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  for (const auto& home : where.cuda_homes)
+    if (auto candidate = home / "bin" / name; is_executable_file(candidate))
+      return candidate;
+  return std::nullopt;
+}
+
+std::string describe_search(const tool_search& where) {
+  std::string text = where.path ? "looked on PATH" : "no PATH";
+  for (const auto& home : where.cuda_homes)
+    text += ", in " + (home / "bin").string();
+  return text;
+}
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream content;
+  content << in.rdbuf();
+  return std::move(content).str();
+}
+
+std::string tail(const std::string& text) {
+  if (text.size() <= quoted_tool_output_bytes)
+    return text;
+  return "…" + text.substr(text.size() - quoted_tool_output_bytes);
+}
+
+/// A private folder for the tool's output, removed with the guard.
+struct scratch_dir {
+  fs::path path;
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  explicit scratch_dir(fs::path p) : path(std::move(p)) {}
+  ~scratch_dir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+std::optional<fs::path> make_scratch_dir() {
+  std::error_code ec;
+  auto base = fs::temp_directory_path(ec);
+  if (ec)
+    base = "/tmp";
+  std::string pattern = (base / "warpforge-sass-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    return std::nullopt;
+  return fs::path{pattern};
+}
+
+std::string command_text(const disassembler& tool, const fs::path& cubin) {
+  std::string text = tool.tool.string();
+  for (const auto& argument : tool.arguments(cubin))
+    text += " " + argument;
+  return text;
+}
+
+} // namespace
+
+std::string_view to_string(disassemble_failure_kind kind) {
+  switch (kind) {
+    case disassemble_failure_kind::unavailable: return "unavailable";
+    case disassemble_failure_kind::missing_cubin: return "missing_cubin";
+    case disassemble_failure_kind::tool_failed: return "tool_failed";
+    case disassemble_failure_kind::timed_out: return "timed_out";
+    case disassemble_failure_kind::unparseable: return "unparseable";
+  }
+  return "unknown";
+}
+
+std::optional<disassemble_failure_kind> disassemble_failure_kind_from_string(std::string_view text) {
+  for (auto kind : all_disassemble_failure_kinds)
+    if (to_string(kind) == text)
+      return kind;
+  return std::nullopt;
+}
+
+std::string disassemble_failure::to_string() const {
+  return std::string{sass::to_string(kind)} + ": " + detail;
+}
+
+std::vector<std::string> disassembler::arguments(const fs::path& cubin) const {
+  if (format == sass_format::cuobjdump)
+    return {"-sass", cubin.string()};
+  return {"-c", cubin.string()};
+}
+
+tool_search tool_search::from_process() {
+  tool_search where;
+  if (const char* path = std::getenv("PATH"))
+    where.path = path;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home)
+    where.cuda_homes.emplace_back(home);
+  if (where.cuda_homes.empty() || where.cuda_homes.front() != default_cuda_home)
+    where.cuda_homes.push_back(default_cuda_home);
+  return where;
+}
+
+expected<disassembler, disassemble_failure> find_disassembler(const tool_search& where) {
+  if (auto nvdisasm = locate("nvdisasm", where))
+    return disassembler{*nvdisasm, sass_format::nvdisasm};
+  if (auto cuobjdump = locate("cuobjdump", where))
+    return disassembler{*cuobjdump, sass_format::cuobjdump};
+  return failure(disassemble_failure_kind::unavailable,
+                 "no nvdisasm or cuobjdump on this host (" + describe_search(where) + ")");
+}
+
+expected<disassembler, disassemble_failure> find_disassembler() {
+  return find_disassembler(tool_search::from_process());
+}
+
+expected<disassembly, disassemble_failure>
+disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::milliseconds timeout) {
+  if (!is_executable_file(tool.tool))
+    return failure(disassemble_failure_kind::unavailable,
+                   "no " + std::string{to_string(tool.format)} + " at " + tool.tool.string() +
+                       " (missing or not executable)");
+  std::error_code ec;
+  if (!fs::is_regular_file(cubin, ec))
+    return failure(disassemble_failure_kind::missing_cubin, "no CUBIN at " + cubin.string());
+
+  auto scratch_path = make_scratch_dir();
+  if (!scratch_path)
+    return failure(disassemble_failure_kind::tool_failed,
+                   "cannot create a scratch folder for the tool's output");
+  const scratch_dir scratch{*scratch_path};
+
+  gpu::spawn_options options;
+  options.executable = tool.tool;
+  options.arguments = tool.arguments(cubin);
+  options.output_file = scratch.path / output_name;
+  auto child = gpu::child_process::spawn(options);
+  if (!child) {
+    const int error = child.error().error_number;
+    const bool cannot_run = error == ENOENT || error == EACCES || error == ENOEXEC;
+    return failure(cannot_run ? disassemble_failure_kind::unavailable
+                              : disassemble_failure_kind::tool_failed,
+                   child.error().detail);
+  }
+  auto exit = child->wait_for_exit(timeout);
+  if (!exit) {
+    child->kill_and_reap();
+    return failure(disassemble_failure_kind::timed_out,
+                   command_text(tool, cubin) + " did not finish within " +
+                       std::to_string(timeout.count()) + " ms and was killed");
+  }
+  auto output = read_file(options.output_file);
+  if (!output)
+    return failure(disassemble_failure_kind::tool_failed,
+                   command_text(tool, cubin) + ": cannot read its output");
+  if (exit->exit_code != 0)
+    return failure(disassemble_failure_kind::tool_failed,
+                   command_text(tool, cubin) + ": " + exit->to_string() + "\n" + tail(*output));
+
+  auto parsed = parse_sass(*output, tool.format);
+  if (!parsed)
+    return failure(disassemble_failure_kind::unparseable,
+                   command_text(tool, cubin) + " printed something the parser cannot read: " +
+                       parsed.error().to_string());
+  return std::move(*parsed);
+}
+
+expected<disassembly, disassemble_failure> disassemble(const fs::path& cubin) {
+  auto tool = find_disassembler();
+  if (!tool)
+    return unexpected(std::move(tool).error());
+  return disassemble(*tool, cubin);
+}
+
+} // namespace warpforge::sass

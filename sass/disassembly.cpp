@@ -1,0 +1,55 @@
+#include "sass/disassembly.hpp"
+
+namespace warpforge::sass {
+
+std::string_view to_string(sass_format format) {
+  switch (format) {
+    case sass_format::nvdisasm: return "nvdisasm";
+    case sass_format::cuobjdump: return "cuobjdump";
+  }
+  return "unknown";
+}
+
+std::optional<sass_format> sass_format_from_string(std::string_view text) {
+  for (auto format : all_sass_formats)
+    if (to_string(format) == text)
+      return format;
+  return std::nullopt;
+}
+
+std::string sass_instruction::mnemonic() const {
+  std::string result = opcode;
+  for (const auto& modifier : modifiers) {
+    result += '.';
+    result += modifier;
+  }
+  return result;
+}
+
+bool sass_instruction::never_executes() const {
+  return predicate == "!PT";
+}
+
+const sass_kernel* disassembly::find_kernel(std::string_view name) const {
+  for (const auto& kernel : kernels)
+    if (kernel.name == name)
+      return &kernel;
+  return nullptr;
+}
+
+std::vector<std::string> disassembly::kernel_names() const {
+  std::vector<std::string> names;
+  names.reserve(kernels.size());
+  for (const auto& kernel : kernels)
+    names.push_back(kernel.name);
+  return names;
+}
+
+std::size_t disassembly::instruction_count() const {
+  std::size_t count = 0;
+  for (const auto& kernel : kernels)
+    count += kernel.instructions.size();
+  return count;
+}
+
+} // namespace warpforge::sass

@@ -1,0 +1,255 @@
+#include "sass/method_check.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace warpforge::sass {
+namespace {
+
+/// An instruction in scope, with its mnemonic computed once.
+struct scoped_instruction {
+  const sass_kernel* kernel;
+  const sass_instruction* instruction;
+  std::string mnemonic;
+};
+
+/// The instructions a check looks at, or why there are none to look at.
+struct scope {
+  std::vector<scoped_instruction> instructions;
+  std::optional<std::string> unavailable; // set: nothing to look at, and why
+};
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names)
+    text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+scope collect(const disassembly& listing, const check_options& options) {
+  scope result;
+  std::vector<const sass_kernel*> kernels;
+  if (options.kernel) {
+    // Every kernel of that name: a fat binary holds one per architecture.
+    for (const auto& kernel : listing.kernels)
+      if (kernel.name == *options.kernel)
+        kernels.push_back(&kernel);
+    if (kernels.empty()) {
+      result.unavailable = "kernel '" + *options.kernel + "' is not in the disassembly (kernels: " +
+                           join_names(listing.kernel_names()) + ")";
+      return result;
+    }
+  } else {
+    if (listing.kernels.empty()) {
+      result.unavailable = "the disassembly holds no kernels";
+      return result;
+    }
+    for (const auto& kernel : listing.kernels)
+      kernels.push_back(&kernel);
+  }
+  for (const sass_kernel* kernel : kernels)
+    for (const auto& instruction : kernel->instructions)
+      if (options.count_never_executed || !instruction.never_executes())
+        result.instructions.push_back({kernel, &instruction, instruction.mnemonic()});
+  return result;
+}
+
+/// The answer for `id` when its signature needs no instructions (or there are none).
+std::optional<method_check> answer_without_code(const signature_table& table,
+                                                const std::string& id,
+                                                const std::optional<std::string>& unavailable) {
+  method_check check;
+  check.id = id;
+  const method_signature* signature = table.find(id);
+  if (signature == nullptr) {
+    check.presence = method_presence::unknown_method;
+    check.reason = "no signature '" + id + "' in " + table.file();
+    return check;
+  }
+  if (signature->verify == verify_mode::runtime) {
+    check.presence = method_presence::not_checkable;
+    check.reason = "unverifiable by SASS: " + signature->reason;
+    return check;
+  }
+  if (unavailable) {
+    check.presence = method_presence::unavailable;
+    check.reason = *unavailable;
+    return check;
+  }
+  return std::nullopt;
+}
+
+method_check check_one(const method_signature& signature, const scope& in_scope,
+                       const check_options& options) {
+  method_check check;
+  check.id = signature.id;
+  for (const auto& pattern : signature.patterns) {
+    bool found = false;
+    for (const auto& item : in_scope.instructions) {
+      if (!pattern.matches(item.mnemonic))
+        continue;
+      found = true;
+      ++check.match_count;
+      if (check.matches.size() < options.quoted_matches)
+        check.matches.push_back({item.kernel->name, item.instruction->address,
+                                 item.instruction->text, pattern.text(),
+                                 item.instruction->line});
+    }
+    (found ? check.patterns_found : check.patterns_missing).push_back(pattern.text());
+  }
+  for (const auto& pattern : signature.forbid)
+    if (std::any_of(in_scope.instructions.begin(), in_scope.instructions.end(),
+                    [&](const scoped_instruction& item) { return pattern.matches(item.mnemonic); }))
+      check.forbidden_found.push_back(pattern.text());
+
+  const bool matched = signature.match == match_mode::any ? !check.patterns_found.empty()
+                                                          : check.patterns_missing.empty();
+  if (matched && check.forbidden_found.empty()) {
+    check.presence = method_presence::present;
+    check.reason = signature.reason;
+    return check;
+  }
+  check.presence = method_presence::absent;
+  if (!matched)
+    check.reason = signature.match == match_mode::any
+                       ? "no instruction matches any of " + join_names(check.patterns_missing)
+                       : "no instruction matches " + join_names(check.patterns_missing) +
+                             " (all patterns are required)";
+  else
+    check.reason = "forbidden instructions present: " + join_names(check.forbidden_found);
+  return check;
+}
+
+std::string upper(std::string_view text) {
+  std::string result{text};
+  for (auto& c : result)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return result;
+}
+
+/// Opcode and modifiers of an expected "LDG.E.128", upper-cased.
+struct opcode_spec {
+  std::string opcode;
+  std::vector<std::string> modifiers;
+};
+
+opcode_spec split_spec(std::string_view text) {
+  opcode_spec spec;
+  const std::string upper_text = upper(text);
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = upper_text.find('.', start);
+    auto part = upper_text.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (start == 0)
+      spec.opcode = std::move(part);
+    else if (!part.empty())
+      spec.modifiers.push_back(std::move(part));
+    if (dot == std::string::npos)
+      break;
+    start = dot + 1;
+  }
+  return spec;
+}
+
+bool satisfies(const sass_instruction& instruction, const opcode_spec& spec) {
+  if (spec.opcode.empty() || upper(instruction.opcode) != spec.opcode)
+    return false;
+  return std::all_of(spec.modifiers.begin(), spec.modifiers.end(), [&](const std::string& m) {
+    return std::any_of(instruction.modifiers.begin(), instruction.modifiers.end(),
+                       [&](const std::string& have) { return upper(have) == m; });
+  });
+}
+
+} // namespace
+
+std::string_view to_string(method_presence presence) {
+  switch (presence) {
+    case method_presence::present: return "present";
+    case method_presence::absent: return "absent";
+    case method_presence::unavailable: return "unavailable";
+    case method_presence::not_checkable: return "not_checkable";
+    case method_presence::unknown_method: return "unknown_method";
+  }
+  return "unknown";
+}
+
+std::optional<method_presence> method_presence_from_string(std::string_view text) {
+  for (auto presence : all_method_presences)
+    if (to_string(presence) == text)
+      return presence;
+  return std::nullopt;
+}
+
+std::string_view to_string(opcode_outcome outcome) {
+  switch (outcome) {
+    case opcode_outcome::all_present: return "all_present";
+    case opcode_outcome::missing: return "missing";
+    case opcode_outcome::unavailable: return "unavailable";
+  }
+  return "unknown";
+}
+
+std::optional<opcode_outcome> opcode_outcome_from_string(std::string_view text) {
+  for (auto outcome : all_opcode_outcomes)
+    if (to_string(outcome) == text)
+      return outcome;
+  return std::nullopt;
+}
+
+std::vector<method_check> check_methods(const disassembly& listing, const signature_table& table,
+                                        std::span<const std::string> ids,
+                                        const check_options& options) {
+  const scope in_scope = collect(listing, options);
+  std::vector<method_check> checks;
+  checks.reserve(ids.size());
+  for (const auto& id : ids) {
+    if (auto answer = answer_without_code(table, id, in_scope.unavailable))
+      checks.push_back(std::move(*answer));
+    else
+      checks.push_back(check_one(*table.find(id), in_scope, options));
+  }
+  return checks;
+}
+
+std::vector<method_check> check_methods(const expected<disassembly, disassemble_failure>& listing,
+                                        const signature_table& table,
+                                        std::span<const std::string> ids,
+                                        const check_options& options) {
+  if (listing)
+    return check_methods(*listing, table, ids, options);
+  std::vector<method_check> checks;
+  checks.reserve(ids.size());
+  for (const auto& id : ids)
+    checks.push_back(*answer_without_code(table, id, listing.error().to_string()));
+  return checks;
+}
+
+opcode_check check_opcodes(const disassembly& listing, std::span<const std::string> opcodes,
+                           const check_options& options) {
+  opcode_check check;
+  const scope in_scope = collect(listing, options);
+  if (in_scope.unavailable) {
+    check.reason = *in_scope.unavailable;
+    return check;
+  }
+  for (const auto& text : opcodes) {
+    const auto spec = split_spec(text);
+    const bool found = std::any_of(
+        in_scope.instructions.begin(), in_scope.instructions.end(),
+        [&](const scoped_instruction& item) { return satisfies(*item.instruction, spec); });
+    (found ? check.found : check.missing).push_back(text);
+  }
+  check.outcome = check.missing.empty() ? opcode_outcome::all_present : opcode_outcome::missing;
+  return check;
+}
+
+opcode_check check_opcodes(const expected<disassembly, disassemble_failure>& listing,
+                           std::span<const std::string> opcodes, const check_options& options) {
+  if (listing)
+    return check_opcodes(*listing, opcodes, options);
+  opcode_check check;
+  check.reason = listing.error().to_string();
+  return check;
+}
+
+} // namespace warpforge::sass

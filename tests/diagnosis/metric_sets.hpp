@@ -1,0 +1,148 @@
+#pragma once
+// Recorded metric sets for the diagnosis tests: what the schema keys would hold for three kernels
+// on an H100 SXM (ratios 0..1, seconds, bytes). The numbers are hand-made to be plausible for each
+// kernel, not captured; the ncu fixture (fixtures/ncu_raw_copy_transpose.csv) carries the same
+// copy and transpose launches through the CSV path.
+
+#include "diagnosis/gpu_specs.hpp"
+#include "diagnosis/metric_expression.hpp"
+
+#include <filesystem>
+#include <string_view>
+
+namespace warpforge::diagnosis::testing {
+
+inline std::filesystem::path fixture(std::string_view name) {
+  return std::filesystem::path{WARPFORGE_SOURCE_DIR} / "tests" / "diagnosis" / "fixtures" / name;
+}
+
+/// An H100 SXM as the runner reports it: 132 SMs, 2619 MHz memory clock, 5120-bit bus.
+inline device_properties h100_sxm_device() {
+  return {"NVIDIA H100 80GB HBM3", 132, 1980000, 2619000, 5120, 52428800};
+}
+
+/// y[i] = x[i] over 64 Mi floats, one element per thread, 256 threads per block: DRAM-bound,
+/// perfectly coalesced, waiting on global loads.
+inline metric_values copy_kernel() {
+  return {
+    {"duration", 178.02e-6},
+    {"sm_throughput", 0.1721},
+    {"memory_throughput", 0.9104},
+    {"dram_throughput", 0.9104},
+    {"sm_active", 0.99},
+    {"ipc", 0.28},
+    {"fp32_pipe", 0.0},
+    {"dram_bytes_read", 268.44e6},
+    {"dram_bytes_write", 268.44e6},
+    {"l1_hit_rate", 0.0},
+    {"l2_hit_rate", 0.5001},
+    {"global_load_requests", 2097152},
+    {"global_load_sectors", 8388608},
+    {"global_store_requests", 2097152},
+    {"global_store_sectors", 8388608},
+    {"global_load_efficiency", 1.0},
+    {"global_store_efficiency", 1.0},
+    {"shared_bank_conflicts_load", 0},
+    {"shared_bank_conflicts_store", 0},
+    {"local_load_instructions", 0},
+    {"local_store_instructions", 0},
+    {"achieved_occupancy", 0.863},
+    {"theoretical_occupancy", 1.0},
+    {"occupancy_limit_registers", 16},
+    {"occupancy_limit_shared_mem", 32},
+    {"occupancy_limit_warps", 8},
+    {"occupancy_limit_blocks", 32},
+    {"registers_per_thread", 16},
+    {"grid_size", 262144},
+    {"block_size", 256},
+    {"waves_per_sm", 248.24},
+    {"stall_long_scoreboard", 0.624},
+    {"stall_short_scoreboard", 0.0012},
+    {"stall_mio_throttle", 0.0041},
+    {"stall_math_pipe_throttle", 0.0},
+    {"stall_barrier", 0.0},
+    {"stall_lg_throttle", 0.121},
+    {"stall_wait", 0.0302},
+    {"stall_membar", 0.0},
+  };
+}
+
+/// out[x][y] = in[y][x] for 4096 x 4096 floats with 32 x 32 blocks: reads along rows (coalesced),
+/// writes down columns (each warp's 32 stores hit 32 sectors: 12.5% of each sector used).
+inline metric_values naive_transpose() {
+  return {
+    {"duration", 89.6e-6},
+    {"sm_throughput", 0.124},
+    {"memory_throughput", 0.784},
+    {"dram_throughput", 0.5512},
+    {"sm_active", 0.98},
+    {"ipc", 0.21},
+    {"dram_bytes_read", 67.11e6},
+    {"dram_bytes_write", 67.11e6},
+    {"l1_hit_rate", 0.0},
+    {"l2_hit_rate", 0.6177},
+    {"global_load_requests", 524288},
+    {"global_load_sectors", 2097152},
+    {"global_store_requests", 524288},
+    {"global_store_sectors", 16777216},
+    {"global_load_efficiency", 1.0},
+    {"global_store_efficiency", 0.125},
+    {"shared_bank_conflicts_load", 0},
+    {"shared_bank_conflicts_store", 0},
+    {"local_load_instructions", 0},
+    {"local_store_instructions", 0},
+    {"achieved_occupancy", 0.8275},
+    {"theoretical_occupancy", 1.0},
+    {"occupancy_limit_registers", 4},
+    {"occupancy_limit_warps", 2},
+    {"registers_per_thread", 16},
+    {"grid_size", 16384},
+    {"waves_per_sm", 62.06},
+    {"stall_long_scoreboard", 0.2011},
+    {"stall_lg_throttle", 0.4532},
+    {"stall_wait", 0.041},
+  };
+}
+
+/// A register-hungry stencil: 128 registers per thread at 256 threads per block leave room for
+/// 2 blocks (16 warps of 64) per SM, so a quarter of the warp slots at most.
+inline metric_values register_heavy_stencil() {
+  return {
+    {"duration", 412.0e-6},
+    {"sm_throughput", 0.352},
+    {"memory_throughput", 0.301},
+    {"dram_throughput", 0.288},
+    {"sm_active", 0.97},
+    {"ipc", 1.12},
+    {"fp32_pipe", 0.31},
+    {"l1_hit_rate", 0.71},
+    {"l2_hit_rate", 0.83},
+    {"global_load_requests", 1048576},
+    {"global_load_efficiency", 0.97},
+    {"global_store_requests", 131072},
+    {"global_store_efficiency", 1.0},
+    {"shared_bank_conflicts_load", 0},
+    {"shared_bank_conflicts_store", 0},
+    {"local_load_instructions", 0},
+    {"local_store_instructions", 0},
+    {"achieved_occupancy", 0.231},
+    {"theoretical_occupancy", 0.25},
+    {"occupancy_limit_registers", 2},
+    {"occupancy_limit_shared_mem", 3},
+    {"occupancy_limit_warps", 8},
+    {"occupancy_limit_blocks", 32},
+    {"registers_per_thread", 128},
+    {"grid_size", 2112},
+    {"waves_per_sm", 8.0},
+    {"stall_long_scoreboard", 0.25},
+    {"stall_short_scoreboard", 0.08},
+    {"stall_mio_throttle", 0.03},
+    {"stall_math_pipe_throttle", 0.05},
+    {"stall_barrier", 0.10},
+    {"stall_lg_throttle", 0.02},
+    {"stall_wait", 0.18},
+    {"stall_membar", 0.0},
+  };
+}
+
+} // namespace warpforge::diagnosis::testing
