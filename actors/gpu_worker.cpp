@@ -19,6 +19,7 @@ storage::branch_outcome to_branch_outcome(gpu::candidate_outcome outcome) {
   case gpu::candidate_outcome::incorrect: return storage::branch_outcome::incorrect;
   case gpu::candidate_outcome::runtime_error: return storage::branch_outcome::runtime_error;
   case gpu::candidate_outcome::not_supported: return storage::branch_outcome::not_supported;
+  case gpu::candidate_outcome::timeout: return storage::branch_outcome::timeout;
   }
   return storage::branch_outcome::runtime_error;
 }

@@ -85,7 +85,10 @@ runner_keeper::run(const gpu::candidate_request& request, std::chrono::milliseco
     return result;
   }
   if (result->runner_exits)
-    retire("the runner lost its CUDA context: " + result->detail, true);
+    retire(result->outcome == gpu::candidate_outcome::timeout
+             ? "kernel watchdog: " + result->detail
+             : "the runner lost its CUDA context: " + result->detail,
+           true);
   return result;
 }
 

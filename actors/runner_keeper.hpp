@@ -6,8 +6,10 @@
 //   auto result = keeper.run(request, std::chrono::seconds{30});  // starts the runner if needed
 //
 // Two kinds of runner death, treated differently:
-//   - the candidate's doing: a watchdog kill (the kernel hung) or a lost CUDA context (the runner
-//     answers runtime_error and exits). Expected; a fresh runner starts at once, no budget spent.
+//   - the candidate's doing: a hung kernel (the runner's kernel watchdog answers timeout and the
+//     runner exits; or, as a backstop, the reply deadline passes and the runner is killed) or a
+//     lost CUDA context (the runner answers runtime_error and exits). Expected; a fresh runner
+//     starts at once, no budget spent.
 //   - anything else: the runner crashed mid-request, died idle, or would not start. Counted in a
 //     crash_budget (the supervisor's arithmetic and [supervision] policy): restart n waits
 //     backoff_delay(n); more than max_restarts in the window and the keeper gives up: the GPU is

@@ -3,6 +3,7 @@
 #include "gpu/json_fields.hpp"
 #include "json/writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -30,6 +31,7 @@ std::string_view to_string(candidate_outcome outcome) {
     case candidate_outcome::incorrect: return "incorrect";
     case candidate_outcome::runtime_error: return "runtime_error";
     case candidate_outcome::not_supported: return "not_supported";
+    case candidate_outcome::timeout: return "timeout";
   }
   return "unknown";
 }
@@ -39,6 +41,10 @@ std::optional<candidate_outcome> candidate_outcome_from_string(std::string_view 
     if (to_string(outcome) == text)
       return outcome;
   return std::nullopt;
+}
+
+double kernel_watchdog::candidate_limit_s(double reference_s) const {
+  return std::max(floor_s, reference_multiple * reference_s);
 }
 
 candidate_request make_candidate_request(const config::resolved_problem& problem,
@@ -252,6 +258,11 @@ std::string encode_body(const candidate_request& request) {
   out.end_array();
   out.key("timing");
   write_policy(out, request.timing, request.mode);
+  out.key("watchdog").begin_object();
+  out.key("reference_multiple").value(request.watchdog.reference_multiple);
+  out.key("floor_s").value(request.watchdog.floor_s);
+  out.key("reference_limit_s").value(request.watchdog.reference_limit_s);
+  out.end_object();
   out.end_object();
   return std::move(out).str();
 }
@@ -384,6 +395,14 @@ expected<candidate_request, json_error> decode_candidate_request(std::string_vie
     read_double(t, o, "noise_plateau", p.noise_plateau);
   });
 
+  simdjson::dom::object watchdog;
+  in.required("watchdog", watchdog);
+  nested(in, "watchdog", watchdog, [&](json_object_reader& w, simdjson::dom::object o) {
+    read_double(w, o, "reference_multiple", request.watchdog.reference_multiple);
+    read_double(w, o, "floor_s", request.watchdog.floor_s);
+    read_double(w, o, "reference_limit_s", request.watchdog.reference_limit_s);
+  });
+
   if (!in.ok())
     return unexpected(in.error());
   return request;
@@ -453,6 +472,8 @@ std::string encode_body(const candidate_result& r) {
   out.key("wall_s").value(r.wall_s);
   out.key("sm_clock_hz_before").value(r.sm_clock_hz_before);
   out.key("sm_clock_hz_after").value(r.sm_clock_hz_after);
+  out.key("reference_s").value(r.reference_s);
+  out.key("watchdog_s").value(r.watchdog_s);
   out.key("runner_exits").value(r.runner_exits);
   out.key("notes").begin_array();
   for (const auto& note : r.notes)
@@ -560,6 +581,8 @@ expected<candidate_result, json_error> decode_candidate_result(std::string_view 
   read_double(in, *object, "wall_s", r.wall_s);
   read_double(in, *object, "sm_clock_hz_before", r.sm_clock_hz_before);
   read_double(in, *object, "sm_clock_hz_after", r.sm_clock_hz_after);
+  read_double(in, *object, "reference_s", r.reference_s);
+  read_double(in, *object, "watchdog_s", r.watchdog_s);
   in.required("runner_exits", r.runner_exits);
   simdjson::dom::array notes;
   in.required("notes", notes);

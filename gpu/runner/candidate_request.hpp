@@ -47,10 +47,28 @@ enum class candidate_outcome : std::uint8_t {
   runtime_error, // a CUDA error: launch failure, illegal address, trap, unloadable module...
   not_supported, // needs what this GPU cannot give (shared memory, registers, architecture),
                  // or a request form this runner does not implement (expected-values file)
+  timeout,       // a launch still running past the kernel watchdog: presumed hung; the runner
+                 // answers and exits (a running kernel cannot be taken back from its context)
 };
 inline constexpr std::array all_candidate_outcomes{
   candidate_outcome::passed, candidate_outcome::incorrect, candidate_outcome::runtime_error,
-  candidate_outcome::not_supported};
+  candidate_outcome::not_supported, candidate_outcome::timeout};
+
+/// How long one candidate launch may run before the runner calls it hung: `reference_multiple`
+/// times the reference kernel's own time (measured in the same request), at least `floor_s`.
+/// The reference itself may run `reference_limit_s`. Generous on purpose: a slow candidate is
+/// measured, only one that never ends is stopped. (The coordinator's reply deadline stays as a
+/// backstop for a runner that stops answering altogether.)
+struct kernel_watchdog {
+  double reference_multiple = 100.0;
+  double floor_s = 2.0;            // seconds: launch noise and first-launch costs stay below it
+  double reference_limit_s = 60.0; // seconds
+
+  /// The limit for a candidate launch once the reference took `reference_s`.
+  double candidate_limit_s(double reference_s) const;
+
+  bool operator==(const kernel_watchdog&) const = default;
+};
 std::string_view to_string(candidate_outcome outcome);
 std::optional<candidate_outcome> candidate_outcome_from_string(std::string_view text);
 
@@ -92,6 +110,7 @@ struct candidate_request {
   std::vector<std::uint64_t> seeds;       // input sets to check on, at least one (two advised)
   timing_policy timing;
   timing_mode mode = timing_mode::warm;
+  kernel_watchdog watchdog;
 
   bool operator==(const candidate_request&) const = default;
 };
@@ -135,6 +154,8 @@ struct candidate_result {
   double wall_s = 0.0;                   // seconds the timing loop took (flushes, syncs included)
   double sm_clock_hz_before = 0.0;       // Hz, 0 = unknown (see notes)
   double sm_clock_hz_after = 0.0;        // Hz, 0 = unknown
+  double reference_s = 0.0;              // one reference launch (first seed), seconds; 0 = not run
+  double watchdog_s = 0.0;               // the candidate launch limit that applied, seconds
   bool runner_exits = false;             // the CUDA context is lost: the runner exits after this
   std::vector<std::string> notes;
 };

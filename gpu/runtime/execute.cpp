@@ -7,6 +7,8 @@
 #include "logging/logging.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 #include <dlfcn.h>
 #include <fstream>
 #include <iterator>
@@ -69,6 +71,35 @@ std::string describe_mismatch(const candidate_buffer_arg& b, const compare_repor
   return out.str();
 }
 
+// How often a wait looks at its event again: short against a kernel's time, long enough not to
+// steal the CPU from the driver.
+constexpr std::chrono::microseconds event_poll_interval{20};
+
+// Waits for `done`, at most `limit_s` seconds. A kernel still running then is presumed hung:
+// `on_hung` replies timeout and ends the process (see hung_kernel_exit).
+call_result wait_or_hang(cudaEvent_t done, double limit_s, const std::string& what,
+                         const hung_kernel_exit& on_hung) {
+  const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
+                                          std::chrono::duration<double>(limit_s));
+  for (;;) {
+    const cudaError_t state = cudaEventQuery(done);
+    if (state != cudaErrorNotReady)
+      return WARPFORGE_GPU_CALL(state);
+    if (steady::now() > deadline)
+      break;
+    std::this_thread::sleep_for(event_poll_interval);
+  }
+  auto hung = make_result(candidate_outcome::timeout,
+                          what + " still running after " + std::to_string(limit_s) +
+                            " s (the kernel watchdog): presumed hung");
+  hung.watchdog_s = limit_s;
+  hung.runner_exits = true;
+  hung.notes.push_back("the runner exits with code " + std::to_string(runner_exit_kernel_hung) +
+                       " after this reply: only the process's end stops the kernel");
+  on_hung(hung);
+  std::_Exit(runner_exit_kernel_hung);
+}
+
 struct stream_guard {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr;
@@ -85,7 +116,8 @@ struct stream_guard {
 
 } // namespace
 
-expected<candidate_result, std::string> execute_candidate(const candidate_request& request) {
+expected<candidate_result, std::string> execute_candidate(const candidate_request& request,
+                                                          const hung_kernel_exit& on_hung) {
   if (!request.reference)
     return make_result(candidate_outcome::not_supported,
                        "reference from an expected-values file is not supported by this runner "
@@ -122,6 +154,18 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
   if (auto r = WARPFORGE_GPU_CALL(cudaEventCreate(&s.stop)); !r)
     return cuda_failure(r.error(), "creating events");
 
+  double reference_s = 0;
+  double candidate_limit_s = request.watchdog.reference_limit_s;
+  // A candidate launch, waited for under the kernel watchdog.
+  auto launch_and_watch = [&](loaded_kernel& k, void** params, const std::string& what) {
+    call_result r = launch(k, params, s.stream);
+    if (r)
+      r = WARPFORGE_GPU_CALL(cudaEventRecord(s.stop, s.stream));
+    if (r)
+      r = wait_or_hang(s.stop, candidate_limit_s, what, on_hung);
+    return r;
+  };
+
   // Correctness, on every seed.
   std::vector<std::vector<std::byte>> initial(request.args.size());
   std::vector<std::vector<std::byte>> want;
@@ -131,17 +175,33 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
       return *f;
     if (auto f = upload(initial, reference_args))
       return *f;
-    if (auto r = launch_and_wait(reference, reference_args.params.data(), s.stream); !r) {
-      auto f = cuda_failure(r.error(), "reference kernel '" + reference.launch.entry + "'");
+    // The reference's own time (first seed) sets the candidate's watchdog.
+    const std::string reference_name = "reference kernel '" + reference.launch.entry + "'";
+    call_result ran = WARPFORGE_GPU_CALL(cudaEventRecord(s.start, s.stream));
+    if (ran)
+      ran = launch(reference, reference_args.params.data(), s.stream);
+    if (ran)
+      ran = WARPFORGE_GPU_CALL(cudaEventRecord(s.stop, s.stream));
+    if (ran)
+      ran = wait_or_hang(s.stop, request.watchdog.reference_limit_s, reference_name, on_hung);
+    if (!ran) {
+      auto f = cuda_failure(ran.error(), reference_name);
       f.detail += " (the reference itself failed)";
       f.seed = seed;
       return f;
+    }
+    if (reference_s == 0) {
+      float ms = 0;
+      if (auto r = WARPFORGE_GPU_CALL(cudaEventElapsedTime(&ms, s.start, s.stop)); !r)
+        return cuda_failure(r.error(), "timing the reference");
+      reference_s = ms * seconds_per_ms;
+      candidate_limit_s = request.watchdog.candidate_limit_s(reference_s);
     }
     if (auto f = download(reference_args, want))
       return *f;
     if (auto f = upload(initial, candidate_args)) // fresh inputs, poisoned outputs
       return *f;
-    if (auto r = launch_and_wait(candidate, candidate_args.params.data(), s.stream); !r) {
+    if (auto r = launch_and_watch(candidate, candidate_args.params.data(), "candidate kernel '" + candidate.launch.entry + "'"); !r) {
       auto f = cuda_failure(r.error(), "candidate kernel '" + candidate.launch.entry + "'");
       f.seed = seed;
       return f;
@@ -183,6 +243,8 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
 
   // Timing.
   candidate_result result = make_result(candidate_outcome::passed, "");
+  result.reference_s = reference_s;
+  result.watchdog_s = candidate_limit_s;
   result.notes.push_back("measured on device 0 of those visible to the runner");
   device_memory flush;
   if (request.mode == timing_mode::cold) {
@@ -200,7 +262,7 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
        std::chrono::duration<double>(steady::now() - warmup_start).count() <
          request.timing.warmup_min_time_s;
        ++n)
-    if (auto r = launch_and_wait(candidate, params, s.stream); !r)
+    if (auto r = launch_and_watch(candidate, params, "candidate warm-up launch"); !r)
       return cuda_failure(r.error(), "candidate warm-up launch");
 
   stopping_rule rule{request.timing};
@@ -219,7 +281,7 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
       return cuda_failure(r.error(), "candidate timed launch");
     if (auto r = WARPFORGE_GPU_CALL(cudaEventRecord(s.stop, s.stream)); !r)
       return cuda_failure(r.error(), "timing");
-    if (auto r = WARPFORGE_GPU_CALL(cudaEventSynchronize(s.stop)); !r)
+    if (auto r = wait_or_hang(s.stop, candidate_limit_s, "candidate timed launch", on_hung); !r)
       return cuda_failure(r.error(), "candidate timed launch");
     float ms = 0;
     if (auto r = WARPFORGE_GPU_CALL(cudaEventElapsedTime(&ms, s.start, s.stop)); !r)

@@ -12,6 +12,8 @@
 #include <zmq.hpp>
 
 #include <cerrno>
+#include <cstdlib>
+#include <functional>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -50,6 +52,17 @@ public:
 private:
   std::jthread thread_;
 };
+
+// How a reply goes out when the process must end right after it (a hung kernel: returning into
+// CUDA would wait on it). serve() points it at its socket; without a socket it only exits.
+std::function<void(const std::string&)> final_reply_sink;
+
+[[noreturn]] void reply_and_exit(const std::string& reply_text, int exit_code) {
+  if (final_reply_sink)
+    final_reply_sink(reply_text);
+  runner_log()->flush();
+  std::_Exit(exit_code);
+}
 
 runner_reply reply_to(const runner_request& request) {
   runner_reply reply;
@@ -93,7 +106,12 @@ handled_message handle_message(std::string_view request_text) {
         runner_log()->warn("bad run_candidate: {}", reply.error);
         return {encode(reply), false};
       }
-      auto result = execute_candidate(*body);
+      auto result = execute_candidate(*body, [&](const candidate_result& hung) {
+        runner_log()->error("run_candidate {}: {}; exiting with {}", body->candidate.entry,
+                            hung.detail, runner_exit_kernel_hung);
+        reply.body_json = encode_body(hung);
+        reply_and_exit(encode(reply), runner_exit_kernel_hung);
+      });
       if (!result) {
         reply.status = runner_reply_status::failed;
         reply.error = result.error();
@@ -160,6 +178,14 @@ int serve(const runner_server_options& options) {
     hello.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
     socket.send(zmq::buffer(encode(hello)), zmq::send_flags::none);
     log->info("connected to {}", options.endpoint);
+    final_reply_sink = [&](const std::string& text) {
+      socket.send(zmq::buffer(text), zmq::send_flags::none);
+      socket.close();
+      context.close(); // waits (up to the linger) until the reply has left
+    };
+    struct sink_reset { // the sink must not outlive the socket it uses
+      ~sink_reset() { final_reply_sink = nullptr; }
+    } reset_sink;
     for (;;) {
       zmq::message_t message;
       try {

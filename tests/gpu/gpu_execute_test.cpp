@@ -5,6 +5,7 @@
 #include "gpu/compile/nvrtc_compiler.hpp"
 #include "gpu/runner/program_run.hpp"
 #include "gpu/runner/runner_client.hpp"
+#include "gpu/runtime/execute.hpp"
 #include "tests/gpu/test_paths.hpp"
 
 #include <gtest/gtest.h>
@@ -259,11 +260,35 @@ TEST(gpu_execute, a_trap_is_a_runtime_error) {
   EXPECT_EQ(wait_exit(runner), std::optional<int>{5} /* runner_exit_context_lost */);
 }
 
-TEST(gpu_execute, a_hung_kernel_hits_the_client_timeout_and_a_fresh_runner_measures_fine) {
+TEST(gpu_execute, a_hung_kernel_is_stopped_by_the_runners_watchdog_and_a_fresh_runner_measures_fine) {
   REQUIRE_GPU();
   auto runner = start_runner();
+  auto request = request_for("spin");
+  request.watchdog.floor_s = 1.0; // the reference takes microseconds: the floor applies
   auto start = std::chrono::steady_clock::now();
-  auto result = runner.run_candidate(request_for("spin"), hang_timeout);
+  auto result = runner.run_candidate(request, run_timeout);
+  auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(result) << result.error().to_string();
+  print("spin", *result);
+  EXPECT_EQ(result->outcome, candidate_outcome::timeout);
+  EXPECT_TRUE(result->runner_exits);
+  EXPECT_DOUBLE_EQ(result->watchdog_s, 1.0);
+  EXPECT_LT(took, 10.0);
+  const auto ended = runner.stop();
+  EXPECT_EQ(ended.exit_code, runner_exit_kernel_hung) << ended.to_string();
+  std::cout << "spin: timeout by the runner's kernel watchdog after " << took << " s, runner "
+            << ended.to_string() << "\n";
+  auto fresh = start_runner();
+  expect_good_kernel_measured(fresh);
+}
+
+TEST(gpu_execute, a_runner_that_stops_answering_hits_the_client_deadline) {
+  REQUIRE_GPU();
+  auto runner = start_runner();
+  auto request = request_for("spin");
+  request.watchdog.floor_s = 600; // the runner would wait: the client's deadline is the backstop
+  auto start = std::chrono::steady_clock::now();
+  auto result = runner.run_candidate(request, hang_timeout);
   auto took = std::chrono::steady_clock::now() - start;
   if (result)
     print("spin (unexpectedly answered)", *result);
