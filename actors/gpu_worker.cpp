@@ -112,6 +112,7 @@ measurement_from(const messages::run_request& request, const messages::device_su
   m.timing.samples = static_cast<std::uint32_t>(s.count);
   const double clock_hz = r.sm_clock_hz_after > 0 ? r.sm_clock_hz_after : r.sm_clock_hz_before;
   m.timing.sm_clock_mhz = clock_hz / 1e6;
+  m.timing.loop_wall_s = r.wall_s;
   return m;
 }
 

@@ -64,10 +64,11 @@ int run_command_line(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand("bench", "Check a kernel against its reference and time it on each GPU");
   bench_cmd->add_option("problem", bench_opts.problem_path, "Problem spec (TOML)")->required();
   bench_cmd->add_option("--gpus", bench_opts.gpus, "all, or a comma list of GPU ordinals");
-  bench_cmd->add_option("--candidate", bench_opts.candidate_path, "Measure this kernel source instead");
+  bench_cmd->add_option("--candidate", bench_opts.candidate_paths,
+                        "Also measure this kernel source (same entry); repeat for several");
   bench_cmd->add_option("--run-root", bench_opts.run_root, "Where the run directory is created");
   bench_cmd->add_flag("--cold", bench_opts.cold, "Flush L2 before each timed launch");
-  bench_cmd->add_option("--watchdog", bench_opts.watchdog_s, "Seconds before a candidate counts as hung");
+  bench_cmd->add_option("--watchdog", bench_opts.watchdog_s, "Reply deadline per kernel, seconds (backstop; the runner's own kernel watchdog is 100x the reference, at least 2 s)");
   bench_cmd->callback([&] { result = bench(bench_opts); });
 
   doctor_options doctor_opts;

@@ -1,90 +1,51 @@
-// `warpforge bench <problem.toml>`: compile the kernel (or --candidate), check it against the
-// problem's reference and time it on each chosen GPU, print a table; every step is also an
-// event on the feed and in a run directory's store. GPUs are measured one after another here;
-// the gpu_worker actors of the optimize pipeline will run them side by side.
+// `warpforge bench <problem.toml> [--candidate a.cu ...]`: compile the problem's kernel (the
+// baseline) and each candidate, then check and time every one on each chosen GPU through that
+// GPU's gpu_worker (GPUs side by side, candidates in order on each), and print a table with the
+// per-candidate overhead. Everything is also recorded in a run directory (iteration 1, one branch
+// per kernel, one measurement per GPU) and published on the feed.
 
 #include "cli/commands.hpp"
 
+#include "cli/gpu_fleet.hpp"
+#include "cli/kernel_build.hpp"
 #include "cli/recording.hpp"
 #include "config/defaults.hpp"
-#include "config/problem_spec.hpp"
-#include "config/resolved_problem.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "gpu/runner/candidate_request.hpp"
-#include "gpu/runner/gpu_lock.hpp"
-#include "gpu/runner/runner_client.hpp"
 #include "logging/logging.hpp"
 
+#include <caf/scoped_actor.hpp>
+
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <map>
 
 namespace warpforge::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The architecture to compile for when no GPU says which.
-constexpr std::string_view fallback_arch = "sm_90";
-
-std::optional<std::string> read_text(const fs::path& file) {
-  std::ifstream in{file};
-  if (!in)
-    return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// "-DNAME=value" (config's form) → the compiler's define.
-gpu::macro_define to_define(const std::string& flag) {
-  const auto body = flag.rfind("-D", 0) == 0 ? flag.substr(2) : flag;
-  const auto eq = body.find('=');
-  if (eq == std::string::npos)
-    return {body, ""};
-  return {body.substr(0, eq), body.substr(eq + 1)};
-}
-
-struct kernel_source {
-  fs::path path;
-  std::string entry;
-  std::vector<std::string> flags;
+// A kernel the bench measures: the problem's own (baseline) or a --candidate.
+struct bench_kernel {
+  std::string label;           // "baseline" or the candidate's file name
+  kernel_source source;
+  storage::branch_kind kind = storage::branch_kind::branch;
+  std::int64_t ordinal = 0;    // branch ordinal in iteration 1
+  std::int64_t branch_id = 0;  // its row in the store
 };
 
-gpu::compile_request compile_request_for(const kernel_source& k, const std::string& text,
-                                         const std::string& arch,
-                                         const config::resolved_problem& resolved) {
-  gpu::compile_request r;
-  r.source = text;
-  r.source_name = k.path.filename().string();
-  r.entry = k.entry;
-  r.arch = arch;
-  for (const auto& d : resolved.defines)
-    r.defines.push_back(to_define(d));
-  r.extra_flags = k.flags;
-  return r;
-}
-
-// Which ordinals --gpus names: "all", or a comma list checked against the host's devices.
-expected<std::vector<int>, std::string> choose_gpus(const std::string& text, int device_count) {
-  std::vector<int> chosen;
-  if (text == "all") {
-    for (int i = 0; i < device_count; ++i)
-      chosen.push_back(i);
-    return chosen;
-  }
-  std::istringstream items{text};
-  for (std::string item; std::getline(items, item, ',');) {
-    char* end = nullptr;
-    const long ordinal = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || ordinal < 0 || ordinal >= device_count)
-      return unexpected{"--gpus: '" + item + "' is not a GPU of this host (it has " +
-                        std::to_string(device_count) + ")"};
-    chosen.push_back(static_cast<int>(ordinal));
-  }
-  return chosen;
-}
+// One (GPU, kernel) cell of the table.
+struct bench_row {
+  int gpu = -1;
+  std::string gpu_name;
+  std::string kernel;
+  std::string outcome;
+  std::string detail;
+  std::optional<messages::timing_stats> stats;
+  double compile_s = 0;
+  bool cache_hit = false;
+  double wall_s = 0; // the worker's whole request: start, load, check, warm-up, timing
+};
 
 std::string format_time(double seconds) {
   char buffer[32];
@@ -95,38 +56,52 @@ std::string format_time(double seconds) {
   return buffer;
 }
 
-struct bench_row {
-  int gpu = -1;
-  std::string gpu_name;
-  std::string outcome;  // branch_outcome text
-  std::string detail;
-  std::optional<gpu::sample_stats> stats;
-  double bytes = 0;     // every buffer once, bytes
-};
+std::string first_line(const std::string& text, std::size_t max_chars = 160) {
+  auto line = text.substr(0, text.find('\n'));
+  return line.size() > max_chars ? line.substr(0, max_chars) + "..." : line;
+}
 
-void print_table(const std::vector<bench_row>& rows) {
-  std::printf("\n%-4s %-24s %-14s %12s %25s %8s %8s %12s %10s\n", "GPU", "name", "outcome", "median",
-              "95% CI of median", "cv", "samples", "min", "GB/s*");
+void print_table(const std::vector<bench_row>& rows, double buffer_bytes) {
+  std::map<int, double> baseline_time; // per GPU
+  for (const auto& r : rows)
+    if (r.kernel == "baseline" && r.stats)
+      baseline_time[r.gpu] = r.stats->median_s;
+  std::printf("\n%-4s %-20s %-16s %-13s %11s %23s %7s %7s %8s %8s %9s %9s %9s\n", "GPU", "kernel",
+              "outcome", "compile", "median", "95% CI of median", "cv", "samples", "GB/s*",
+              "speed-up", "request", "check+", "timing+");
   for (const auto& r : rows) {
-    if (r.stats) {
-      const auto& s = *r.stats;
-      const std::string ci = format_time(s.median_ci.low) + " - " + format_time(s.median_ci.high);
-      std::printf("%-4d %-24s %-14s %12s %25s %7.2f%% %8zu %12s %10.1f\n", r.gpu,
-                  r.gpu_name.substr(0, 24).c_str(), r.outcome.c_str(), format_time(s.median_s).c_str(),
-                  ci.c_str(), s.cv * 100, s.count, format_time(s.min_s).c_str(),
-                  s.median_s > 0 ? r.bytes / s.median_s / 1e9 : 0.0);
-    } else {
-      std::printf("%-4d %-24s %-14s  %s\n", r.gpu, r.gpu_name.substr(0, 24).c_str(), r.outcome.c_str(),
-                  r.detail.c_str());
+    char compile[32] = "failed";
+    if (r.outcome != "compile_error")
+      std::snprintf(compile, sizeof compile, "%s %.1fms", r.cache_hit ? "hit" : "nvrtc",
+                    r.compile_s * 1e3);
+    if (!r.stats) {
+      std::printf("%-4d %-20s %-16s %-13s  %s\n", r.gpu, r.kernel.substr(0, 20).c_str(),
+                  r.outcome.c_str(), compile, first_line(r.detail).c_str());
+      continue;
     }
+    const auto& s = *r.stats;
+    const std::string ci = format_time(s.ci95_low_s) + " - " + format_time(s.ci95_high_s);
+    const double kernel_s = s.samples * s.mean_s; // the kernel's own run time while timing
+    const double check_s = r.wall_s - s.loop_wall_s;
+    const double timing_overhead_s = s.loop_wall_s - kernel_s;
+    char speedup[16] = "-";
+    if (auto b = baseline_time.find(r.gpu); b != baseline_time.end() && s.median_s > 0)
+      std::snprintf(speedup, sizeof speedup, "%.2fx", b->second / s.median_s);
+    std::printf("%-4d %-20s %-16s %-13s %11s %23s %6.2f%% %7u %8.1f %8s %8.2fs %8.2fs %8.2fs\n",
+                r.gpu, r.kernel.substr(0, 20).c_str(), r.outcome.c_str(), compile,
+                format_time(s.median_s).c_str(), ci.c_str(), s.cv * 100, s.samples,
+                s.median_s > 0 ? buffer_bytes / s.median_s / 1e9 : 0.0, speedup, r.wall_s, check_s,
+                timing_overhead_s);
   }
-  std::printf("* GB/s counts every buffer once (inputs read, outputs written) over the median time.\n");
+  std::printf("* GB/s counts every buffer once (inputs read, outputs written) over the median time.\n"
+              "  request: the worker's whole run of the kernel; check+: runner start, load, fill, "
+              "reference,\n  correctness on every seed and warm-up; timing+: timing-loop time "
+              "beyond the kernel's own (samples x mean).\n");
 }
 
 } // namespace
 
 exit_code bench(const bench_options& options) {
-  auto log = logging::get("bench");
   auto spec = config::load_problem(options.problem_path);
   if (!spec) {
     std::cerr << config::to_string(spec.error()) << '\n';
@@ -137,45 +112,39 @@ exit_code bench(const bench_options& options) {
     std::cerr << config::to_string(resolved.error()) << '\n';
     return exit_code::bad_input;
   }
-  kernel_source candidate{spec->kernel.source, spec->kernel.entry, spec->kernel.flags};
-  if (!options.candidate_path.empty())
-    candidate.path = options.candidate_path;
-  kernel_source reference{spec->kernel.source, spec->kernel.entry, spec->kernel.flags};
-  if (spec->reference.kind == config::reference_kind::kernel)
-    reference = {spec->reference.kernel.source, spec->reference.kernel.entry, spec->reference.kernel.flags};
-  else if (spec->reference.kind == config::reference_kind::file) {
+  if (spec->reference.kind == config::reference_kind::file) {
     std::cerr << "warpforge bench: " << options.problem_path
               << ": a reference from an expected-values file is not supported by the runner yet\n";
     return exit_code::not_available;
   }
-  auto candidate_text = read_text(candidate.path);
-  auto reference_text = read_text(reference.path);
-  if (!candidate_text || !reference_text) {
-    std::cerr << "warpforge bench: cannot read " << (candidate_text ? reference.path : candidate.path).string() << '\n';
+  const auto& reference_spec =
+    spec->reference.kind == config::reference_kind::kernel ? spec->reference.kernel : spec->kernel;
+  auto reference = read_kernel(reference_spec.source, reference_spec.entry, reference_spec.flags);
+  if (!reference) {
+    std::cerr << "warpforge bench: " << reference.error() << '\n';
     return exit_code::bad_input;
   }
-
-  // Which GPUs: one unpinned runner answers for the host.
-  auto runner_path = gpu::locate_runner();
-  if (!runner_path) {
-    std::cerr << "warpforge bench: " << runner_path.error().to_string() << '\n';
-    return exit_code::failure;
+  std::vector<bench_kernel> kernels;
+  auto baseline = read_kernel(spec->kernel.source, spec->kernel.entry, spec->kernel.flags);
+  if (!baseline) {
+    std::cerr << "warpforge bench: " << baseline.error() << '\n';
+    return exit_code::bad_input;
   }
-  std::optional<gpu::host_report> host;
-  gpu::runner_options probe_options;
-  probe_options.executable = *runner_path;
-  if (auto probe = gpu::runner_client::start(probe_options); probe)
-    if (auto report = probe->device_query(); report)
-      host = std::move(*report);
-  const bool have_gpu = host && host->status == gpu::gpu_status::ok && !host->devices.empty();
-  std::vector<int> gpus;
-  if (have_gpu) {
-    auto chosen = choose_gpus(options.gpus, static_cast<int>(host->devices.size()));
-    if (!chosen) {
-      std::cerr << "warpforge bench: " << chosen.error() << '\n';
-      return exit_code::usage;
+  kernels.push_back({"baseline", std::move(*baseline), storage::branch_kind::baseline, 0, 0});
+  for (const auto& path : options.candidate_paths) {
+    auto candidate = read_kernel(path, spec->kernel.entry, spec->kernel.flags);
+    if (!candidate) {
+      std::cerr << "warpforge bench: --candidate: " << candidate.error() << '\n';
+      return exit_code::bad_input;
     }
-    gpus = *chosen;
+    kernels.push_back({fs::path{path}.filename().string(), std::move(*candidate),
+                       storage::branch_kind::branch, static_cast<std::int64_t>(kernels.size()), 0});
+  }
+
+  auto fleet = discover_gpus(options.gpus);
+  if (!fleet) {
+    std::cerr << "warpforge bench: " << fleet.error() << '\n';
+    return exit_code::usage;
   }
 
   feed::publisher_options feed_options;
@@ -185,149 +154,209 @@ exit_code bench(const bench_options& options) {
     std::cerr << "warpforge bench: " << started.error().message << '\n';
     return started.error().code;
   }
-  auto* dir = &started->dir;
+  auto& dir = started->dir;
   auto& runtime = *started->runtime;
   auto campaign_id = runtime.record(messages::campaign_record{"bench-" + spec->name, options.problem_path,
-                                                              spec->raw_text, dir->path().string()});
+                                                              spec->raw_text, dir.path().string()});
   auto job_id = campaign_id ? runtime.record(messages::job_record{*campaign_id, spec->name, options.problem_path})
                             : campaign_id;
-  if (!job_id) {
-    std::cerr << "warpforge bench: cannot record: " << job_id.error() << '\n';
+  auto iteration_id = job_id ? runtime.record(messages::iteration_record{*job_id, 1}) : job_id;
+  if (!iteration_id) {
+    std::cerr << "warpforge bench: cannot record: " << iteration_id.error() << '\n';
     return exit_code::failure;
   }
-  std::cerr << "warpforge bench: " << spec->name << " → " << dir->path().string() << "  (feed "
+  for (auto& k : kernels) {
+    const auto branch_dir = dir.branch_dir(spec->name, 1, k.ordinal);
+    fs::create_directories(branch_dir);
+    const auto source_copy = branch_dir / k.source.path.filename();
+    fs::copy_file(k.source.path, source_copy, fs::copy_options::overwrite_existing);
+    auto id = runtime.record(messages::branch_record{*iteration_id, k.ordinal, k.kind, 0, "[]",
+                                                     "{}", fs::relative(source_copy, dir.path()).string()});
+    if (!id) {
+      std::cerr << "warpforge bench: cannot record: " << id.error() << '\n';
+      return exit_code::failure;
+    }
+    k.branch_id = *id;
+  }
+  std::cerr << "warpforge bench: " << spec->name << " → " << dir.path().string() << "  (feed "
             << runtime.feed_endpoint() << ")\n";
 
-  gpu::cached_compiler compiler{gpu::compile_cache{gpu::default_cache_root()}};
-  auto emit = [&](feed::event_type type, int gpu_ordinal, std::string detail_json) {
+  auto emit = [&](feed::event_type type, std::int64_t branch, int gpu_ordinal, std::string detail_json) {
     feed::event e;
     e.type = type;
     e.job = spec->name;
-    e.iter = 0;
-    e.branch = 0;
+    e.iter = 1;
+    e.branch = branch;
     e.gpu = gpu_ordinal;
     e.detail_json = std::move(detail_json);
     runtime.emit(std::move(e));
   };
 
+  // Compile every kernel (and the reference) once per architecture in use.
+  gpu::cached_compiler compiler{gpu::compile_cache{gpu::default_cache_root()}};
+  std::vector<int> targets = fleet->usable() ? fleet->chosen : std::vector<int>{-1};
+  auto device_of = [&](int ordinal) { return ordinal < 0 ? nullptr : &fleet->device(ordinal); };
+  struct built {
+    gpu::compile_result result;
+    fs::path cubin;
+  };
+  std::map<std::pair<std::string, std::int64_t>, built> builds; // (arch, ordinal; -1: reference)
+  auto build = [&](const std::string& arch, std::int64_t ordinal, const kernel_source& source) -> built& {
+    auto key = std::pair{arch, ordinal};
+    if (auto it = builds.find(key); it != builds.end())
+      return it->second;
+    auto result = compiler.compile(compile_request_for(source, arch, *resolved));
+    const auto name = ordinal < 0 ? std::string{"reference"} : "branch-" + std::to_string(ordinal);
+    fs::path cubin = dir.path() / "cubins" / arch / (name + ".cubin");
+    if (result)
+      if (auto written = write_cubin(cubin, result->cubin); !written)
+        result = unexpected{gpu::compile_failure{gpu::compile_failure_kind::internal, written.error()}};
+    return builds.emplace(key, built{std::move(result), cubin}).first->second;
+  };
+
+  std::vector<bench_row> rows;
+  std::vector<worker_handle> workers;
+  if (fleet->usable()) {
+    fleet_options fo;
+    fo.holder = "warpforge bench " + options.problem_path;
+    fo.lock_timeout = options.lock_timeout;
+    fo.default_watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::duration<double>(options.watchdog_s));
+    workers = spawn_workers(runtime.system(), *fleet, fo);
+  }
+  {
+    caf::scoped_actor self{runtime.system()};
+    using response_handle = decltype(self->request(std::declval<messages::gpu_worker_actor>(), caf::infinite,
+                                                   std::declval<messages::run_request>()));
+    struct awaited {
+      std::size_t row;
+      const bench_kernel* kernel;
+      response_handle response;
+    };
+    std::vector<awaited> waits;
+    for (std::size_t w = 0; w < targets.size(); ++w) {
+      const int ordinal = targets[w];
+      const auto* device = device_of(ordinal);
+      const std::string arch = arch_for(*spec, device);
+      auto& built_reference = build(arch, -1, *reference);
+      for (const auto& k : kernels) {
+        bench_row row;
+        row.gpu = ordinal;
+        row.gpu_name = device ? device->name : "(no GPU)";
+        row.kernel = k.label;
+        auto& b = build(arch, k.ordinal, k.source);
+        if (b.result) {
+          row.compile_s = b.result->compile_s;
+          row.cache_hit = b.result->cache_hit;
+        }
+        if (!b.result || !built_reference.result) {
+          const auto& failure = !b.result ? b.result.error() : built_reference.result.error();
+          row.outcome = "compile_error";
+          row.detail = std::string{!b.result ? "" : "the reference: "} + failure.log;
+          emit(feed::event_type::branch_failed, k.ordinal, ordinal,
+               feed::detail{}.add("outcome", row.outcome).add("log", failure.log).json());
+          runtime.record(messages::branch_outcome_change{k.branch_id, storage::branch_outcome::compile_error,
+                                                         first_line(failure.log, 2000)});
+          rows.push_back(row);
+          continue;
+        }
+        emit(feed::event_type::branch_compiled, k.ordinal, ordinal,
+             feed::detail{}.add("arch", arch).add("cache_hit", b.result->cache_hit)
+               .add("compile_s", b.result->compile_s).json());
+        if (!device) {
+          row.outcome = "not_run";
+          row.detail = "compiled for " + arch + "; measurements need a GPU (" + fleet->why_none + ")";
+          runtime.record(messages::branch_outcome_change{k.branch_id, storage::branch_outcome::not_run, row.detail});
+          rows.push_back(row);
+          continue;
+        }
+        gpu::candidate_inputs inputs;
+        inputs.candidate_cubin = b.cubin;
+        inputs.candidate_entry = k.source.entry;
+        inputs.reference_cubin = built_reference.cubin;
+        inputs.reference_entry = reference->entry;
+        inputs.seed = config::defaults::seed;
+        inputs.mode = options.cold ? gpu::timing_mode::cold : gpu::timing_mode::warm;
+        messages::run_request request;
+        request.ref = {"bench-" + spec->name, spec->name, 1, k.ordinal};
+        request.kind = k.kind;
+        request.request_json = gpu::encode_body(gpu::make_candidate_request(*resolved, spec->reference, inputs));
+        rows.push_back(row);
+        const std::size_t row_index = rows.size() - 1;
+        // Sent now, so every GPU works while we wait on the first reply.
+        waits.push_back({row_index, &k, self->request(workers[w].handle, caf::infinite, std::move(request))});
+      }
+    }
+    for (auto& [row_index, kernel, response] : waits) {
+      auto& r = rows[row_index];
+      response.receive(
+        [&](messages::measurement& m) {
+          r.outcome = std::string{storage::to_string(m.outcome)};
+          r.detail = m.error_text;
+          r.wall_s = m.wall_s;
+          if (m.outcome == storage::branch_outcome::passed)
+            r.stats = m.timing;
+        },
+        [&](caf::error& e) {
+          r.outcome = "not_run";
+          r.detail = runtime.system().render(e);
+        });
+      const auto outcome =
+        storage::from_string<storage::branch_outcome>(r.outcome).value_or(storage::branch_outcome::not_run);
+      if (r.stats) {
+        const auto& s = *r.stats;
+        auto recorded = runtime.record(messages::measurement_record{
+          kernel->branch_id, r.gpu, r.gpu_name,
+          options.cold ? storage::measurement_mode::cold : storage::measurement_mode::warm, s.median_s,
+          s.mean_s, s.stddev_s, s.cv, s.ci95_low_s, s.ci95_high_s, s.min_s, s.samples, s.sm_clock_mhz});
+        if (!recorded)
+          std::cerr << "warpforge bench: the measurement was not recorded: " << recorded.error() << '\n';
+        emit(feed::event_type::branch_measured, kernel->ordinal, r.gpu,
+             feed::detail{}
+               .add("gpu_name", r.gpu_name)
+               .add("time_s", s.median_s)
+               .add("cv", s.cv)
+               .add("samples", static_cast<std::uint64_t>(s.samples))
+               .add("ci95_low_s", s.ci95_low_s)
+               .add("ci95_high_s", s.ci95_high_s)
+               .add("mode", options.cold ? "cold" : "warm")
+               .add("request_s", r.wall_s)
+               .json());
+      } else {
+        emit(feed::event_type::branch_failed, kernel->ordinal, r.gpu,
+             feed::detail{}.add("outcome", r.outcome).add("detail", r.detail).json());
+      }
+      runtime.record(messages::branch_outcome_change{kernel->branch_id, outcome, r.detail});
+    }
+  }
+  stop_workers(runtime.system(), workers);
+
   double buffer_bytes = 0;
   for (const auto& arg : resolved->args)
     if (const auto* b = std::get_if<config::resolved_buffer>(&arg))
       buffer_bytes += static_cast<double>(b->bytes);
+  print_table(rows, buffer_bytes);
 
-  std::vector<bench_row> rows;
-  // Without a GPU: compile (so syntax and resources are checked), then say what is missing.
-  const std::vector<int> targets = have_gpu ? gpus : std::vector<int>{-1};
-  for (int ordinal : targets) {
-    bench_row row;
-    row.gpu = ordinal;
-    row.bytes = buffer_bytes;
-    const gpu::device_info* device = have_gpu ? &host->devices[static_cast<std::size_t>(ordinal)] : nullptr;
-    row.gpu_name = device ? device->name : "(no GPU)";
-    const std::string arch = spec->kernel.arch.value_or(device ? device->arch() : std::string{fallback_arch});
-
-    auto built = compiler.compile(compile_request_for(candidate, *candidate_text, arch, *resolved));
-    auto built_reference = compiler.compile(compile_request_for(reference, *reference_text, arch, *resolved));
-    if (!built || !built_reference) {
-      const auto& failure = !built ? built.error() : built_reference.error();
-      row.outcome = "compile_error";
-      row.detail = std::string{!built ? "candidate" : "reference"} + ": " + failure.log.substr(0, 400);
-      emit(feed::event_type::branch_failed, ordinal,
-           feed::detail{}.add("outcome", row.outcome).add("log", failure.log).json());
-      rows.push_back(row);
-      continue;
-    }
-    emit(feed::event_type::branch_compiled, ordinal,
-         feed::detail{}.add("arch", arch).add("cache_hit", built->cache_hit).add("compile_s", built->compile_s).json());
-    if (!device) {
-      row.outcome = "not_run";
-      row.detail = "compiled for " + arch + "; measurements need a GPU (" +
-                   (host ? host->reason : std::string{"the runner did not answer"}) + ")";
-      rows.push_back(row);
-      continue;
-    }
-
-    const auto branch = dir->branch_dir(spec->name, 1, ordinal);
-    fs::create_directories(branch);
-    const auto candidate_cubin = branch / "candidate.cubin";
-    const auto reference_cubin = branch / "reference.cubin";
-    std::ofstream{candidate_cubin, std::ios::binary}.write(reinterpret_cast<const char*>(built->cubin.data()),
-                                                          static_cast<std::streamsize>(built->cubin.size()));
-    std::ofstream{reference_cubin, std::ios::binary}.write(
-      reinterpret_cast<const char*>(built_reference->cubin.data()), static_cast<std::streamsize>(built_reference->cubin.size()));
-
-    auto lock = gpu::gpu_lock::acquire(device->uuid, "warpforge bench " + options.problem_path,
-                                       gpu::lock_policy::wait, options.lock_timeout);
-    if (!lock) {
-      row.outcome = "not_run";
-      row.detail = lock.error().to_string();
-      rows.push_back(row);
-      continue;
-    }
-    gpu::runner_options runner;
-    runner.executable = *runner_path;
-    runner.visible_devices = device->uuid;
-    auto client = gpu::runner_client::start(runner);
-    if (!client) {
-      row.outcome = "runtime_error";
-      row.detail = client.error().to_string();
-      rows.push_back(row);
-      continue;
-    }
-    gpu::candidate_inputs inputs;
-    inputs.candidate_cubin = candidate_cubin;
-    inputs.candidate_entry = candidate.entry;
-    inputs.reference_cubin = reference_cubin;
-    inputs.reference_entry = reference.entry;
-    inputs.seed = config::defaults::seed;
-    inputs.mode = options.cold ? gpu::timing_mode::cold : gpu::timing_mode::warm;
-    auto request = gpu::make_candidate_request(*resolved, spec->reference, inputs);
-    const auto watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::duration<double>(options.watchdog_s));
-    auto result = client->run_candidate(request, watchdog);
-    if (!result) {
-      row.outcome = result.error().kind == gpu::runner_error_kind::reply_timeout ? "timeout" : "runtime_error";
-      row.detail = result.error().to_string();
-    } else {
-      row.outcome = std::string{gpu::to_string(result->outcome)};
-      row.detail = result->detail;
-      if (result->outcome == gpu::candidate_outcome::passed)
-        row.stats = result->stats;
-    }
-    if (row.stats)
-      emit(feed::event_type::branch_measured, ordinal,
-           feed::detail{}
-             .add("gpu_name", row.gpu_name)
-             .add("time_s", row.stats->median_s)
-             .add("cv", row.stats->cv)
-             .add("samples", static_cast<std::uint64_t>(row.stats->count))
-             .add("ci95_low_s", row.stats->median_ci.low)
-             .add("ci95_high_s", row.stats->median_ci.high)
-             .add("mode", options.cold ? "cold" : "warm")
-             .json());
-    else
-      emit(feed::event_type::branch_failed, ordinal,
-           feed::detail{}.add("outcome", row.outcome).add("detail", row.detail).json());
-    rows.push_back(row);
-  }
-
-  print_table(rows);
   bool all_passed = true;
-  for (const auto& r : rows)
-    all_passed = all_passed && r.outcome == "passed";
-  const auto state = all_passed ? storage::job_state::finished : storage::job_state::failed;
-  runtime.record(messages::job_state_change{*job_id, state, all_passed ? "" : rows.front().detail});
-  runtime.record(messages::campaign_state_change{
-    *campaign_id, all_passed ? storage::campaign_state::finished : storage::campaign_state::failed, {}});
-  runtime.stop();
-  std::cerr << "recorded in " << dir->path().string() << '\n';
-  logging::shutdown();
   bool compiled = true;
-  for (const auto& r : rows)
+  for (const auto& r : rows) {
+    all_passed = all_passed && r.outcome == "passed";
     compiled = compiled && r.outcome != "compile_error";
-  if (!have_gpu && compiled) {
-    std::cerr << "warpforge bench: no usable GPU here: the kernels were compiled and checked; "
-                 "measurements need a GPU\n";
+  }
+  std::string reason;
+  for (const auto& r : rows)
+    if (r.outcome != "passed" && reason.empty())
+      reason = r.kernel + " on GPU " + std::to_string(r.gpu) + ": " + r.outcome + ": " + first_line(r.detail, 400);
+  runtime.record(messages::job_state_change{*job_id, all_passed ? storage::job_state::finished : storage::job_state::failed,
+                                            reason});
+  runtime.record(messages::campaign_state_change{
+    *campaign_id, all_passed ? storage::campaign_state::finished : storage::campaign_state::failed, reason});
+  runtime.stop();
+  std::cerr << "recorded in " << dir.path().string() << '\n';
+  logging::shutdown();
+  if (!fleet->usable() && compiled) {
+    std::cerr << "warpforge bench: no usable GPU here (" << fleet->why_none
+              << "): the kernels were compiled and checked; measurements need a GPU\n";
     return exit_code::no_gpu;
   }
   return all_passed ? exit_code::ok : exit_code::failure;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warpforge::cli {
 
@@ -47,10 +48,11 @@ exit_code run(const run_options& options);
 struct bench_options {
   std::string problem_path;
   std::string gpus = "all";       // "all" or a comma list of ordinals
-  std::string candidate_path;     // a kernel to measure instead of the problem's own
+  std::vector<std::string> candidate_paths; // kernels to measure beside the problem's own
   std::string run_root = "runs";  // where the bench's run directory goes
   bool cold = false;              // flush L2 before each sample
-  double watchdog_s = 120;        // kill the runner when one candidate takes longer, seconds
+  double watchdog_s = 120;        // reply deadline per kernel, seconds: the backstop behind the
+                                  // runner's kernel watchdog (100x the reference, at least 2 s)
   std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
 };
 exit_code bench(const bench_options& options);

@@ -45,13 +45,15 @@ struct timing_stats {
   double min_s = 0;
   std::uint32_t samples = 0;
   double sm_clock_mhz = 0; // SM clock seen while timing
+  double loop_wall_s = 0;  // wall seconds of the timing loop (warm-up excluded; flushes, launch
+                           // and sync overhead included): against samples * mean, the overhead
   friend bool operator==(const timing_stats&, const timing_stats&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, timing_stats& x) {
   return f(caf::meta::type_name("timing_stats"), x.median_s, x.mean_s, x.stddev_s, x.cv,
-           x.ci95_low_s, x.ci95_high_s, x.min_s, x.samples, x.sm_clock_mhz);
+           x.ci95_low_s, x.ci95_high_s, x.min_s, x.samples, x.sm_clock_mhz, x.loop_wall_s);
 }
 
 /// How far the candidate's output is from the reference.
