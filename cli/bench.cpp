@@ -17,6 +17,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -206,8 +207,10 @@ exit_code bench(const bench_options& options) {
     if (auto it = builds.find(key); it != builds.end())
       return it->second;
     auto result = compiler.compile(compile_request_for(source, arch, *resolved));
-    const auto name = ordinal < 0 ? std::string{"reference"} : "branch-" + std::to_string(ordinal);
-    fs::path cubin = dir.path() / "cubins" / arch / (name + ".cubin");
+    // The branch's CUBIN in its folder; the reference's beside the iteration's branches.
+    const auto folder = ordinal < 0 ? dir.branch_dir(spec->name, 1, 0).parent_path()
+                                    : dir.branch_dir(spec->name, 1, ordinal);
+    const fs::path cubin = folder / ((ordinal < 0 ? "reference-" : "kernel-") + arch + ".cubin");
     if (result)
       if (auto written = write_cubin(cubin, result->cubin); !written)
         result = unexpected{gpu::compile_failure{gpu::compile_failure_kind::internal, written.error()}};
@@ -281,6 +284,10 @@ exit_code bench(const bench_options& options) {
         request.ref = {"bench-" + spec->name, spec->name, 1, k.ordinal};
         request.kind = k.kind;
         request.request_json = gpu::encode_body(gpu::make_candidate_request(*resolved, spec->reference, inputs));
+        // Kept beside the branch: `warpforge-runner --execute request.json` replays the launch
+        // (under ncu, for instance) with the same CUBINs, arguments and seed.
+        std::ofstream{dir.branch_dir(spec->name, 1, k.ordinal) / ("request-" + arch + ".json")}
+          << request.request_json << '\n';
         rows.push_back(row);
         const std::size_t row_index = rows.size() - 1;
         // Sent now, so every GPU works while we wait on the first reply.

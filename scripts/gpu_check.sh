@@ -47,6 +47,25 @@ run_dir="$(ls -d "$unpack"/runs/gpu-check-* | head -1)"
 check "$W/bin/warpforge" status "$run_dir"
 check "$W/bin/warpforge" tail --log --run-dir "$run_dir" --idle-timeout 0.2
 
+step "warpforge bench on the examples (checked against their references, then timed)"
+for example in vector_add transpose row_reduction; do
+  check "$W/bin/warpforge" bench "$here/examples/$example/problem.toml" --run-root "$out/runs" \
+    2>&1 | tee "$out/bench-$example.txt"
+done
+
+step "broken candidates and a good kernel in ONE run (scripts/gpu_faults.sh)"
+check "$here/scripts/gpu_faults.sh" "$W/bin/warpforge" 0 "$out/runs" 2>&1 | tee "$out/faults.txt"
+
+step "ncu's gpu__time_duration on the same ~1 ms launch (naive transpose; --clock-control none)"
+if command -v ncu > /dev/null; then
+  request="$(ls -t "$out"/runs/bench-transpose-*/jobs/transpose/iter-1/branch-0/request-*.json | head -1)"
+  ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
+      --print-units base "$W/bin/warpforge-runner" --execute "$request" 2>&1 | tee "$out/ncu-transpose.csv" | tail -3
+  grep -E '^ *[0-9]' "$out/bench-transpose.txt" | head -1
+else
+  echo "ncu not found: skipped"
+fi
+
 for test_binary in "$@"; do
   step "$(basename "$test_binary")"
   check env LD_LIBRARY_PATH="$W/lib:${LD_LIBRARY_PATH:-}" WARPFORGE_RUNNER="$W/bin/warpforge-runner" \
