@@ -1,0 +1,156 @@
+#include "report/campaign_report.hpp"
+
+#include "storage/database.hpp"
+#include "storage/run_directory.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace warpforge::report {
+
+namespace {
+
+// Reads the keys of iterations.gaps_json that the report shows; others are ignored.
+iteration_gaps parse_gaps(const std::optional<std::string>& text) {
+  iteration_gaps gaps;
+  if (!text || text->empty())
+    return gaps;
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(*text).get(object) != simdjson::SUCCESS)
+    return gaps;
+  auto number = [&](const char* key, std::optional<double>& out) {
+    double value = 0;
+    if (object.at_key(key).get_double().get(value) == simdjson::SUCCESS && std::isfinite(value))
+      out = value;
+  };
+  number("compute", gaps.compute);
+  number("memory", gaps.memory);
+  number("latency", gaps.latency);
+  number("arithmetic_intensity", gaps.arithmetic_intensity);
+  number("achieved_flops", gaps.achieved_flops);
+  number("achieved_bandwidth", gaps.achieved_bandwidth);
+  number("peak_flops", gaps.peak_flops);
+  number("peak_bandwidth", gaps.peak_bandwidth);
+  bool near = false;
+  if (object.at_key("near_peak").get_bool().get(near) == simdjson::SUCCESS)
+    gaps.near_peak = near;
+  return gaps;
+}
+
+std::vector<std::string> parse_methods(const std::string& text) {
+  std::vector<std::string> methods;
+  simdjson::dom::parser parser;
+  simdjson::dom::array array;
+  if (parser.parse(text).get(array) != simdjson::SUCCESS)
+    return methods;
+  for (auto element : array) {
+    std::string_view method;
+    if (element.get(method) == simdjson::SUCCESS)
+      methods.emplace_back(method);
+  }
+  return methods;
+}
+
+// The share of its roofline the latest diagnosed iteration reached: the larger of the DRAM and
+// compute fractions (a kernel is held to whichever roof it is closer to).
+std::optional<double> peak_fraction_of(const std::vector<iteration_entry>& iterations) {
+  for (auto it = iterations.rbegin(); it != iterations.rend(); ++it) {
+    const auto& g = it->gaps;
+    std::optional<double> best;
+    if (g.achieved_bandwidth && g.peak_bandwidth && *g.peak_bandwidth > 0)
+      best = *g.achieved_bandwidth / *g.peak_bandwidth;
+    if (g.achieved_flops && g.peak_flops && *g.peak_flops > 0)
+      best = std::max(best.value_or(0.0), *g.achieved_flops / *g.peak_flops);
+    if (best)
+      return best;
+  }
+  return std::nullopt;
+}
+
+// Ablation branches name the one method they leave out (methods_json = [m]); their parent is the
+// champion. A detail starting "implementation_failed" records a method SASS showed absent.
+std::vector<method_verdict> verdicts_of(const job_entry& job, double noise_threshold) {
+  std::vector<method_verdict> verdicts;
+  for (const auto& iteration : job.iterations) {
+    for (const auto& b : iteration.branches) {
+      if (b.row.kind != storage::branch_kind::ablation)
+        continue;
+      method_verdict v;
+      v.method = b.methods.empty() ? "?" : b.methods.front();
+      v.iteration = iteration.row.number;
+      const branch_entry* parent = nullptr;
+      for (const auto& candidate : iteration.branches)
+        if (b.row.parent_branch_id && candidate.row.id == *b.row.parent_branch_id)
+          parent = &candidate;
+      if (b.row.detail.rfind("implementation_failed", 0) == 0)
+        v.verdict = "implementation_failed";
+      else if (!b.best_time_s || !parent || !parent->best_time_s)
+        v.verdict = "not_measured";
+      else {
+        v.attribution_s = *b.best_time_s - *parent->best_time_s;
+        v.verdict = *v.attribution_s > noise_threshold * *parent->best_time_s ? "effective" : "ineffective";
+      }
+      verdicts.push_back(std::move(v));
+    }
+  }
+  return verdicts;
+}
+
+} // namespace
+
+expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir) {
+  auto dir = storage::run_directory::open(run_dir);
+  if (!dir)
+    return unexpected{storage::to_string(dir.error())};
+  auto db = storage::database::open_read_only(dir->database_path());
+  if (!db)
+    return unexpected{storage::to_string(db.error())};
+  auto summary = db->load_campaign_summary();
+  if (!summary)
+    return unexpected{storage::to_string(summary.error())};
+  campaign_report report;
+  report.run_dir = dir->path();
+  report.campaign = summary->campaign;
+  for (const auto& job_row : summary->jobs) {
+    job_entry job;
+    job.row = job_row;
+    auto iterations = db->load_iterations(job_row.id);
+    if (!iterations)
+      return unexpected{storage::to_string(iterations.error())};
+    for (const auto& iteration_row : *iterations) {
+      iteration_entry iteration;
+      iteration.row = iteration_row;
+      iteration.gaps = parse_gaps(iteration_row.gaps_json);
+      auto branches = db->load_branches(iteration_row.id);
+      if (!branches)
+        return unexpected{storage::to_string(branches.error())};
+      for (const auto& branch_row : *branches) {
+        branch_entry branch;
+        branch.row = branch_row;
+        branch.methods = parse_methods(branch_row.methods_json);
+        auto measurements = db->load_measurements(branch_row.id);
+        if (!measurements)
+          return unexpected{storage::to_string(measurements.error())};
+        branch.measurements = std::move(*measurements);
+        for (const auto& m : branch.measurements)
+          if (!branch.best_time_s || m.median_s < *branch.best_time_s)
+            branch.best_time_s = m.median_s;
+        if (iteration_row.champion_branch_id && *iteration_row.champion_branch_id == branch_row.id)
+          iteration.champion_time_s = branch.best_time_s;
+        iteration.branches.push_back(std::move(branch));
+      }
+      job.iterations.push_back(std::move(iteration));
+    }
+    if (job_row.baseline_time_s && job_row.best_time_s && *job_row.best_time_s > 0)
+      job.speedup = *job_row.baseline_time_s / *job_row.best_time_s;
+    job.peak_fraction = peak_fraction_of(job.iterations);
+    job.methods = verdicts_of(job, report.noise_threshold);
+    report.jobs.push_back(std::move(job));
+  }
+  return report;
+}
+
+} // namespace warpforge::report

@@ -1,0 +1,91 @@
+#pragma once
+// What a run directory's database says about a campaign, gathered once and shaped for humans and
+// programs: per job the baseline and best times, the timeline of iterations, the bottleneck drift
+// (roofline gaps per iteration), every branch with its measurements, and what each claimed method
+// was worth (ablation attribution). Read-only: works while the campaign runs, and afterwards.
+//
+//   auto report = load_report(run_dir);            // error names the folder and the reason
+//   std::cout << render_markdown(*report);         // summary.md
+//   write_charts(*report, run_dir);                // speedup.svg, roofline.svg beside it
+
+#include "expected/expected.hpp"
+#include "storage/rows.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::report {
+
+/// The diagnosis recorded with an iteration (iterations.gaps_json); absent keys stay empty.
+struct iteration_gaps {
+  std::optional<double> compute; // Δc, 0 = at the peak
+  std::optional<double> memory;  // Δm
+  std::optional<double> latency; // Δl
+  std::optional<bool> near_peak;
+  std::optional<double> arithmetic_intensity; // FLOP per DRAM byte
+  std::optional<double> achieved_flops;       // FLOP/s
+  std::optional<double> achieved_bandwidth;   // DRAM bytes/s
+  std::optional<double> peak_flops;           // FLOP/s of the precision in use
+  std::optional<double> peak_bandwidth;       // DRAM bytes/s
+};
+
+/// One branch and its fastest measurement over the GPUs it ran on.
+struct branch_entry {
+  storage::branch_row row;
+  std::vector<storage::measurement_row> measurements;
+  std::optional<double> best_time_s; // fastest median over the GPUs
+  std::vector<std::string> methods;  // from methods_json
+};
+
+struct iteration_entry {
+  storage::iteration_row row;
+  iteration_gaps gaps;
+  std::vector<branch_entry> branches;
+  std::optional<double> champion_time_s;
+};
+
+/// effective / ineffective / implementation_failed / not_measured (docs/tuner.md).
+struct method_verdict {
+  std::string method;
+  std::int64_t iteration = 0;
+  std::optional<double> attribution_s; // time without the method − time of the champion
+  std::string verdict;
+};
+
+struct job_entry {
+  storage::job_row row;
+  std::vector<iteration_entry> iterations;
+  std::vector<method_verdict> methods;
+  std::optional<double> speedup;       // baseline / best
+  std::optional<double> peak_fraction; // share of the DRAM or compute roofline reached (latest)
+};
+
+struct campaign_report {
+  std::filesystem::path run_dir;
+  storage::campaign_row campaign;
+  std::vector<job_entry> jobs;
+  double noise_threshold = 0.02; // for the ineffective verdict when none is recorded
+};
+
+/// Reads the campaign of `run_dir` (its most recent one).
+expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir);
+
+/// summary.md: headline speed-ups, peak fractions, timeline, bottleneck drift, methods.
+std::string render_markdown(const campaign_report& report);
+/// One JSON object with everything above.
+std::string render_json(const campaign_report& report);
+/// One line per (branch, GPU) measurement, and per branch without one.
+std::string render_csv(const campaign_report& report);
+
+/// The speed-up per iteration and the roofline position, as SVG text.
+std::string speedup_chart_svg(const job_entry& job);
+std::string roofline_chart_svg(const job_entry& job);
+
+/// Writes summary.md and per job <job>-speedup.svg and <job>-roofline.svg into `run_dir`;
+/// returns the files written (relative to run_dir) or what failed.
+expected<std::vector<std::string>, std::string> write_summary(const campaign_report& report);
+
+} // namespace warpforge::report

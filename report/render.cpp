@@ -1,0 +1,222 @@
+// The report's three text forms: summary.md for people, JSON for programs, CSV for spreadsheets.
+
+#include "report/campaign_report.hpp"
+
+#include "json/writer.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+
+namespace warpforge::report {
+
+namespace {
+
+std::string time_text(std::optional<double> seconds) {
+  if (!seconds)
+    return "-";
+  char buffer[32];
+  if (*seconds < 1e-3)
+    std::snprintf(buffer, sizeof buffer, "%.2f us", *seconds * 1e6);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.4f ms", *seconds * 1e3);
+  return buffer;
+}
+
+// "+1.2000 ms" / "-3.10 us": a time difference with its sign.
+std::string signed_time_text(std::optional<double> seconds) {
+  if (!seconds)
+    return "-";
+  return (*seconds < 0 ? "-" : "+") + time_text(*seconds < 0 ? -*seconds : *seconds);
+}
+
+std::string ratio_text(std::optional<double> ratio, const char* format = "%.1f%%", double scale = 100) {
+  if (!ratio)
+    return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, format, *ratio * scale);
+  return buffer;
+}
+
+std::string utc_text(double unix_seconds) {
+  if (unix_seconds <= 0)
+    return "-";
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S", &tm);
+  return buffer;
+}
+
+std::string outcome_text(const branch_entry& b) {
+  return b.row.outcome ? std::string{storage::to_string(*b.row.outcome)} : "pending";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "-" : out;
+}
+
+} // namespace
+
+std::string render_markdown(const campaign_report& report) {
+  std::ostringstream md;
+  md << "# " << report.campaign.name << "\n\n"
+     << "State: **" << storage::to_string(report.campaign.state) << "**"
+     << (report.campaign.reason.empty() ? "" : " — " + report.campaign.reason) << "  \n"
+     << "Started " << utc_text(report.campaign.created_at) << " UTC, last update "
+     << utc_text(report.campaign.updated_at) << " UTC  \n"
+     << "Spec: `" << report.campaign.spec_path << "`\n\n";
+
+  md << "## Headline\n\n| job | state | baseline | best | speed-up | peak fraction | iterations |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& job : report.jobs)
+    md << "| " << job.row.name << " | " << storage::to_string(job.row.state) << " | "
+       << time_text(job.row.baseline_time_s) << " | " << time_text(job.row.best_time_s) << " | "
+       << ratio_text(job.speedup, "%.2fx", 1) << " | " << ratio_text(job.peak_fraction) << " | "
+       << job.row.iterations_done << " |\n";
+  md << "\nPeak fraction: the share of the DRAM or compute roofline (whichever is closer) the "
+        "latest diagnosed champion reached.\n";
+
+  for (const auto& job : report.jobs) {
+    md << "\n## " << job.row.name << "\n\n";
+    if (!job.row.reason.empty())
+      md << "Note: " << job.row.reason << "\n\n";
+    md << "![speed-up per iteration](" << job.row.name << "-speedup.svg) "
+       << "![roofline position](" << job.row.name << "-roofline.svg)\n\n";
+    md << "### Timeline\n\n| iteration | state | started (UTC) | branches | champion time | Δc | Δm | Δl | near peak |\n"
+       << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& it : job.iterations)
+      md << "| " << it.row.number << " | " << storage::to_string(it.row.state) << " | "
+         << utc_text(it.row.started_at) << " | " << it.branches.size() << " | "
+         << time_text(it.champion_time_s) << " | " << ratio_text(it.gaps.compute, "%.2f", 1) << " | "
+         << ratio_text(it.gaps.memory, "%.2f", 1) << " | " << ratio_text(it.gaps.latency, "%.2f", 1)
+         << " | " << (it.gaps.near_peak ? (*it.gaps.near_peak ? "yes" : "no") : "-") << " |\n";
+    md << "\nThe gaps (Δc compute, Δm memory, Δl latency; 0 = at the peak) per iteration are the "
+          "bottleneck drift.\n";
+
+    md << "\n### Methods\n\n";
+    if (job.methods.empty())
+      md << "No ablations recorded.\n";
+    else {
+      md << "| iteration | method | attribution | verdict |\n| --- | --- | --- | --- |\n";
+      for (const auto& m : job.methods)
+        md << "| " << m.iteration << " | " << m.method << " | "
+           << signed_time_text(m.attribution_s)
+           << " | " << m.verdict << " |\n";
+    }
+
+    md << "\n### Attempts\n\n| iteration | branch | kind | outcome | methods | defines | best time | detail |\n"
+       << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& it : job.iterations)
+      for (const auto& b : it.branches) {
+        auto detail = b.row.detail.substr(0, b.row.detail.find('\n'));
+        if (detail.size() > 120)
+          detail = detail.substr(0, 120) + "...";
+        for (auto& c : detail)
+          if (c == '|')
+            c = '/';
+        md << "| " << it.row.number << " | " << b.row.ordinal << " | " << storage::to_string(b.row.kind)
+           << " | " << outcome_text(b) << " | " << joined(b.methods) << " | `" << b.row.defines_json
+           << "` | " << time_text(b.best_time_s) << " | " << detail << " |\n";
+      }
+  }
+  return md.str();
+}
+
+std::string render_json(const campaign_report& report) {
+  json::writer out;
+  auto optional_number = [&](std::string_view key, std::optional<double> v) {
+    out.key(key);
+    if (v)
+      out.value(*v);
+    else
+      out.null();
+  };
+  out.begin_object();
+  out.key("campaign").value(report.campaign.name);
+  out.key("state").value(storage::to_string(report.campaign.state));
+  out.key("reason").value(report.campaign.reason);
+  out.key("run_dir").value(report.run_dir.string());
+  out.key("jobs").begin_array();
+  for (const auto& job : report.jobs) {
+    out.begin_object();
+    out.key("name").value(job.row.name);
+    out.key("state").value(storage::to_string(job.row.state));
+    optional_number("baseline_time_s", job.row.baseline_time_s);
+    optional_number("best_time_s", job.row.best_time_s);
+    optional_number("speedup", job.speedup);
+    optional_number("peak_fraction", job.peak_fraction);
+    out.key("iterations").begin_array();
+    for (const auto& it : job.iterations) {
+      out.begin_object();
+      out.key("number").value(it.row.number);
+      out.key("state").value(storage::to_string(it.row.state));
+      optional_number("champion_time_s", it.champion_time_s);
+      optional_number("gap_compute", it.gaps.compute);
+      optional_number("gap_memory", it.gaps.memory);
+      optional_number("gap_latency", it.gaps.latency);
+      out.key("branches").begin_array();
+      for (const auto& b : it.branches) {
+        out.begin_object();
+        out.key("ordinal").value(b.row.ordinal);
+        out.key("kind").value(storage::to_string(b.row.kind));
+        out.key("outcome").value(outcome_text(b));
+        out.key("methods").raw(b.row.methods_json);
+        out.key("defines").raw(b.row.defines_json);
+        optional_number("best_time_s", b.best_time_s);
+        out.key("detail").value(b.row.detail);
+        out.end_object();
+      }
+      out.end_array();
+      out.end_object();
+    }
+    out.end_array();
+    out.key("methods").begin_array();
+    for (const auto& m : job.methods) {
+      out.begin_object();
+      out.key("iteration").value(m.iteration);
+      out.key("method").value(m.method);
+      optional_number("attribution_s", m.attribution_s);
+      out.key("verdict").value(m.verdict);
+      out.end_object();
+    }
+    out.end_array();
+    out.end_object();
+  }
+  out.end_array();
+  out.end_object();
+  return std::move(out).str();
+}
+
+std::string render_csv(const campaign_report& report) {
+  auto quoted = [](std::string text) {
+    std::string out = "\"";
+    for (char c : text)
+      out += c == '"' ? std::string{"\"\""} : std::string{c};
+    return out + "\"";
+  };
+  std::ostringstream csv;
+  csv << "job,iteration,branch,kind,outcome,methods,defines,gpu,gpu_name,mode,median_s,cv,ci95_low_s,"
+         "ci95_high_s,samples\n";
+  for (const auto& job : report.jobs)
+    for (const auto& it : job.iterations)
+      for (const auto& b : it.branches) {
+        const std::string head = quoted(job.row.name) + "," + std::to_string(it.row.number) + "," +
+                                 std::to_string(b.row.ordinal) + "," +
+                                 std::string{storage::to_string(b.row.kind)} + "," + outcome_text(b) + "," +
+                                 quoted(b.row.methods_json) + "," + quoted(b.row.defines_json) + ",";
+        if (b.measurements.empty())
+          csv << head << ",,,,,,,\n";
+        for (const auto& m : b.measurements)
+          csv << head << m.gpu << "," << quoted(m.gpu_name) << "," << storage::to_string(m.mode) << ","
+              << m.median_s << "," << m.cv << "," << m.ci95_low_s << "," << m.ci95_high_s << ","
+              << m.samples << "\n";
+      }
+  return csv.str();
+}
+
+} // namespace warpforge::report
