@@ -2,10 +2,16 @@
 
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"
+#include "diagnosis/ncu_csv.hpp"
+#include "gpu/runner/ncu_profile.hpp"
+#include "gpu/toolchain.hpp"
 #include "logging/logging.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
+
+#include <set>
+#include <unistd.h>
 
 namespace warpforge::actors {
 
@@ -66,7 +72,126 @@ std::string describe_failure(const gpu::candidate_result& r) {
   return text;
 }
 
+// How the runner's CUPTI attempt ended, for the note: its status and note, or the error.
+std::string describe_attempt(const expected<gpu::profile_result, gpu::runner_error>& attempt) {
+  if (!attempt)
+    return "the runner could not answer: " + attempt.error().to_string();
+  return std::string{gpu::to_string(attempt->status)} +
+         (attempt->note.empty() ? std::string{} : ": " + attempt->note);
+}
+
+// Whether ncu may be asked after the runner's attempt: not when the candidate itself faulted or
+// hung under the profiler (ncu would launch the same kernel), nor when CUPTI answered.
+bool worth_a_second_opinion(const expected<gpu::profile_result, gpu::runner_error>& attempt) {
+  if (!attempt)
+    return attempt.error().kind != gpu::runner_error_kind::reply_timeout;
+  return attempt->status != gpu::profile_status::ok && !attempt->runner_exits;
+}
+
+// A metric_set with no values, and why.
+messages::metric_set no_metrics(const messages::profile_request& request,
+                                const messages::device_summary& device, std::string note) {
+  messages::metric_set set;
+  set.ref = request.ref;
+  set.device = device;
+  set.source = messages::metric_source::none;
+  set.note = std::move(note);
+  return set;
+}
+
+void add_measured_inputs(const diagnosis::metric_schema& schema, const diagnosis::metric_definition& m,
+                         std::set<std::string>& names, std::set<std::string>& visited) {
+  if (!visited.insert(m.key).second)
+    return;
+  if (!m.derived()) {
+    names.insert(m.nsight);
+    return;
+  }
+  for (const auto& key : m.formula.keys())
+    if (const auto* input = schema.find(key))
+      add_measured_inputs(schema, *input, names, visited);
+}
+
+// Where the ncu fallback of `config`'s worker writes its files.
+std::filesystem::path ncu_work_dir(const gpu_worker_config& config) {
+  if (!config.ncu_work_dir.empty())
+    return config.ncu_work_dir;
+  return std::filesystem::temp_directory_path() /
+         ("warpforge-ncu-" + std::to_string(::getpid()) + "-gpu" +
+          std::to_string(config.device.ordinal));
+}
+
 } // namespace
+
+nsight_selection nsight_names_for(const std::vector<std::string>& keys,
+                                  const diagnosis::metric_schema& schema) {
+  nsight_selection out;
+  std::set<std::string> wanted;
+  std::set<std::string> visited;
+  for (const auto& key : keys) {
+    if (const auto* m = schema.find(key))
+      add_measured_inputs(schema, *m, wanted, visited);
+    else
+      out.unknown_keys.push_back(key);
+  }
+  for (const auto& m : schema.metrics())
+    if (!m.derived() && (keys.empty() || wanted.count(m.nsight) > 0))
+      out.names.push_back(m.nsight);
+  return out;
+}
+
+messages::metric_set metric_set_from(const messages::profile_request& request,
+                                     const messages::device_summary& device,
+                                     messages::metric_source source,
+                                     const gpu::profile_result& result,
+                                     const nsight_selection& selection,
+                                     const diagnosis::metric_schema& schema, std::string note) {
+  messages::metric_set set;
+  set.ref = request.ref;
+  set.device = device;
+  set.source = source;
+  const diagnosis::nsight_values values(result.values.begin(), result.values.end());
+  const auto mapped = diagnosis::map_base_units(values, schema);
+  std::vector<std::string> gaps;
+  for (const auto& name : selection.names) {
+    const auto* m = schema.find_nsight(name);
+    if (m == nullptr)
+      continue;
+    if (auto v = mapped.values.find(m->key); v != mapped.values.end()) {
+      set.values.push_back({m->key, v->second});
+      continue;
+    }
+    std::string why = "not returned";
+    if (auto r = result.missing.find(name); r != result.missing.end())
+      why = r->second;
+    for (const auto& skipped : mapped.skipped)
+      if (skipped.nsight == name)
+        why = skipped.reason;
+    gaps.push_back(m->key + " (" + name + "): " + why);
+  }
+  for (const auto& key : selection.unknown_keys)
+    gaps.push_back(key + ": not a key of the metric schema");
+  if (!gaps.empty()) {
+    if (!note.empty())
+      note += "; ";
+    note += std::to_string(gaps.size()) + " of " +
+            std::to_string(selection.names.size() + selection.unknown_keys.size()) +
+            " requested metrics have no value: ";
+    for (std::size_t i = 0; i < gaps.size(); ++i)
+      note += (i == 0 ? "" : "; ") + gaps[i];
+  }
+  set.note = std::move(note);
+  return set;
+}
+
+std::optional<std::filesystem::path> locate_ncu(const std::optional<std::filesystem::path>& configured) {
+  if (configured)
+    return configured->empty() ? std::nullopt : configured;
+  const auto env = gpu::toolchain_environment::from_process();
+  const std::filesystem::path home = env.cuda_home ? std::filesystem::path{*env.cuda_home}
+                                                   : gpu::default_cuda_home;
+  return gpu::find_tool(gpu::to_string(gpu::cuda_tool::ncu), env.path, home);
+}
 
 std::string gpu_worker_name(int ordinal) {
   return "gpu." + std::to_string(ordinal);
@@ -116,6 +241,92 @@ measurement_from(const messages::run_request& request, const messages::device_su
   return m;
 }
 
+messages::metric_set gpu_worker_state::profile(const messages::profile_request& request) {
+  const auto& cfg = *config;
+  ++profiles;
+  auto body = gpu::decode_candidate_request(request.request_json);
+  if (!body)
+    return no_metrics(request, cfg.device,
+                      "profile_request: the candidate body does not decode: " + body.error().detail);
+  if (!failure.empty() || !keeper)
+    return no_metrics(request, cfg.device,
+                      gpu_worker_name(cfg.device.ordinal) + " is out of service: " + failure);
+  const auto& schema = diagnosis::builtin_metric_schema();
+  const auto selection = nsight_names_for(request.metric_keys, schema);
+  if (selection.names.empty()) {
+    std::string unknown;
+    for (const auto& key : selection.unknown_keys)
+      unknown += (unknown.empty() ? "" : ", ") + key;
+    return no_metrics(request, cfg.device,
+                      "no metric to collect: not keys of the metric schema: " + unknown);
+  }
+
+  gpu::profile_request asked;
+  asked.run = std::move(*body);
+  asked.metrics = selection.names;
+  asked.replay = gpu::profile_replay::kernel;
+  auto attempt = keeper->profile(asked, cfg.profile_watchdog);
+  if (keeper->gave_up())
+    failure = keeper->give_up_reason();
+  if (attempt && attempt->status == gpu::profile_status::ok) {
+    // CUPTI's range profiler has no SASS-patching metrics (smsp__sass_*) and no launch__*
+    // attributes: ncu supplies what it left out, when it is here.
+    auto result = std::move(*attempt);
+    std::string note = result.note;
+    gpu::profile_request rest = asked;
+    rest.metrics.clear();
+    for (const auto& metric : asked.metrics)
+      if (result.values.count(metric) == 0)
+        rest.metrics.push_back(metric);
+    if (!rest.metrics.empty())
+      if (auto extra = ask_ncu(rest)) {
+        std::vector<std::string> supplied;
+        for (const auto& [metric, value] : extra->values)
+          if (result.values.emplace(metric, value).second) {
+            result.missing.erase(metric);
+            supplied.push_back(metric);
+          }
+        note += "; ncu for the " + std::to_string(rest.metrics.size()) + " metrics CUPTI did not give: " +
+                std::string{gpu::to_string(extra->status)} + ", " + std::to_string(supplied.size()) +
+                " supplied" + (extra->status == gpu::profile_status::ok ? "" : " (" + extra->note + ")");
+      }
+    return metric_set_from(request, cfg.device, messages::metric_source::cupti, result, selection,
+                           schema, note);
+  }
+
+  const std::string cupti_note = "CUPTI: " + describe_attempt(attempt);
+  if (!worth_a_second_opinion(attempt))
+    return no_metrics(request, cfg.device,
+                      cupti_note + "; no ncu fallback: the candidate itself failed under the profiler");
+  const auto fallback = ask_ncu(asked);
+  if (!fallback)
+    return no_metrics(request, cfg.device,
+                      cupti_note + "; no ncu fallback: ncu not found on PATH or in the CUDA home's bin/");
+  if (fallback->status == gpu::profile_status::ok)
+    return metric_set_from(request, cfg.device, messages::metric_source::ncu, *fallback, selection,
+                           schema, cupti_note + "; values from the ncu fallback");
+  return no_metrics(request, cfg.device,
+                    cupti_note + "; ncu: " + std::string{gpu::to_string(fallback->status)} +
+                      (fallback->note.empty() ? std::string{} : ": " + fallback->note));
+}
+
+std::optional<gpu::profile_result> gpu_worker_state::ask_ncu(const gpu::profile_request& asked) {
+  const auto& cfg = *config;
+  const auto ncu = locate_ncu(cfg.ncu);
+  if (!ncu)
+    return std::nullopt;
+  ++ncu_fallbacks;
+  logging::get("gpu_worker")->info("{}: asking ncu for {} metrics", gpu_worker_name(cfg.device.ordinal),
+                                   asked.metrics.size());
+  gpu::ncu_options options;
+  options.ncu = *ncu;
+  options.runner = keeper->options().runner.executable;
+  options.work_dir = ncu_work_dir(cfg);
+  options.visible_devices = cfg.uuid;
+  options.timeout = cfg.profile_watchdog;
+  return gpu::profile_with_ncu(asked, options);
+}
+
 messages::component_status gpu_worker_state::status() const {
   messages::component_status s;
   s.component = config ? gpu_worker_name(config->device.ordinal) : std::string{name};
@@ -127,7 +338,10 @@ messages::component_status gpu_worker_state::status() const {
                                           : messages::component_state::starting;
     s.detail = config ? config->device.name : "";
   }
-  s.counters = {{"requests", requests}, {"timeouts", timeouts}};
+  s.counters = {{"requests", requests},
+                {"timeouts", timeouts},
+                {"profiles", profiles},
+                {"ncu_fallbacks", ncu_fallbacks}};
   if (keeper) {
     s.counters.push_back({"runner_starts", keeper->starts()});
     s.counters.push_back({"runner_restarts", keeper->restarts()});
@@ -190,9 +404,11 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
       m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       return m;
     },
-    [self](messages::profile_request&) -> caf::result<messages::metric_set> {
-      return caf::make_error(caf::sec::runtime_error,
-                             "gpu_worker: profiling is not in this build yet");
+    [self](messages::profile_request& request) -> messages::metric_set {
+      auto set = self->state.profile(request);
+      if (self->state.failure.empty())
+        self->send(self, messages::restart_atom::value); // the next runner starts while we reply
+      return set;
     },
     [self](messages::query_atom) { return self->state.config->device; },
     [self](messages::restart_atom) {
@@ -203,6 +419,10 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
     [self](messages::stop_atom) {
       if (self->state.keeper)
         self->state.keeper->stop();
+      if (self->state.config->ncu_work_dir.empty()) { // ours, in the temp folder: nobody reads it later
+        std::error_code ignored;
+        std::filesystem::remove_all(ncu_work_dir(*self->state.config), ignored);
+      }
       self->state.lock.reset();
       self->quit(caf::exit_reason::user_shutdown);
     },

@@ -59,14 +59,15 @@ bool runner_keeper::ensure_running() {
   return false;
 }
 
-expected<gpu::candidate_result, gpu::runner_error>
-runner_keeper::run(const gpu::candidate_request& request, std::chrono::milliseconds watchdog) {
+template <class Result, class Send, class ExitReason>
+expected<Result, gpu::runner_error> runner_keeper::guarded(Send send, std::chrono::milliseconds watchdog,
+                                                           ExitReason exit_reason) {
   if (!ensure_running()) {
     gpu::runner_error error = last_start_error_.value_or(gpu::runner_error{});
     error.detail = give_up_reason_.empty() ? error.detail : give_up_reason_;
     return unexpected{error};
   }
-  auto result = client_->run_candidate(request, watchdog);
+  expected<Result, gpu::runner_error> result = send(*client_);
   if (!result) {
     switch (result.error().kind) {
     case gpu::runner_error_kind::reply_timeout:
@@ -84,12 +85,33 @@ runner_keeper::run(const gpu::candidate_request& request, std::chrono::milliseco
     }
     return result;
   }
-  if (result->runner_exits)
-    retire(result->outcome == gpu::candidate_outcome::timeout
-             ? "kernel watchdog: " + result->detail
-             : "the runner lost its CUDA context: " + result->detail,
-           true);
+  if (std::optional<std::string> why = exit_reason(*result))
+    retire(std::move(*why), true);
   return result;
+}
+
+expected<gpu::candidate_result, gpu::runner_error>
+runner_keeper::run(const gpu::candidate_request& request, std::chrono::milliseconds watchdog) {
+  return guarded<gpu::candidate_result>(
+    [&](gpu::runner_client& client) { return client.run_candidate(request, watchdog); }, watchdog,
+    [](const gpu::candidate_result& r) -> std::optional<std::string> {
+      if (!r.runner_exits)
+        return std::nullopt;
+      return r.outcome == gpu::candidate_outcome::timeout
+               ? "kernel watchdog: " + r.detail
+               : "the runner lost its CUDA context: " + r.detail;
+    });
+}
+
+expected<gpu::profile_result, gpu::runner_error>
+runner_keeper::profile(const gpu::profile_request& request, std::chrono::milliseconds watchdog) {
+  return guarded<gpu::profile_result>(
+    [&](gpu::runner_client& client) { return client.profile(request, watchdog); }, watchdog,
+    [](const gpu::profile_result& r) -> std::optional<std::string> {
+      if (!r.runner_exits)
+        return std::nullopt;
+      return "the runner lost its CUDA context while profiling: " + r.note;
+    });
 }
 
 void runner_keeper::retire(std::string reason, bool expected_death) {

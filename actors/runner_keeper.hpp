@@ -4,6 +4,7 @@
 //
 //   runner_keeper keeper{options, [](const runner_event& e) { publish(e); }};
 //   auto result = keeper.run(request, std::chrono::seconds{30});  // starts the runner if needed
+//   auto counters = keeper.profile(profile, std::chrono::seconds{300}); // the same, for metrics
 //
 // Two kinds of runner death, treated differently:
 //   - the candidate's doing: a hung kernel (the runner's kernel watchdog answers timeout and the
@@ -20,6 +21,7 @@
 #include "config/supervision_policy.hpp"
 #include "expected/expected.hpp"
 #include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/runner_client.hpp"
 
 #include <chrono>
@@ -58,6 +60,15 @@ public:
   expected<gpu::candidate_result, gpu::runner_error> run(const gpu::candidate_request& request,
                                                          std::chrono::milliseconds watchdog);
 
+  /// Profiles one launch (CUPTI range profiler in the runner) with `watchdog` as the reply
+  /// deadline; the same start, watchdog and runner-death handling as run(). A status other than
+  /// ok (counters_unavailable, ...) is a result, not an error.
+  expected<gpu::profile_result, gpu::runner_error> profile(const gpu::profile_request& request,
+                                                           std::chrono::milliseconds watchdog);
+
+  /// What the keeper starts (the ncu fallback runs the same executable one-shot).
+  const runner_keeper_options& options() const { return options_; }
+
   /// Stops the runner (shutdown, then kill after a grace). Idempotent.
   void stop();
 
@@ -69,6 +80,12 @@ public:
   std::uint32_t watchdog_kills() const { return watchdog_kills_; }
 
 private:
+  /// The part every request shares: start the runner when needed, `send` one request to it, and
+  /// retire the runner when the request ended it (watchdog kill, crash) or the reply says it is
+  /// exiting (`exit_reason` returns why, or nullopt). Defined and instantiated in the .cpp.
+  template <class Result, class Send, class ExitReason>
+  expected<Result, gpu::runner_error> guarded(Send send, std::chrono::milliseconds watchdog,
+                                              ExitReason exit_reason);
   /// Drops a runner that has ended; `expected_death` says whether the candidate caused it.
   void retire(std::string reason, bool expected_death);
   void give_up(std::string reason);

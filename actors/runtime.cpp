@@ -141,6 +141,10 @@ void runtime::record(const messages::branch_outcome_change& c) {
   tell_store(*system_, c);
 }
 
+void runtime::record(const messages::iteration_update& u) {
+  tell_store(*system_, u);
+}
+
 void runtime::emit(feed::event e) {
   actors::emit(*system_, std::move(e));
 }

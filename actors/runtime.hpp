@@ -55,6 +55,7 @@ public:
   void record(const messages::campaign_state_change& c);
   void record(const messages::job_state_change& c);
   expected<std::int64_t, std::string> record(const messages::iteration_record& r);
+  void record(const messages::iteration_update& u);
   expected<std::int64_t, std::string> record(const messages::branch_record& r);
   void record(const messages::branch_outcome_change& c);
   expected<std::int64_t, std::string> record(const messages::measurement_record& r);

@@ -76,6 +76,25 @@ expected<std::int64_t, storage::store_error> store_state::record(const messages:
   return db->insert_iteration(row);
 }
 
+expected<void, storage::store_error> store_state::record(const messages::job_update& u) {
+  auto known = [](double v) { return v > 0 ? std::optional<double>{v} : std::nullopt; };
+  return db->set_job_progress(u.job_id, u.iterations_done, known(u.best_time_s), known(u.baseline_time_s),
+                              unix_now_s());
+}
+
+expected<void, storage::store_error> store_state::record(const messages::iteration_update& u) {
+  storage::iteration_row row;
+  row.id = u.iteration_id;
+  row.state = u.state;
+  if (u.champion_branch_id != 0)
+    row.champion_branch_id = u.champion_branch_id;
+  if (u.finished)
+    row.finished_at = unix_now_s();
+  if (!u.gaps_json.empty())
+    row.gaps_json = u.gaps_json;
+  return db->update_iteration(row);
+}
+
 expected<std::int64_t, storage::store_error> store_state::record(const messages::branch_record& r) {
   storage::branch_row row;
   row.iteration_id = r.iteration_id;
@@ -156,6 +175,8 @@ store(messages::store_actor::stateful_pointer<store_state> self, std::filesystem
     [self, apply](const messages::job_state_change& c) { apply(self->state.record(c)); },
     [self, apply](const feed::event& e) { apply(self->state.record(e)); },
     [self, reply](const messages::iteration_record& r) { return reply(self->state.record(r)); },
+    [self, apply](const messages::iteration_update& u) { apply(self->state.record(u)); },
+    [self, apply](const messages::job_update& u) { apply(self->state.record(u)); },
     [self, reply](const messages::branch_record& r) { return reply(self->state.record(r)); },
     [self, apply](const messages::branch_outcome_change& c) { apply(self->state.record(c)); },
     [self, reply](const messages::measurement_record& r) { return reply(self->state.record(r)); },

@@ -32,6 +32,8 @@ struct store_state {
   expected<void, storage::store_error> record(const messages::job_state_change& c);
   expected<std::int64_t, storage::store_error> record(const feed::event& e);
   expected<std::int64_t, storage::store_error> record(const messages::iteration_record& r);
+  expected<void, storage::store_error> record(const messages::iteration_update& u);
+  expected<void, storage::store_error> record(const messages::job_update& u);
   expected<std::int64_t, storage::store_error> record(const messages::branch_record& r);
   expected<void, storage::store_error> record(const messages::branch_outcome_change& c);
   expected<std::int64_t, storage::store_error> record(const messages::measurement_record& r);

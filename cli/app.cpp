@@ -11,13 +11,6 @@ namespace {
 
 constexpr auto version = "0.1.0";
 
-// Says plainly that a command's capability is not in this build, and which work brings it.
-exit_code not_available(const char* command, const char* lands_with) {
-  std::cerr << "warpforge " << command << ": not available in this build yet; it lands with "
-            << lands_with << ". Nothing was done.\n";
-  return exit_code::not_available;
-}
-
 } // namespace
 
 int run_command_line(int argc, char** argv) {
@@ -39,12 +32,11 @@ int run_command_line(int argc, char** argv) {
                       "Seconds to wait for a feed subscriber before the first event");
   run_cmd->callback([&] { result = run(run_opts); });
 
-  std::string resume_dir;
+  resume_options resume_opts;
   auto* resume_cmd = app.add_subcommand("resume", "Continue an interrupted campaign from its run directory");
-  resume_cmd->add_option("run-dir", resume_dir, "Run directory")->required();
-  resume_cmd->callback([&] {
-    result = not_available("resume", "the optimize campaigns (scheduler and resume)");
-  });
+  resume_cmd->add_option("run-dir", resume_opts.run_dir, "Run directory")->required();
+  resume_cmd->add_option("--log-level", resume_opts.log_level, "trace|debug|info|warn|error");
+  resume_cmd->callback([&] { result = resume(resume_opts); });
 
   status_options status_opts;
   auto* status_cmd = app.add_subcommand("status", "Show a campaign's progress from its run directory");
@@ -52,13 +44,14 @@ int run_command_line(int argc, char** argv) {
   status_cmd->add_flag("--json", status_opts.json, "Machine-readable output");
   status_cmd->callback([&] { result = status(status_opts); });
 
-  std::string report_dir;
-  std::string report_format = "md";
-  auto* report_cmd = app.add_subcommand("report", "Write a campaign's report (md, json or csv)");
-  report_cmd->add_option("run-dir", report_dir, "Run directory")->required();
-  report_cmd->add_option("--format", report_format, "md|json|csv")
+  report_options report_opts;
+  auto* report_cmd = app.add_subcommand("report", "Print a campaign's report (md, json or csv), live or after");
+  report_cmd->add_option("run-dir", report_opts.run_dir, "Run directory")->required();
+  report_cmd->add_option("--format", report_opts.format, "md|json|csv")
     ->check(CLI::IsMember({"md", "json", "csv"}));
-  report_cmd->callback([&] { result = not_available("report", "the optimize campaigns (summary and reports)"); });
+  report_cmd->add_flag("--write", report_opts.write_summary,
+                       "Also (re)write summary.md and the SVG charts in the run directory");
+  report_cmd->callback([&] { result = report(report_opts); });
 
   bench_options bench_opts;
   auto* bench_cmd = app.add_subcommand("bench", "Check a kernel against its reference and time it on each GPU");
@@ -70,6 +63,17 @@ int run_command_line(int argc, char** argv) {
   bench_cmd->add_flag("--cold", bench_opts.cold, "Flush L2 before each timed launch");
   bench_cmd->add_option("--watchdog", bench_opts.watchdog_s, "Reply deadline per kernel, seconds (backstop; the runner's own kernel watchdog is 100x the reference, at least 2 s)");
   bench_cmd->callback([&] { result = bench(bench_opts); });
+
+  diagnose_options diagnose_opts;
+  auto* diagnose_cmd = app.add_subcommand(
+    "diagnose", "Check, time and profile a kernel on each GPU, then say why it is as fast as it is");
+  diagnose_cmd->add_option("problem", diagnose_opts.problem_path, "Problem spec (TOML)")->required();
+  diagnose_cmd->add_option("--candidate", diagnose_opts.candidate_path,
+                           "Diagnose this kernel source (same entry) instead of the problem's own");
+  diagnose_cmd->add_option("--gpus", diagnose_opts.gpus, "all, or a comma list of GPU ordinals");
+  diagnose_cmd->add_option("--run-root", diagnose_opts.run_root, "Where the run directory is created");
+  diagnose_cmd->add_flag("--json", diagnose_opts.json, "One JSON object instead of the text report");
+  diagnose_cmd->callback([&] { result = diagnose(diagnose_opts); });
 
   doctor_options doctor_opts;
   auto* doctor_cmd = app.add_subcommand("doctor", "Check GPUs, toolkit, counters, keys and the run directory");

@@ -45,6 +45,12 @@ struct run_options {
 };
 exit_code run(const run_options& options);
 
+struct resume_options {
+  std::string run_dir;
+  std::string log_level; // overrides the spec's [log] level when set
+};
+exit_code resume(const resume_options& options);
+
 struct bench_options {
   std::string problem_path;
   std::string gpus = "all";       // "all" or a comma list of ordinals
@@ -56,5 +62,24 @@ struct bench_options {
   std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
 };
 exit_code bench(const bench_options& options);
+
+struct diagnose_options {
+  std::string problem_path;
+  std::string candidate_path;     // diagnose this kernel source (same entry) instead of the
+                                  // problem's own; empty: the problem's kernel
+  std::string gpus = "all";       // "all" or a comma list of ordinals
+  std::string run_root = "runs";  // where the run directory goes
+  bool json = false;              // one JSON object on stdout instead of the text report
+  double watchdog_s = 120;        // reply deadline of the check and timing, seconds (as bench's)
+  std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
+};
+exit_code diagnose(const diagnose_options& options);
+
+struct report_options {
+  std::string run_dir;
+  std::string format = "md";  // md | json | csv, on stdout
+  bool write_summary = false; // also write summary.md and the charts into the run directory
+};
+exit_code report(const report_options& options);
 
 } // namespace warpforge::cli

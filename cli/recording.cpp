@@ -6,6 +6,29 @@
 
 namespace warpforge::cli {
 
+namespace {
+
+expected<recording, recording_failure> boot(storage::run_directory dir, const std::string& name,
+                                            feed::publisher_options feed,
+                                            config::supervision_policy supervision) {
+  logging::add_file_sink(dir.logs_dir() / "warpforge.log");
+  logging::get("campaign")->info("run directory {}", dir.path().string());
+  actors::runtime_options options;
+  options.database = dir.database_path();
+  options.feed.publisher = std::move(feed);
+  options.feed.campaign = name;
+  options.feed.endpoint_file = dir.path() / "feed.endpoint";
+  options.supervision = supervision;
+  auto rt = actors::runtime::start(options);
+  if (!rt) {
+    logging::get("campaign")->error("cannot start: {}", rt.error());
+    return unexpected{recording_failure{exit_code::failure, "cannot start: " + rt.error()}};
+  }
+  return recording{std::move(dir), std::move(*rt)};
+}
+
+} // namespace
+
 expected<recording, recording_failure> start_recording(const std::filesystem::path& root,
                                                        const std::string& name,
                                                        feed::publisher_options feed,
@@ -13,21 +36,17 @@ expected<recording, recording_failure> start_recording(const std::filesystem::pa
   auto dir = storage::run_directory::create(root, name, std::chrono::system_clock::now());
   if (!dir)
     return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
-  logging::add_file_sink(dir->logs_dir() / "warpforge.log");
-  logging::get("campaign")->info("run directory {}", dir->path().string());
+  return boot(std::move(*dir), name, std::move(feed), supervision);
+}
 
-  actors::runtime_options options;
-  options.database = dir->database_path();
-  options.feed.publisher = std::move(feed);
-  options.feed.campaign = name;
-  options.feed.endpoint_file = dir->path() / "feed.endpoint";
-  options.supervision = supervision;
-  auto rt = actors::runtime::start(options);
-  if (!rt) {
-    logging::get("campaign")->error("cannot start: {}", rt.error());
-    return unexpected{recording_failure{exit_code::failure, "cannot start: " + rt.error()}};
-  }
-  return recording{std::move(*dir), std::move(*rt)};
+expected<recording, recording_failure> resume_recording(const std::filesystem::path& run_dir,
+                                                        const std::string& name,
+                                                        feed::publisher_options feed,
+                                                        config::supervision_policy supervision) {
+  auto dir = storage::run_directory::open(run_dir);
+  if (!dir)
+    return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
+  return boot(std::move(*dir), name, std::move(feed), supervision);
 }
 
 } // namespace warpforge::cli

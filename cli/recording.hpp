@@ -32,4 +32,10 @@ expected<recording, recording_failure> start_recording(const std::filesystem::pa
                                                        feed::publisher_options feed,
                                                        config::supervision_policy supervision);
 
+/// The same on an existing run directory (resume): its database and feed seq continue.
+expected<recording, recording_failure> resume_recording(const std::filesystem::path& run_dir,
+                                                        const std::string& name,
+                                                        feed::publisher_options feed,
+                                                        config::supervision_policy supervision);
+
 } // namespace warpforge::cli

@@ -331,7 +331,7 @@ private:
       if (!detail::is_identifier(*method))
         r_.error(table.get("method")->source(), join_key(path, "method"),
                  "'" + *method + "' is not a method name",
-                 "method names are snake_case identifiers, e.g. \"smem_tiling\"");
+                 "method names are snake_case identifiers, e.g. \"tiling_smem\"");
       else
         out.method = *method;
     }

@@ -68,7 +68,7 @@ struct tunable_spec {
   std::string name;
   std::vector<std::int64_t> values; // every allowed value, in spec order, distinct, non-empty
   std::int64_t default_value = 0;   // the baseline's value: `default`, else values.front()
-  std::optional<std::string> method; // the optimisation method it stands for, e.g. "smem_tiling"
+  std::optional<std::string> method; // the optimisation method it stands for, e.g. "tiling_smem"
   spec_place place;
 
   bool operator==(const tunable_spec&) const = default;

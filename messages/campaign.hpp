@@ -29,13 +29,18 @@ enum class campaign_result_kind : std::uint8_t { finished, failed, interrupted }
 struct campaign_result {
   std::string name;
   campaign_result_kind kind = campaign_result_kind::finished;
-  std::string reason; // why it failed or stopped; empty when finished
+  std::string reason;          // why it failed or stopped; empty when finished
+  double wall_s = 0;           // seconds the scheduler ran
+  double gpu_busy_fraction = 0; // time inside GPU requests / (wall time x GPUs)
+  std::uint64_t measured = 0;  // candidates the GPUs answered
+  std::uint64_t compiled = 0;  // candidates built (cache hits included)
   friend bool operator==(const campaign_result&, const campaign_result&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, campaign_result& x) {
-  return f(caf::meta::type_name("campaign_result"), x.name, x.kind, x.reason);
+  return f(caf::meta::type_name("campaign_result"), x.name, x.kind, x.reason, x.wall_s,
+           x.gpu_busy_fraction, x.measured, x.compiled);
 }
 
 } // namespace warpforge::messages

@@ -78,6 +78,38 @@ typename Inspector::result_type inspect(Inspector& f, iteration_record& x) {
   return f(caf::meta::type_name("iteration_record"), x.job_id, x.number);
 }
 
+/// A job's progress: iterations finished, its best and its baseline time (0: not yet known).
+struct job_update {
+  std::int64_t job_id = 0;
+  std::int64_t iterations_done = 0;
+  double best_time_s = 0;
+  double baseline_time_s = 0;
+  friend bool operator==(const job_update&, const job_update&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_update& x) {
+  return f(caf::meta::type_name("job_update"), x.job_id, x.iterations_done, x.best_time_s,
+           x.baseline_time_s);
+}
+
+/// The mutable fields of an iteration row, written together (storage::iteration_row): its state,
+/// its champion once elected, whether it has finished, and the diagnosis' roofline gaps.
+struct iteration_update {
+  std::int64_t iteration_id = 0;
+  storage::iteration_state state = storage::iteration_state::running;
+  std::int64_t champion_branch_id = 0; // 0: none (yet)
+  bool finished = false;               // true: finished_at = the store's clock now
+  std::string gaps_json;               // JSON object of the gaps; empty: none
+  friend bool operator==(const iteration_update&, const iteration_update&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, iteration_update& x) {
+  return f(caf::meta::type_name("iteration_update"), x.iteration_id, x.state,
+           x.champion_branch_id, x.finished, x.gaps_json);
+}
+
 /// A new branch of an iteration, before it has an outcome.
 struct branch_record {
   std::int64_t iteration_id = 0;
@@ -140,6 +172,8 @@ using store_actor = caf::typed_actor<
   caf::reacts_to<campaign_state_change>,
   caf::reacts_to<job_state_change>,
   caf::replies_to<iteration_record>::with<std::int64_t>,   // new iteration row → its id
+  caf::reacts_to<job_update>,
+  caf::reacts_to<iteration_update>,                        // an iteration's state, champion, gaps
   caf::replies_to<branch_record>::with<std::int64_t>,      // new branch row → its id
   caf::reacts_to<branch_outcome_change>,
   caf::replies_to<measurement_record>::with<std::int64_t>, // new measurement row → its id

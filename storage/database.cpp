@@ -390,6 +390,21 @@ expected<void, store_error> database::update_job(const job_row& row) {
   });
 }
 
+expected<void, store_error> database::set_job_progress(row_id id, std::int64_t iterations_done,
+                                                      std::optional<double> best_time_s,
+                                                      std::optional<double> baseline_time_s,
+                                                      unix_seconds now) {
+  return named("set_job_progress", [&]() -> expected<void, store_error> {
+    auto stmt = conn_.prepare(
+        "UPDATE jobs SET iterations_done = ?, best_time_s = COALESCE(?, best_time_s), "
+        "baseline_time_s = COALESCE(?, baseline_time_s), updated_at = ? WHERE id = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, iterations_done).bind(2, best_time_s).bind(3, baseline_time_s).bind(4, now).bind(5, id);
+    return run_update(conn_, *stmt, "jobs", id);
+  });
+}
+
 expected<std::vector<job_row>, store_error> database::load_jobs(row_id campaign_id) {
   return named("load_jobs", [&]() -> expected<std::vector<job_row>, store_error> {
     auto stmt =

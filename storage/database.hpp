@@ -79,6 +79,12 @@ public:
   /// Writes the mutable fields of row.id: state, iterations_done, best_time_s, baseline_time_s,
   /// updated_at, reason (campaign_id, name and problem_path never change).
   expected<void, store_error> update_job(const job_row& row);
+  /// Sets iterations_done, best_time_s, baseline_time_s (each when given) and updated_at,
+  /// leaving state and reason as they are.
+  expected<void, store_error> set_job_progress(row_id id, std::int64_t iterations_done,
+                                               std::optional<double> best_time_s,
+                                               std::optional<double> baseline_time_s,
+                                               unix_seconds now);
   /// The campaign's jobs in insertion order.
   expected<std::vector<job_row>, store_error> load_jobs(row_id campaign_id);
 

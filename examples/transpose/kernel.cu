@@ -5,11 +5,11 @@
 // Tunables (passed as -D by warpforge):
 //   USE_SMEM_TILE 0: naive; reads coalesced, writes strided by `rows` (uncoalesced).
 //                 1: stage the tile in shared memory, so both reads and writes are coalesced
-//                    (method "smem_tiling").
+//                    (method "tiling_smem").
 //   TILE          tile edge in elements (the launch's block.x).
 //   BLOCK_ROWS    threads in y (the launch's block.y), <= TILE.
 //   PAD           1: pad each shared row by one element so that reading a column hits 32
-//                 different banks (method "smem_padding"); only meaningful with USE_SMEM_TILE.
+//                 different banks (method "bank_conflict"); only meaningful with USE_SMEM_TILE.
 // NVRTC-compilable: no host headers.
 
 #ifndef USE_SMEM_TILE

@@ -1,6 +1,7 @@
 // gpu_worker and its runner_keeper against a stand-in runner that hangs, crashes or loses its
 // context on purpose (tests/gpu/fake_runner.cpp, mode by_entry: the candidate's entry name says
-// what to do). Real processes, real ZeroMQ ipc, real SQLite and feed for the events.
+// what to do, for run_candidate and profile_candidate alike). Real processes, real ZeroMQ ipc,
+// real SQLite and feed for the events; the ncu fallback runs a stand-in ncu script.
 
 #include "actors/gpu_worker.hpp"
 #include "actors/runtime.hpp"
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 namespace warpforge::actors {
@@ -148,6 +150,118 @@ TEST(RunnerKeeper, AMissingExecutableIsGivenUpAtOnce) {
   EXPECT_FALSE(keeper.ensure_running());
   EXPECT_TRUE(keeper.gave_up());
   EXPECT_NE(keeper.give_up_reason().find("/nonexistent/warpforge-runner"), std::string::npos);
+}
+
+gpu::profile_request profiling(const std::string& entry, std::vector<std::string> metrics) {
+  gpu::profile_request r;
+  r.run = behaving(entry);
+  r.metrics = std::move(metrics);
+  return r;
+}
+
+constexpr auto dram_pct = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr auto duration_ns = "gpu__time_duration.sum";
+
+TEST(RunnerKeeper, ProfileAnswersWithTheRunnersCountersAndUnknownMetricsAsMissing) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  auto r = keeper.profile(profiling("pass", {dram_pct, duration_ns, "l1tex__nope.sum"}), short_watchdog);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->status, gpu::profile_status::ok) << r->note;
+  EXPECT_DOUBLE_EQ(r->values.at(dram_pct), 91.5);
+  EXPECT_DOUBLE_EQ(r->values.at(duration_ns), 62080.0);
+  EXPECT_EQ(r->missing.count("l1tex__nope.sum"), 1u);
+  EXPECT_TRUE(keeper.running());
+}
+
+TEST(RunnerKeeper, RestrictedCountersAreAnAnswerAndTheRunnerStays) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  auto r = keeper.profile(profiling("restricted", {dram_pct}), short_watchdog);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->status, gpu::profile_status::counters_unavailable);
+  EXPECT_TRUE(keeper.running());
+  EXPECT_EQ(keeper.starts(), 1u);
+}
+
+TEST(RunnerKeeper, ProfilingSharesTheRunnersDeathHandlingWithRun) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(1), seen.sink()};
+  // A candidate that loses the context under the profiler: a fresh runner, no budget spent.
+  auto lost = keeper.profile(profiling("lost_context", {dram_pct}), short_watchdog);
+  ASSERT_TRUE(lost) << lost.error().to_string();
+  EXPECT_TRUE(lost->runner_exits);
+  EXPECT_FALSE(keeper.running());
+  // One that hangs under it: the watchdog kills the runner, no budget spent either.
+  auto hung = keeper.profile(profiling("hang", {dram_pct}), short_watchdog);
+  ASSERT_FALSE(hung);
+  EXPECT_EQ(hung.error().kind, gpu::runner_error_kind::reply_timeout);
+  EXPECT_EQ(keeper.watchdog_kills(), 1u);
+  // A runner that crashes mid-profile spends the budget, as in run().
+  auto crashed = keeper.profile(profiling("crash", {dram_pct}), short_watchdog);
+  ASSERT_FALSE(crashed);
+  EXPECT_EQ(crashed.error().kind, gpu::runner_error_kind::crashed);
+  EXPECT_FALSE(keeper.gave_up());
+  auto good = keeper.profile(profiling("pass", {dram_pct}), short_watchdog);
+  ASSERT_TRUE(good) << good.error().to_string();
+  EXPECT_EQ(good->status, gpu::profile_status::ok);
+  EXPECT_EQ(keeper.restarts(), 3u);
+  EXPECT_EQ(seen.events[1].backoff.count(), 0) << "the lost context: no back-off";
+  EXPECT_EQ(seen.events[3].backoff, 5ms) << "the crash: backoff_delay(policy, 0)";
+  auto again = keeper.profile(profiling("crash", {dram_pct}), short_watchdog); // 2 > max_restarts 1
+  ASSERT_FALSE(again);
+  EXPECT_TRUE(keeper.gave_up());
+  // run() still works the same way after profiling: the same keeper, the same runner.
+  auto run_after = keeper.run(behaving("pass"), short_watchdog);
+  ASSERT_FALSE(run_after);
+  EXPECT_EQ(run_after.error().detail, keeper.give_up_reason());
+}
+
+// --- schema keys <-> Nsight names ----------------------------------------------------------------
+
+TEST(NsightNamesFor, NoKeysMeansEveryMeasuredMetricOfTheSchema) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  auto selection = nsight_names_for({}, schema);
+  EXPECT_EQ(selection.names, schema.nsight_names());
+  EXPECT_TRUE(selection.unknown_keys.empty());
+}
+
+TEST(NsightNamesFor, ADerivedKeyAsksForTheMeasuredMetricsItsFormulaReads) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  auto selection = nsight_names_for({"achieved_dram_bandwidth", "dram_throughput", "no_such_key"}, schema);
+  // achieved_dram_bandwidth = dram_bytes / duration, dram_bytes = read + write; schema order.
+  const std::vector<std::string> want{"gpu__time_duration.sum",
+                                      "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                                      "dram__bytes_read.sum", "dram__bytes_write.sum"};
+  EXPECT_EQ(selection.names, want);
+  EXPECT_EQ(selection.unknown_keys, std::vector<std::string>{"no_such_key"});
+}
+
+TEST(MetricSetFrom, NsightBaseUnitsBecomeSchemaUnitsAndEveryGapIsNamed) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  const auto selection = nsight_names_for({"dram_throughput", "duration", "l2_hit_rate", "bogus"}, schema);
+  gpu::profile_result r;
+  r.status = gpu::profile_status::ok;
+  r.values = {{"dram__throughput.avg.pct_of_peak_sustained_elapsed", 91.5},
+              {"gpu__time_duration.sum", 62080.0},
+              {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 12.0}}; // not asked for
+  r.missing = {{"lts__t_sector_hit_rate.pct", "not a metric of chip FAKE"}};
+  messages::profile_request request{{"c", "j", 1, 0}, "{}", {}};
+  const messages::device_summary device{0, "Fake GPU", "sm_90", 0, 132, 0};
+  auto set = metric_set_from(request, device, messages::metric_source::cupti, r, selection, schema, "chip FAKE");
+  EXPECT_EQ(set.source, messages::metric_source::cupti);
+  EXPECT_EQ(set.ref, request.ref);
+  EXPECT_EQ(set.device, device);
+  std::map<std::string, double> values;
+  for (const auto& v : set.values)
+    values[v.key] = v.value;
+  ASSERT_EQ(values.size(), 2u) << "only what was asked for";
+  EXPECT_DOUBLE_EQ(values.at("dram_throughput"), 0.915);
+  EXPECT_DOUBLE_EQ(values.at("duration"), 62080e-9);
+  EXPECT_EQ(set.note.rfind("chip FAKE; 2 of 4 requested metrics have no value", 0), 0u) << set.note;
+  EXPECT_NE(set.note.find("l2_hit_rate (lts__t_sector_hit_rate.pct): not a metric of chip FAKE"),
+            std::string::npos) << set.note;
+  EXPECT_NE(set.note.find("bogus: not a key of the metric schema"), std::string::npos) << set.note;
 }
 
 // --- measurement_from ----------------------------------------------------------------------
@@ -321,6 +435,147 @@ TEST_F(GpuWorker, ASecondWorkerOnALockedGpuAnswersNotRunNamingTheHolder) {
       self->send(w, messages::stop_atom::value);
       self->wait_for(w);
   }
+  }
+  rt->stop();
+}
+
+// A stand-in ncu: writes a raw-page CSV (the layout of docs/measurement.md) with two metrics
+// CUPTI's range profiler cannot give, an L2 hit rate and a SASS-patching store efficiency, to its
+// --log-file, and checks that it was handed the runner's request file.
+std::filesystem::path write_fake_ncu(const std::filesystem::path& dir) {
+  const auto script = dir / "fake-ncu";
+  std::ofstream{script} << R"SH(#!/bin/sh
+prev=""; log=""; req=""
+for a in "$@"; do
+  [ "$prev" = "--log-file" ] && log="$a"
+  [ "$prev" = "--execute" ] && req="$a"
+  prev="$a"
+done
+[ -f "$req" ] || { echo "no request file at $req" >&2; exit 3; }
+cat > "$log" <<'CSV'
+==PROF== Connected to process 4242 (warpforge-runner)
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","lts__t_sector_hit_rate.pct","profiler__replayer_passes","smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"
+"","","","","","","","","","","","%","pass","%"
+"0","4242","warpforge-runner","node","transpose","1","7","(32, 8, 1)","(256, 256, 1)","0","9.0","50","4","12.5"
+CSV
+)SH";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script;
+}
+
+messages::profile_request profile_for(const std::string& entry, std::vector<std::string> keys) {
+  return {{"nightly", "transpose", 1, 0}, gpu::encode_body(behaving(entry)), std::move(keys)};
+}
+
+TEST_F(GpuWorker, ProfilesThroughTheRunnerAsksNcuForTheRestAndSaysWhyValuesAreMissing) {
+  auto rt = start_runtime();
+  ASSERT_TRUE(rt);
+  auto& system = rt->system();
+  {
+    auto config = worker_config(1);
+    config.ncu = write_fake_ncu(dir);
+    config.ncu_work_dir = dir / "ncu";
+    auto worker = system.spawn<caf::detached>(gpu_worker, config);
+    caf::scoped_actor self{system};
+    auto ask = [&](const messages::profile_request& request) {
+      messages::metric_set out;
+      self->request(worker, 10s, request)
+        .receive([&](messages::metric_set& set) { out = std::move(set); },
+                 [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
+      return out;
+    };
+    auto value_of = [](const messages::metric_set& set, const std::string& key) -> std::optional<double> {
+      for (const auto& v : set.values)
+        if (v.key == key)
+          return v.value;
+      return std::nullopt;
+    };
+
+    // CUPTI answers: schema keys in schema units; ncu adds what the range profiler left out; what
+    // neither has is named with the chip's reason.
+    auto cupti = ask(profile_for(
+      "pass", {"dram_throughput", "duration", "dram_bytes", "l2_hit_rate", "global_store_efficiency", "ipc"}));
+    EXPECT_EQ(cupti.source, messages::metric_source::cupti) << cupti.note;
+    EXPECT_EQ(cupti.device.ordinal, 3);
+    EXPECT_EQ(value_of(cupti, "dram_throughput"), std::optional<double>{0.915});
+    EXPECT_EQ(value_of(cupti, "duration"), std::optional<double>{62080e-9});
+    EXPECT_EQ(value_of(cupti, "dram_bytes_read"), std::optional<double>{134217728.0});
+    EXPECT_EQ(value_of(cupti, "dram_bytes_write"), std::optional<double>{67108864.0});
+    EXPECT_EQ(value_of(cupti, "l2_hit_rate"), std::optional<double>{0.5}) << cupti.note;
+    EXPECT_EQ(value_of(cupti, "global_store_efficiency"), std::optional<double>{0.125}) << cupti.note;
+    EXPECT_FALSE(value_of(cupti, "ipc"));
+    EXPECT_NE(cupti.note.find("ncu for the 3 metrics CUPTI did not give: ok, 2 supplied"), std::string::npos)
+      << cupti.note;
+    EXPECT_NE(cupti.note.find("ipc (sm__inst_executed.avg.per_cycle_active): not a metric of chip FAKE"),
+              std::string::npos) << cupti.note;
+    EXPECT_TRUE(std::filesystem::exists(dir / "ncu" / "request.json"));
+
+    // Counters restricted: ncu alone, and the note says why.
+    auto via_ncu = ask(profile_for("restricted", {"dram_throughput", "l2_hit_rate"}));
+    EXPECT_EQ(via_ncu.source, messages::metric_source::ncu) << via_ncu.note;
+    EXPECT_EQ(value_of(via_ncu, "l2_hit_rate"), std::optional<double>{0.5});
+    EXPECT_FALSE(value_of(via_ncu, "dram_throughput"));
+    EXPECT_NE(via_ncu.note.find("CUPTI: counters_unavailable"), std::string::npos) << via_ncu.note;
+    EXPECT_NE(via_ncu.note.find("dram_throughput (dram__throughput.avg.pct_of_peak_sustained_elapsed): not in "
+                                "ncu's output"),
+              std::string::npos) << via_ncu.note;
+
+    // A kernel that faults under the profiler is not handed to ncu, and the worker carries on.
+    auto lost = ask(profile_for("lost_context", {"dram_throughput"}));
+    EXPECT_EQ(lost.source, messages::metric_source::none);
+    EXPECT_TRUE(lost.values.empty());
+    EXPECT_NE(lost.note.find("the candidate itself failed"), std::string::npos) << lost.note;
+    auto after = ask(profile_for("pass", {"dram_throughput"}));
+    EXPECT_EQ(after.source, messages::metric_source::cupti) << after.note;
+    EXPECT_TRUE(after.note.find("ncu") == std::string::npos) << "nothing left for ncu: " << after.note;
+
+    // Only unknown keys: nothing to collect, and it says which.
+    auto unknown = ask(profile_for("pass", {"nonsense"}));
+    EXPECT_EQ(unknown.source, messages::metric_source::none);
+    EXPECT_NE(unknown.note.find("nonsense"), std::string::npos) << unknown.note;
+
+    self->request(worker, 10s, messages::status_atom::value)
+      .receive(
+        [&](const messages::component_status& s) {
+          std::map<std::string, std::int64_t> counters;
+          for (const auto& c : s.counters)
+            counters[c.name] = c.value;
+          EXPECT_EQ(counters["profiles"], 5);
+          EXPECT_EQ(counters["ncu_fallbacks"], 2);
+          EXPECT_EQ(counters["runner_restarts"], 1) << "the lost context";
+        },
+        [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
+    self->send(worker, messages::stop_atom::value);
+    self->wait_for(worker);
+  }
+  rt->stop();
+}
+
+TEST_F(GpuWorker, WithoutNcuRestrictedCountersGiveNoMetricsAndSaySoPlainly) {
+  auto rt = start_runtime();
+  ASSERT_TRUE(rt);
+  auto& system = rt->system();
+  {
+    auto config = worker_config(1);
+    config.ncu = std::filesystem::path{}; // no fallback
+    auto worker = system.spawn<caf::detached>(gpu_worker, config);
+    caf::scoped_actor self{system};
+    self->request(worker, 10s, profile_for("restricted", {}))
+      .receive(
+        [&](const messages::metric_set& set) {
+          EXPECT_EQ(set.source, messages::metric_source::none);
+          EXPECT_TRUE(set.values.empty());
+          EXPECT_NE(set.note.find("counters_unavailable"), std::string::npos) << set.note;
+          EXPECT_NE(set.note.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << set.note;
+          EXPECT_NE(set.note.find("no ncu fallback"), std::string::npos) << set.note;
+        },
+        [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
+    // The run path is untouched by profiling.
+    self->request(worker, 10s, request_for(behaving("pass")))
+      .receive([&](const messages::measurement& m) { EXPECT_EQ(m.outcome, storage::branch_outcome::passed); },
+               [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
+    self->send(worker, messages::stop_atom::value);
+    self->wait_for(worker);
   }
   rt->stop();
 }

@@ -85,8 +85,8 @@ TEST(Examples, QuickstartRunsTheThreeProblemsWithTheTuner) {
 TEST(Examples, TunablesNameTheirOptimisationMethods) {
   auto transpose = load_problem(testing::example("transpose/problem.toml"));
   ASSERT_TRUE(transpose.has_value()) << to_string(transpose.error());
-  EXPECT_EQ(transpose->find_tunable("USE_SMEM_TILE")->method, "smem_tiling");
-  EXPECT_EQ(transpose->find_tunable("PAD")->method, "smem_padding");
+  EXPECT_EQ(transpose->find_tunable("USE_SMEM_TILE")->method, "tiling_smem");
+  EXPECT_EQ(transpose->find_tunable("PAD")->method, "bank_conflict");
   EXPECT_EQ(transpose->reference.kind, reference_kind::kernel);
   auto reduction = load_problem(testing::example("row_reduction/problem.toml"));
   ASSERT_TRUE(reduction.has_value()) << to_string(reduction.error());

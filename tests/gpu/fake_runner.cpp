@@ -15,18 +15,35 @@
 //                        hang          never answer (a kernel that does not end)
 //                        crash         abort (SIGABRT) mid-request
 //                        lost_context  answer runtime_error, runner_exits set, then exit 5
+//                      a profile_candidate request's candidate entry likewise:
+//                        pass          answer ok: fake_counters below for the metrics it knows,
+//                                      every other requested metric in `missing`
+//                        restricted    answer counters_unavailable (as RmProfilingAdminOnly=1)
+//                        unsupported   answer not_supported (as a vGPU or MIG slice)
+//                        hang, crash, lost_context   as for run_candidate (failed, runner_exits)
 //                      other requests are answered as polite
+//   campaign           a host with two healthy fake GPUs, for campaign logic tests: device_query
+//                      reports "Fake GPU 0/1" (sm_90); run_candidate waits
+//                      $WARPFORGE_FAKE_RUNNER_DELAY_MS (default 0) and answers passed with a time
+//                      drawn from the candidate CUBIN's bytes (0.5-1.5 ms: the same kernel always
+//                      gets the same time, different variants different ones). Never a product
+//                      path: real numbers only come from warpforge-runner.
 // Every mode but hang_on_request exits 0 on shutdown (without replying).
 // It exits by itself when its parent goes away, like the real runner.
 
+#include "gpu/device_report.hpp"
 #include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/protocol.hpp"
 
 #include <zmq.hpp>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <string>
 #include <sys/resource.h>
 #include <thread>
@@ -41,6 +58,51 @@ constexpr int exit_on_start_code = 42;
 constexpr int usage_code = 2;
 constexpr std::uint64_t stale_id_offset = 1000;
 constexpr int lost_context_code = 5; // the real runner's exit code after a sticky CUDA error
+
+// What profile_candidate answers for entry "pass", in Nsight's base units (percent, nanoseconds,
+// bytes, counts): a streaming kernel at 91.5% of DRAM peak. tests/actors/gpu_worker_test.cpp
+// checks the worker's mapping against these numbers.
+const std::map<std::string, double> fake_counters{
+  {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 91.5},
+  {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 91.5},
+  {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 12.25},
+  {"gpu__time_duration.sum", 62080.0},
+  {"dram__bytes_read.sum", 134217728.0},
+  {"dram__bytes_write.sum", 67108864.0},
+  {"launch__registers_per_thread", 16.0},
+};
+
+profile_result fake_profile(const std::string& entry, const profile_request& request) {
+  profile_result result;
+  result.replay = request.replay;
+  if (entry == "restricted") {
+    result.status = profile_status::counters_unavailable;
+    result.note = "fake runner: RmProfilingAdminOnly=1 and not root; load the driver with "
+                  "NVreg_RestrictProfilingToAdminUsers=0";
+    return result;
+  }
+  if (entry == "unsupported") {
+    result.status = profile_status::not_supported;
+    result.note = "fake runner: CUPTI cannot profile this device";
+    return result;
+  }
+  if (entry != "pass") {
+    result.status = profile_status::failed;
+    result.note = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
+    result.runner_exits = true;
+    return result;
+  }
+  result.status = profile_status::ok;
+  result.passes = 3;
+  result.note = "fake runner: chip FAKE, kernel replay";
+  for (const auto& name : request.metrics) {
+    if (auto known = fake_counters.find(name); known != fake_counters.end())
+      result.values[name] = known->second;
+    else
+      result.missing[name] = "not a metric of chip FAKE (CUPTI_ERROR_INVALID_METRIC_NAME)";
+  }
+  return result;
+}
 
 [[noreturn]] void abort_without_core() {
   rlimit no_core{0, 0};
@@ -63,6 +125,35 @@ std::string reply_text(const runner_request& request, runner_reply_status status
   if (status != runner_reply_status::ok)
     reply.error = "fake runner says no";
   return encode(reply);
+}
+
+// Two healthy H100-like devices, so a campaign has GPUs to schedule on.
+host_report fake_host() {
+  host_report host;
+  host.status = gpu_status::ok;
+  host.driver_version = host.runtime_version = 13000;
+  for (int i = 0; i < 2; ++i) {
+    device_info d;
+    d.ordinal = i;
+    d.name = "Fake GPU " + std::to_string(i);
+    d.uuid = "GPU-fake-campaign-" + std::to_string(i);
+    d.sm_major = 9;
+    d.sm_minor = 0;
+    d.sm_count = 132;
+    d.l2_bytes = 50 << 20;
+    host.devices.push_back(d);
+  }
+  host.device_count = 2;
+  return host;
+}
+
+// 0.5-1.5 ms from the CUBIN's bytes (FNV-1a).
+double time_of_cubin(const std::filesystem::path& cubin) {
+  std::ifstream in{cubin, std::ios::binary};
+  std::uint64_t hash = 1469598103934665603ULL;
+  for (std::istreambuf_iterator<char> it{in}, end; it != end; ++it)
+    hash = (hash ^ static_cast<unsigned char>(*it)) * 1099511628211ULL;
+  return 0.5e-3 + static_cast<double>(hash % 1000) * 1e-6;
 }
 
 } // namespace
@@ -117,6 +208,30 @@ int main(int argc, char** argv) {
       std::cerr << "fake runner: aborting mid-request" << std::endl;
       abort_without_core();
     }
+    if (mode == "campaign" && request->kind == runner_request_kind::device_query) {
+      runner_reply reply;
+      reply.id = request->id;
+      reply.kind = request->kind;
+      reply.body_json = to_json(fake_host());
+      socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
+      continue;
+    }
+    if (mode == "campaign" && request->kind == runner_request_kind::run_candidate) {
+      auto body = decode_candidate_request(request->body_json);
+      if (const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS"))
+        std::this_thread::sleep_for(std::chrono::milliseconds{std::atoi(delay)});
+      candidate_result result;
+      result.outcome = candidate_outcome::passed;
+      const double t = body ? time_of_cubin(body->candidate.cubin_path) : 1e-3;
+      const std::vector<double> samples{t, t * 1.001, t * 0.999, t, t * 1.002};
+      result.stats = summarize(samples);
+      runner_reply reply;
+      reply.id = request->id;
+      reply.kind = request->kind;
+      reply.body_json = encode_body(result);
+      socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
+      continue;
+    }
     if (mode == "by_entry" && request->kind == runner_request_kind::run_candidate) {
       auto body = decode_candidate_request(request->body_json);
       const std::string entry = body ? body->candidate.entry : "";
@@ -146,6 +261,26 @@ int main(int argc, char** argv) {
         result.detail = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
         result.runner_exits = true;
       }
+      runner_reply reply;
+      reply.id = request->id;
+      reply.kind = request->kind;
+      reply.body_json = encode_body(result);
+      socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
+      if (result.runner_exits) {
+        socket.set(zmq::sockopt::linger, 2000); // let the reply leave before we go
+        return lost_context_code;
+      }
+      continue;
+    }
+    if (mode == "by_entry" && request->kind == runner_request_kind::profile_candidate) {
+      auto body = decode_profile_request(request->body_json);
+      const std::string entry = body ? body->run.candidate.entry : "";
+      std::cerr << "fake runner: profiling " << entry << std::endl;
+      if (entry == "hang")
+        continue;
+      if (entry == "crash")
+        abort_without_core();
+      const auto result = fake_profile(entry, body ? *body : profile_request{});
       runner_reply reply;
       reply.id = request->id;
       reply.kind = request->kind;

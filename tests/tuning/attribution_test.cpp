@@ -15,11 +15,11 @@ constexpr double threshold = 0.02;
 
 TEST(Attribution, IsTheTimeWithoutTheMethodMinusTheChampions) {
   // Recorded timings of a transpose champion (0.21 ms) and its leave-one-out variants.
-  const std::vector<ablation_result> ablations{timed("smem_tiling", 0.60e-3),
-                                               timed("smem_padding", 0.30e-3)};
+  const std::vector<ablation_result> ablations{timed("tiling_smem", 0.60e-3),
+                                               timed("bank_conflict", 0.30e-3)};
   const auto a = attribute_methods(0.21e-3, ablations, threshold);
   ASSERT_EQ(a.size(), 2u);
-  EXPECT_EQ(a[0].method, "smem_tiling");
+  EXPECT_EQ(a[0].method, "tiling_smem");
   EXPECT_NEAR(*a[0].attribution_s, 0.39e-3, 1e-12);
   EXPECT_NEAR(*a[0].attribution_ratio, 0.39 / 0.21, 1e-9);
   EXPECT_EQ(a[0].verdict, method_class::effective);
@@ -62,7 +62,7 @@ TEST(Attribution, AbsentFromTheSassIsImplementationFailedWhateverTheTiming) {
 TEST(Attribution, NoTimedVariantIsNotMeasured) {
   const std::vector<ablation_result> ablations{
       {"warp_shuffle", branch_outcome::not_run, 0, false},
-      {"smem_tiling", branch_outcome::incorrect, 0.5e-3, false}};
+      {"tiling_smem", branch_outcome::incorrect, 0.5e-3, false}};
   const auto a = attribute_methods(1e-3, ablations, threshold);
   EXPECT_EQ(a[0].verdict, method_class::not_measured);
   EXPECT_EQ(a[0].note, "no leave-one-out variant was measured");

@@ -121,12 +121,12 @@ TEST(AttemptMemory, EachAttemptGetsOneLineSayingWhy) {
       passed("winner", 0.8e-3), passed("noise", 0.99e-3), passed("also_fast", 0.85e-3),
       passed("slow", 1.2e-3), failed("broken", branch_outcome::compile_error,
                                      "kernel.cu(12): error: identifier \"TILEX\" is undefined")};
-  branches[0].methods = {"smem_tiling"};
+  branches[0].methods = {"tiling_smem"};
   const auto e = elect_champion(1.0e-3, branches, threshold);
   const auto records = record_attempts(e, branches);
   ASSERT_EQ(records.size(), 5u);
   EXPECT_EQ(records[0].line(), "ACCEPTED: 0.800 ms, 20.0% faster than the best 1.000 ms");
-  EXPECT_EQ(records[0].methods, std::vector<std::string>{"smem_tiling"});
+  EXPECT_EQ(records[0].methods, std::vector<std::string>{"tiling_smem"});
   EXPECT_EQ(records[1].line(), "REJECTED: 0.990 ms, 1.0% faster than the best 1.000 ms: within "
                                "the 2.0% noise threshold");
   EXPECT_EQ(records[2].line(), "REJECTED: 0.850 ms, 15.0% faster than the best 1.000 ms, but the "

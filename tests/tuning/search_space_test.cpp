@@ -120,12 +120,12 @@ TEST(SearchSpace, NeighboursStepOneTunableToAnAdjacentValidValue) {
 
 TEST(SearchSpace, ATunableClaimsItsMethodAwayFromItsOffValue) {
   const auto space = transpose_space();
-  EXPECT_EQ(space.methods(), (std::vector<std::string>{"smem_tiling", "smem_padding"}));
+  EXPECT_EQ(space.methods(), (std::vector<std::string>{"tiling_smem", "bank_conflict"}));
   EXPECT_TRUE(space.claimed_methods(space.default_point()).empty());
   EXPECT_EQ(space.claimed_methods(transpose_point(1, 32, 8, 0)),
-            std::vector<std::string>{"smem_tiling"});
+            std::vector<std::string>{"tiling_smem"});
   EXPECT_EQ(space.claimed_methods(transpose_point(1, 32, 8, 1)),
-            (std::vector<std::string>{"smem_tiling", "smem_padding"}));
+            (std::vector<std::string>{"tiling_smem", "bank_conflict"}));
 }
 
 TEST(SearchSpace, TheOffValueIsZeroWhenListedElseTheDefault) {
@@ -137,7 +137,7 @@ TEST(SearchSpace, TheOffValueIsZeroWhenListedElseTheDefault) {
 TEST(SearchSpace, LeaveOneOutTurnsOneMethodOff) {
   const auto space = transpose_space();
   const auto champion = transpose_point(1, 32, 8, 1);
-  const auto no_pad = space.leave_one_out(champion, "smem_padding");
+  const auto no_pad = space.leave_one_out(champion, "bank_conflict");
   ASSERT_TRUE(no_pad);
   EXPECT_EQ(no_pad->point, transpose_point(1, 32, 8, 0));
   EXPECT_TRUE(no_pad->adjusted.empty());
@@ -147,16 +147,16 @@ TEST(SearchSpace, LeaveOneOutTurnsOneMethodOff) {
 TEST(SearchSpace, LeaveOneOutRepairsAPointTheConstraintsForbidAndSaysWhatItDropped) {
   const auto space = transpose_space();
   // Without the tile, PAD = 1 breaks "USE_SMEM_TILE == 1 || PAD == 0": padding goes too.
-  const auto no_tile = space.leave_one_out(transpose_point(1, 32, 16, 1), "smem_tiling");
+  const auto no_tile = space.leave_one_out(transpose_point(1, 32, 16, 1), "tiling_smem");
   ASSERT_TRUE(no_tile);
   EXPECT_EQ(no_tile->point, transpose_point(0, 32, 16, 0));
   EXPECT_EQ(no_tile->adjusted, std::vector<std::string>{"PAD"});
-  EXPECT_EQ(no_tile->also_dropped, std::vector<std::string>{"smem_padding"});
+  EXPECT_EQ(no_tile->also_dropped, std::vector<std::string>{"bank_conflict"});
 }
 
 TEST(SearchSpace, LeaveOneOutOfAnUnclaimedMethodIsNone) {
   const auto space = transpose_space();
-  EXPECT_FALSE(space.leave_one_out(transpose_point(1, 32, 8, 0), "smem_padding"));
+  EXPECT_FALSE(space.leave_one_out(transpose_point(1, 32, 8, 0), "bank_conflict"));
   EXPECT_FALSE(space.leave_one_out(transpose_point(1, 32, 8, 0), "no_such_method"));
 }
 
