@@ -182,6 +182,7 @@ private:
               const branch_result& result, int gpu);
   void after_record(job_slot& job);
   void compile_only_first_iteration(std::size_t job_index);
+  std::string roofline_position(const job_slot& job, std::optional<double> best_s) const;
 
   // --- the loop ---------------------------------------------------------------------------------
   void plan();
@@ -471,6 +472,7 @@ void campaign_scheduler::after_record(job_slot& job) {
     update.state = storage::iteration_state::finished;
     update.champion_branch_id = champion_id;
     update.finished = true;
+    update.gaps_json = roofline_position(job, summary.best_s);
     tell_store(update);
     std::string memory;
     for (const auto& line : summary.memory)
@@ -508,6 +510,27 @@ void campaign_scheduler::after_record(job_slot& job) {
           .add("baseline_s", job.driver->baseline_s().value_or(0)).json());
 }
 
+// Where the best time puts the job on the DRAM roofline: every buffer moved once over the time,
+// against the GPU's peak DRAM bandwidth (docs/tuning.md). Empty when either is unknown.
+std::string campaign_scheduler::roofline_position(const job_slot& job, std::optional<double> best_s) const {
+  if (!best_s || *best_s <= 0 || config_.workers.empty() || !config_.workers.front().peak_dram_bandwidth)
+    return {};
+  double bytes = 0;
+  for (const auto& arg : job.default_resolved->args)
+    if (const auto* b = std::get_if<config::resolved_buffer>(&arg))
+      bytes += static_cast<double>(b->bytes);
+  const double achieved = bytes / *best_s;
+  const double peak = *config_.workers.front().peak_dram_bandwidth;
+  json::writer out;
+  out.begin_object();
+  out.key("achieved_bandwidth").value(achieved);
+  out.key("peak_bandwidth").value(peak);
+  out.key("dram_fraction").value(achieved / peak);
+  out.key("bytes").value(bytes);
+  out.end_object();
+  return std::move(out).str();
+}
+
 // Without a GPU: the first proposal of each job is built and checked too, so a spec's whole
 // first iteration is known to compile before it reaches a GPU node.
 void campaign_scheduler::compile_only_first_iteration(std::size_t job_index) {
@@ -515,7 +538,9 @@ void campaign_scheduler::compile_only_first_iteration(std::size_t job_index) {
   auto strategy = tuning::make_strategy(config_.spec.proposer.strategy, job.space, config_.spec.proposer.seed);
   tuning::tuning_history none;
   std::int64_t ordinal = 1;
-  for (auto& point : strategy->propose(config_.spec.budget.branches, none)) {
+  for (auto& point : strategy->propose(config_.spec.budget.branches + 1, none)) {
+    if (point == job.space->default_point() || ordinal > config_.spec.budget.branches)
+      continue; // the baseline is built already
     planned_branch b;
     b.iteration = 1;
     b.ordinal = ordinal++;

@@ -30,6 +30,7 @@ struct scheduler_worker {
   int ordinal = -1;
   std::string arch; // "sm_90": what its candidates are compiled for
   messages::gpu_worker_actor handle;
+  std::optional<double> peak_dram_bandwidth; // bytes/s (specs table or the device's clocks)
 };
 
 struct scheduler_config {

@@ -44,6 +44,18 @@ int run_command_line(int argc, char** argv) {
   status_cmd->add_flag("--json", status_opts.json, "Machine-readable output");
   status_cmd->callback([&] { result = status(status_opts); });
 
+  program_options program_opts;
+  auto* program_cmd = app.add_subcommand(
+    "program", "Build a whole benchmark program with nvcc and run it N times per GPU, reading RESULT lines");
+  program_cmd->add_option("source", program_opts.source_path, "The program (.cu with main())")->required();
+  program_cmd->add_option("--gpus", program_opts.gpus, "all, or a comma list of GPU ordinals");
+  program_cmd->add_option("--trials", program_opts.trials, "Runs per GPU")->check(CLI::Range(1u, 1000u));
+  program_cmd->add_option("--watchdog", program_opts.watchdog_s, "Seconds a trial may run before it is killed");
+  program_cmd->add_option("--arch", program_opts.arch, "nvcc target, e.g. sm_90a (default: the GPU's)");
+  program_cmd->add_option("--run-root", program_opts.run_root, "Where the run directory is created");
+  program_cmd->add_option("args", program_opts.arguments, "Arguments for the program (after --)");
+  program_cmd->callback([&] { result = program(program_opts); });
+
   report_options report_opts;
   auto* report_cmd = app.add_subcommand("report", "Print a campaign's report (md, json or csv), live or after");
   report_cmd->add_option("run-dir", report_opts.run_dir, "Run directory")->required();

@@ -75,6 +75,18 @@ struct diagnose_options {
 };
 exit_code diagnose(const diagnose_options& options);
 
+struct program_options {
+  std::string source_path;              // a whole .cu with main()
+  std::vector<std::string> arguments;   // passed to the program (after --)
+  std::string gpus = "all";             // "all" or a comma list of ordinals
+  std::uint32_t trials = 3;             // runs per GPU
+  double watchdog_s = 60;               // per trial, seconds: past it the program is killed
+  std::string arch;                     // nvcc's -arch; empty: the first chosen GPU's
+  std::string run_root = "runs";
+  std::chrono::milliseconds lock_timeout{600'000};
+};
+exit_code program(const program_options& options);
+
 struct report_options {
   std::string run_dir;
   std::string format = "md";  // md | json | csv, on stdout

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -110,17 +111,6 @@ std::string_view to_string(messages::metric_source source) {
   return "none";
 }
 
-// What the runner reported about a device, as diagnosis reads it (0: not reported).
-diagnosis::device_properties properties_of(const gpu::device_info& device) {
-  diagnosis::device_properties p;
-  p.name = device.name;
-  p.sm_count = device.sm_count;
-  p.sm_clock_khz = device.sm_clock_khz;
-  p.memory_clock_khz = device.memory_clock_khz;
-  p.memory_bus_width_bits = device.memory_bus_width_bits;
-  p.l2_bytes = device.l2_bytes;
-  return p;
-}
 
 // --- step 2: SASS -------------------------------------------------------------------------------
 
@@ -699,6 +689,8 @@ exit_code diagnose(const diagnose_options& options) {
       inputs.seed = config::defaults::seed;
       inputs.mode = gpu::timing_mode::warm;
       bodies.push_back(gpu::encode_body(gpu::make_candidate_request(*resolved, spec->reference, inputs)));
+      // Beside the CUBIN: `warpforge-runner --execute` replays this launch (under ncu, say).
+      std::ofstream{b.kernel_cubin.parent_path() / ("request-" + g.arch + ".json")} << bodies.back() << '\n';
       gpus.push_back(std::move(g));
     }
     // (a) the check and timing, every GPU at once.

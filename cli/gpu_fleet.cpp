@@ -67,6 +67,17 @@ expected<gpu_fleet, std::string> discover_gpus(const std::string& gpus_option) {
   return fleet;
 }
 
+diagnosis::device_properties properties_of(const gpu::device_info& device) {
+  diagnosis::device_properties p;
+  p.name = device.name;
+  p.sm_count = device.sm_count;
+  p.sm_clock_khz = device.sm_clock_khz;
+  p.memory_clock_khz = device.memory_clock_khz;
+  p.memory_bus_width_bits = device.memory_bus_width_bits;
+  p.l2_bytes = device.l2_bytes;
+  return p;
+}
+
 messages::device_summary summary_of(const gpu::device_info& device) {
   return {device.ordinal, device.name,  device.arch(), device.memory_bytes,
           static_cast<std::uint32_t>(device.sm_count), device.l2_bytes};

@@ -10,6 +10,7 @@
 
 #include "actors/gpu_worker.hpp"
 #include "expected/expected.hpp"
+#include "diagnosis/gpu_specs.hpp"
 #include "gpu/device_report.hpp"
 
 #include <caf/actor_system.hpp>
@@ -38,6 +39,9 @@ expected<gpu_fleet, std::string> discover_gpus(const std::string& gpus_option);
 
 /// Which ordinals `text` names among `device_count`: "all", or a comma list.
 expected<std::vector<int>, std::string> choose_gpus(const std::string& text, int device_count);
+
+/// What the runner reported about a device, as diagnosis reads it (0: not reported).
+diagnosis::device_properties properties_of(const gpu::device_info& device);
 
 /// The summary a measurement carries of a device.
 messages::device_summary summary_of(const gpu::device_info& device);

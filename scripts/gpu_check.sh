@@ -3,74 +3,121 @@
 # copies the evidence to $OUT (the device tool's output folder) or /tmp/warpforge-gpu-check.
 #
 #   scripts/gpu_check.sh [bundle.tar.gz] [test-binary ...]
+#   SECTIONS="doctor bench faults diagnose program campaign tests" scripts/gpu_check.sh ...
 #
-# Test binaries given after the bundle (gpu-labelled GoogleTest suites built beside the bundle)
-# run with the bundle's libraries. Exit status: non-zero when any check failed.
+# Sections (all by default):
+#   doctor    doctor, doctor --require-gpu, library resolution
+#   bench     the three examples checked and timed; ncu's gpu__time_duration on the same launch
+#   faults    scripts/gpu_faults.sh: eight broken candidates then a good kernel, one run
+#   diagnose  warpforge diagnose on vector_add and the naive transpose, and ncu's DRAM and SM
+#             throughput on the same launches for comparison
+#   program   program mode: the device-to-device copy bandwidth (examples/d2d_copy)
+#   campaign  warpforge run examples/quickstart.toml (K = 4, ablations), its report
+#   tests     the gpu-labelled GoogleTest binaries given after the bundle
+# Exit status: non-zero when any check failed.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bundle="${1:-$(ls "$here"/.bundle/warpforge-*-linux-x86_64.tar.gz 2>/dev/null | head -1)}"
 shift || true
 out="${OUT:-/tmp/warpforge-gpu-check}"
+sections="${SECTIONS:-doctor bench faults diagnose program campaign tests}"
 mkdir -p "$out"
 failed=0
 step() { echo; echo "=== $*"; }
 check() { "$@"; local rc=$?; [[ $rc -eq 0 ]] || { echo "FAILED ($rc): $*"; failed=1; }; return 0; }
+wants() { [[ " $sections " == *" $1 "* ]]; }
 
 [[ -f "$bundle" ]] || { echo "no bundle at '$bundle' (make one with scripts/bundle.sh)" >&2; exit 2; }
 unpack="$(mktemp -d)"
 tar xzf "$bundle" -C "$unpack"
 W="$(ls -d "$unpack"/warpforge-*)"
+runs="$out/runs"
+export WARPFORGE_CACHE_DIR="$unpack/cache"
 
-step "host"
-nvidia-smi -L || true
-uname -r
-step "libraries the bundle does not resolve (expect none)"
-ldd "$W/bin/warpforge" "$W/bin/warpforge-runner" | grep 'not found' || echo "all resolved"
+# ncu's value of `metric` for the launch in a run directory's request file (warpforge-runner
+# --execute replays it): the same CUBIN, arguments and seed that warpforge measured.
+ncu_metric() { # request.json metrics...
+  local request="$1"; shift
+  local list; list="$(IFS=,; echo "$*")"
+  ncu --clock-control none --metrics "$list" --csv --print-units base --page raw \
+      "$W/bin/warpforge-runner" --execute "$request" 2>/dev/null | tail -1
+}
 
-step "warpforge doctor"
-check "$W/bin/warpforge" doctor --run-root "$out/runs" | tee "$out/doctor.txt"
-"$W/bin/warpforge" doctor --json --run-root "$out/runs" > "$out/doctor.json"
-step "warpforge doctor --require-gpu"
-check "$W/bin/warpforge" doctor --require-gpu --run-root "$out/runs" > /dev/null && echo "a GPU is usable"
-
-step "warpforge run (boots the actors, records and publishes; the pipeline lands later)"
-cat > "$unpack/campaign.toml" <<TOML
-name = "gpu-check"
-run_root = "$unpack/runs"
-[[jobs]]
-problem = "$here/examples/vector_add/problem.toml"
-[feed]
-endpoint = "tcp://127.0.0.1:*"
-TOML
-"$W/bin/warpforge" run "$unpack/campaign.toml"; echo "run exit code: $? (4 = pipeline not in this build)"
-run_dir="$(ls -d "$unpack"/runs/gpu-check-* | head -1)"
-check "$W/bin/warpforge" status "$run_dir"
-check "$W/bin/warpforge" tail --log --run-dir "$run_dir" --idle-timeout 0.2
-
-step "warpforge bench on the examples (checked against their references, then timed)"
-for example in vector_add transpose row_reduction; do
-  check "$W/bin/warpforge" bench "$here/examples/$example/problem.toml" --run-root "$out/runs" \
-    2>&1 | tee "$out/bench-$example.txt"
-done
-
-step "broken candidates and a good kernel in ONE run (scripts/gpu_faults.sh)"
-check "$here/scripts/gpu_faults.sh" "$W/bin/warpforge" 0 "$out/runs" 2>&1 | tee "$out/faults.txt"
-
-step "ncu's gpu__time_duration on the same ~1 ms launch (naive transpose; --clock-control none)"
-if command -v ncu > /dev/null; then
-  request="$(ls -t "$out"/runs/bench-transpose-*/jobs/transpose/iter-1/branch-0/request-*.json | head -1)"
-  ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
-      --print-units base "$W/bin/warpforge-runner" --execute "$request" 2>&1 | tee "$out/ncu-transpose.csv" | tail -3
-  grep -E '^ *[0-9]' "$out/bench-transpose.txt" | head -1
-else
-  echo "ncu not found: skipped"
+if wants doctor; then
+  step "host"
+  nvidia-smi -L || true
+  step "libraries the bundle does not resolve (expect none)"
+  ldd "$W/bin/warpforge" "$W/bin/warpforge-runner" | grep 'not found' || echo "all resolved"
+  step "warpforge doctor"
+  check "$W/bin/warpforge" doctor --run-root "$runs" | tee "$out/doctor.txt"
+  step "warpforge doctor --require-gpu"
+  check "$W/bin/warpforge" doctor --require-gpu --run-root "$runs" > /dev/null && echo "a GPU is usable"
 fi
 
-for test_binary in "$@"; do
-  step "$(basename "$test_binary")"
-  check env LD_LIBRARY_PATH="$W/lib:${LD_LIBRARY_PATH:-}" WARPFORGE_RUNNER="$W/bin/warpforge-runner" \
-    "$test_binary" --gtest_output="xml:$out/$(basename "$test_binary").xml"
-done
+if wants bench; then
+  step "warpforge bench on the examples (checked against their references, then timed)"
+  for example in vector_add transpose row_reduction; do
+    check "$W/bin/warpforge" bench "$here/examples/$example/problem.toml" --run-root "$runs" \
+      2>&1 | grep -v ' info ' | tee "$out/bench-$example.txt"
+  done
+  step "ncu's gpu__time_duration on the same ~1 ms launch (naive transpose; --clock-control none)"
+  if command -v ncu > /dev/null; then
+    request="$(ls -t "$runs"/bench-transpose-*/jobs/transpose/iter-1/branch-0/request-*.json | head -1)"
+    for i in 1 2 3; do ncu_metric "$request" gpu__time_duration.sum; done | tee "$out/ncu-transpose.csv"
+    grep -E '^0 ' "$out/bench-transpose.txt" | head -1
+  else
+    echo "ncu not found: skipped"
+  fi
+fi
+
+if wants faults; then
+  step "broken candidates and a good kernel in ONE run (scripts/gpu_faults.sh)"
+  check "$here/scripts/gpu_faults.sh" "$W/bin/warpforge" 0 "$runs" 2>&1 | grep -v ' info ' | tee "$out/faults.txt"
+fi
+
+if wants diagnose; then
+  for example in vector_add transpose; do
+    step "warpforge diagnose $example"
+    check "$W/bin/warpforge" diagnose "$here/examples/$example/problem.toml" --gpus 0 --run-root "$runs" \
+      2>&1 | grep -v ' info ' | tee "$out/diagnose-$example.txt"
+    if command -v ncu > /dev/null; then
+      request="$(ls -td "$runs"/diagnose-$example-* | head -1)"
+      request="$(find "$request" -name 'request-*.json' | head -1)"
+      echo "ncu on the same launch: dram__throughput, sm__throughput (% of peak), 3 runs"
+      for i in 1 2 3; do
+        ncu_metric "$request" dram__throughput.avg.pct_of_peak_sustained_elapsed \
+                   sm__throughput.avg.pct_of_peak_sustained_elapsed
+      done | tee "$out/ncu-$example.csv"
+    fi
+  done
+fi
+
+if wants program; then
+  step "program mode: device-to-device copy bandwidth (examples/d2d_copy/copy.cu, 5 trials)"
+  check "$W/bin/warpforge" program "$here/examples/d2d_copy/copy.cu" --gpus 0 --trials 5 --run-root "$runs" \
+    2>&1 | grep -v ' info ' | tee "$out/program-d2d.txt"
+fi
+
+if wants campaign; then
+  step "warpforge run examples/quickstart.toml (tuner, K = 4, ablations; unattended)"
+  sed "s|^run_root = .*|run_root = \"$runs\"|; s|^endpoint = .*|endpoint = \"tcp://127.0.0.1:*\"|" \
+    "$here/examples/quickstart.toml" > "$unpack/quickstart.toml"
+  sed -i "s|problem = \"|problem = \"$here/examples/|" "$unpack/quickstart.toml"
+  check "$W/bin/warpforge" run "$unpack/quickstart.toml" 2>&1 | grep -v ' info ' | tee "$out/campaign.txt"
+  run_dir="$(ls -td "$runs"/quickstart-* | head -1)"
+  check "$W/bin/warpforge" report "$run_dir" > "$out/campaign-report.md"
+  "$W/bin/warpforge" report "$run_dir" --format csv > "$out/campaign-report.csv"
+  cp "$run_dir"/*.svg "$out/" 2>/dev/null
+  cat "$out/campaign-report.md" | head -120
+fi
+
+if wants tests; then
+  for test_binary in "$@"; do
+    step "$(basename "$test_binary")"
+    check env LD_LIBRARY_PATH="$W/lib:${LD_LIBRARY_PATH:-}" WARPFORGE_RUNNER="$W/bin/warpforge-runner" \
+      "$test_binary" --gtest_output="xml:$out/$(basename "$test_binary").xml"
+  done
+fi
 
 echo
 [[ $failed -eq 0 ]] && echo "gpu_check: all checks passed" || echo "gpu_check: some checks FAILED"
