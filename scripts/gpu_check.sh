@@ -13,6 +13,7 @@
 #             throughput on the same launches for comparison
 #   program   program mode: the device-to-device copy bandwidth (examples/d2d_copy)
 #   campaign  warpforge run examples/quickstart.toml (K = 4, ablations), its report
+#   sweep     examples/sweep.toml on GPU 0 alone, then on every GPU: busy fraction, candidates/hour
 #   tests     the gpu-labelled GoogleTest binaries given after the bundle
 # Exit status: non-zero when any check failed.
 set -u
@@ -35,12 +36,21 @@ runs="$out/runs"
 export WARPFORGE_CACHE_DIR="$unpack/cache"
 
 # ncu's value of `metric` for the launch in a run directory's request file (warpforge-runner
-# --execute replays it): the same CUBIN, arguments and seed that warpforge measured.
+# --execute replays it): the same CUBIN, arguments and seed that warpforge measured. Clocks are
+# never locked, and caches are not flushed between passes: the conditions warpforge's own timing
+# and CUPTI profiling run under.
 ncu_metric() { # request.json metrics...
   local request="$1"; shift
   local list; list="$(IFS=,; echo "$*")"
-  ncu --clock-control none --metrics "$list" --csv --print-units base --page raw \
-      "$W/bin/warpforge-runner" --execute "$request" 2>/dev/null | tail -1
+  ncu --clock-control none --cache-control none --metrics "$list" --csv --print-units base --page raw \
+      "$W/bin/warpforge-runner" --execute "$request" > "$unpack/ncu.csv" 2>&1
+  # The requested columns of the last launch, as name=value (ncu's raw page has many more).
+  python3 - "$unpack/ncu.csv" "$@" <<'PY' || tail -3 "$unpack/ncu.csv"
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r and (r[0] == "ID" or r[0].isdigit())]
+header, last = rows[0], rows[-1]
+print(" ".join(f"{m}={last[header.index(m)]}" for m in sys.argv[2:]))
+PY
 }
 
 if wants doctor; then
@@ -83,6 +93,7 @@ if wants diagnose; then
     if command -v ncu > /dev/null; then
       request="$(ls -td "$runs"/diagnose-$example-* | head -1)"
       request="$(find "$request" -name 'request-*.json' | head -1)"
+      echo "request: ${request:-none found}"
       echo "ncu on the same launch: dram__throughput, sm__throughput (% of peak), 3 runs"
       for i in 1 2 3; do
         ncu_metric "$request" dram__throughput.avg.pct_of_peak_sustained_elapsed \
@@ -109,6 +120,23 @@ if wants campaign; then
   "$W/bin/warpforge" report "$run_dir" --format csv > "$out/campaign-report.csv"
   cp "$run_dir"/*.svg "$out/" 2>/dev/null
   cat "$out/campaign-report.md" | head -120
+fi
+
+if wants sweep; then
+  for label in one all; do
+    gpus='"all"'
+    [[ $label == one ]] && gpus='[0]'
+    step "sweep (examples/sweep.toml) on gpus = $gpus"
+    sed "s|^run_root = .*|run_root = \"$runs/sweep-$label\"|; s|^gpus = .*|gpus = $gpus|" \
+      "$here/examples/sweep.toml" > "$unpack/sweep.toml"
+    sed -i "s|problem = \"|problem = \"$here/examples/|" "$unpack/sweep.toml"
+    check "$W/bin/warpforge" run "$unpack/sweep.toml" 2>&1 | grep -v ' info ' > "$out/sweep-$label.txt"
+    grep -E '^warpforge: |^\| ' "$out/sweep-$label.txt"
+    # candidates per hour from the summary line: "finished in S s: C compiled, M measured; ..."
+    awk '/^warpforge: .* in [0-9.]+ s:/ { for (i = 1; i <= NF; i++) { if ($i == "in") s = $(i+1);
+         if ($i == "measured;") m = $(i-1) } printf "candidates/hour: %.0f (%d in %.1f s)\n", m / s * 3600, m, s }' \
+      "$out/sweep-$label.txt"
+  done
 fi
 
 if wants tests; then

@@ -5,8 +5,8 @@
 //
 //   auto space = search_space::from_problem(spec);      // expected<search_space, tuning_error>
 //   for (const auto& p : space->valid_points()) ...      // in ordinal order
-//   space->claimed_methods(p);                           // {"smem_tiling"} when USE_SMEM_TILE=1
-//   space->leave_one_out(p, "smem_tiling");              // p with USE_SMEM_TILE back at 0
+//   space->claimed_methods(p);                           // {"tiling_smem"} when USE_SMEM_TILE=1
+//   space->leave_one_out(p, "tiling_smem");              // p with USE_SMEM_TILE back at 0
 //
 // Ordinals number the grid: mixed radix over the tunables in spec order, the first tunable most
 // significant, each tunable's values in spec order. Ordinal order is therefore the nested loops
@@ -22,7 +22,7 @@
 //
 // Claim rule: a tunable that names a `method` claims it at a point when its value differs from
 // the tunable's off value: 0 when 0 is one of its values (an on/off switch, or a count where 0
-// means "not used"), else its default. So USE_SMEM_TILE = 1 claims smem_tiling, and VEC in
+// means "not used"), else its default. So USE_SMEM_TILE = 1 claims tiling_smem, and VEC in
 // [1, 2, 4] with default 1 claims vectorisation at 2 and 4. The method text is the spec's,
 // verbatim. Several tunables may name one method: any of them claims it, and its leave-one-out
 // point sets all of them off.

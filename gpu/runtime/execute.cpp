@@ -71,23 +71,30 @@ std::string describe_mismatch(const candidate_buffer_arg& b, const compare_repor
   return out.str();
 }
 
-// How often a wait looks at its event again: short against a kernel's time, long enough not to
-// steal the CPU from the driver.
-constexpr std::chrono::microseconds event_poll_interval{20};
+// A wait spins (yielding) for this long, as cudaEventSynchronize would, so the next launch
+// follows at once and short kernels keep back-to-back timing; after it, a kernel is long enough
+// that polling every event_poll_interval costs nothing measurable.
+constexpr std::chrono::milliseconds event_spin_time{20};
+constexpr std::chrono::microseconds event_poll_interval{50};
 
 // Waits for `done`, at most `limit_s` seconds. A kernel still running then is presumed hung:
 // `on_hung` replies timeout and ends the process (see hung_kernel_exit).
 call_result wait_or_hang(cudaEvent_t done, double limit_s, const std::string& what,
                          const hung_kernel_exit& on_hung) {
-  const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
-                                          std::chrono::duration<double>(limit_s));
+  const auto begin = steady::now();
+  const auto deadline = begin + std::chrono::duration_cast<steady::duration>(
+                                  std::chrono::duration<double>(limit_s));
   for (;;) {
     const cudaError_t state = cudaEventQuery(done);
     if (state != cudaErrorNotReady)
       return WARPFORGE_GPU_CALL(state);
-    if (steady::now() > deadline)
+    const auto now = steady::now();
+    if (now > deadline)
       break;
-    std::this_thread::sleep_for(event_poll_interval);
+    if (now - begin < event_spin_time)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(event_poll_interval);
   }
   auto hung = make_result(candidate_outcome::timeout,
                           what + " still running after " + std::to_string(limit_s) +

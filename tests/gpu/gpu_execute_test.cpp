@@ -173,7 +173,9 @@ void expect_good_kernel_measured(runner_client& runner, timing_mode mode = timin
   EXPECT_EQ(r.outcome, candidate_outcome::passed) << r.detail;
   EXPECT_GE(r.stats.count, request.timing.min_samples);
   EXPECT_GT(r.stats.median_s, 0.0);
-  EXPECT_LT(r.stats.cv, 0.25);
+  // A stable median (outliers, e.g. right after another process lost its context, move the mean
+  // and the CV, not the median): its 95% interval within 5% of it.
+  EXPECT_LT((r.stats.median_ci.high - r.stats.median_ci.low) / r.stats.median_s, 0.05);
   EXPECT_TRUE(is_final(r.decision));
 }
 
