@@ -4,6 +4,7 @@
 #include "actors/registry.hpp"
 #include "config/defaults.hpp"
 #include "config/resolved_problem.hpp"
+#include "diagnosis/diagnose.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "gpu/runner/candidate_request.hpp"
 #include "json/writer.hpp"
@@ -112,6 +113,9 @@ struct job_slot {
   std::map<std::int64_t, std::int64_t> iteration_ids;                  // number → row
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> branch_ids; // (iteration, ordinal) → row
   std::map<std::string, fs::path> reference_cubins;                    // arch → file
+  std::map<std::pair<std::int64_t, std::int64_t>, std::string> requests; // (iteration, ordinal) → runner body
+  std::map<std::int64_t, messages::iteration_update> iteration_updates; // last sent, by number
+  std::string best_request; // the runner body of the best branch so far (what gets profiled)
   bool closed = false; // its end is recorded
 };
 
@@ -123,6 +127,7 @@ struct task {
   std::string request_json;
   std::vector<std::string> sass_absent;
   int gpu = -1; // the worker's ordinal once dispatched
+  std::optional<std::int64_t> profile_of; // a profile of the job's best, for this iteration's diagnosis
 };
 
 class campaign_scheduler {
@@ -188,6 +193,8 @@ private:
   void plan();
   void dispatch();
   void on_measurement(messages::measurement& m);
+  void on_metrics(messages::metric_set& metrics);
+  void queue_profile(std::size_t job_index, const iteration_summary& summary);
   void interrupt_everything(const std::string& reason);
   bool all_done() const;
   double elapsed_s() const { return std::chrono::duration<double>(steady::now() - started_).count(); }
@@ -430,6 +437,7 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   inputs.seed = config_.spec.proposer.seed;
   t.request_json = gpu::encode_body(gpu::make_candidate_request(*resolved, job.spec->problem.reference, inputs));
   write_text(dir / ("request-" + arch + ".json"), t.request_json);
+  job.requests[{b.iteration, b.ordinal}] = t.request_json;
   if (config_.workers.empty())
     return fail(storage::branch_outcome::not_run,
                 "compiled for " + arch + " and checked; measurements need a GPU (" + config_.why_no_gpu + ")");
@@ -474,6 +482,8 @@ void campaign_scheduler::after_record(job_slot& job) {
     update.finished = true;
     update.gaps_json = roofline_position(job, summary.best_s);
     tell_store(update);
+    job.iteration_updates[summary.iteration] = update;
+    queue_profile(static_cast<std::size_t>(&job - jobs_.data()), summary);
     std::string memory;
     for (const auto& line : summary.memory)
       memory += "- " + line + "\n";
@@ -531,6 +541,75 @@ std::string campaign_scheduler::roofline_position(const job_slot& job, std::opti
   return std::move(out).str();
 }
 
+// "Profile the current best, diagnose": after each iteration the job's best is profiled on a
+// free GPU (counters, in passes apart from timing) and diagnosed; the gaps go into the
+// iteration's row (the bottleneck drift of summary.md) and near-peak stops the job.
+void campaign_scheduler::queue_profile(std::size_t job_index, const iteration_summary& summary) {
+  auto& job = jobs_[job_index];
+  if (config_.workers.empty() || !job.driver)
+    return;
+  // The best's request: this iteration's champion, else the best known before (the baseline).
+  if (summary.champion)
+    job.best_request = job.requests[{summary.iteration, *summary.champion}];
+  if (job.best_request.empty())
+    return;
+  task t;
+  t.job = job_index;
+  t.branch.iteration = summary.iteration;
+  t.branch.ordinal = summary.champion.value_or(-1);
+  t.request_json = job.best_request;
+  t.profile_of = summary.iteration;
+  ready_.push_front(std::move(t)); // before more candidates: the diagnosis may stop the job
+}
+
+void campaign_scheduler::on_metrics(messages::metric_set& metrics) {
+  auto slot = in_flight_.find(metrics.device.ordinal);
+  if (slot == in_flight_.end() || !slot->second || !slot->second->profile_of)
+    return log_->warn("metrics from GPU {} that nobody waits for", metrics.device.ordinal);
+  task t = std::move(*slot->second);
+  slot->second.reset();
+  auto& job = jobs_[t.job];
+  if (metrics.values.empty()) {
+    log_->warn("{}: iteration {}: no counters ({}); not diagnosed", job.spec->name, *t.profile_of, metrics.note);
+    return;
+  }
+  diagnosis::metric_values measured;
+  for (const auto& v : metrics.values)
+    measured[v.key] = v.value;
+  diagnosis::device_properties device;
+  device.name = metrics.device.name;
+  device.sm_count = static_cast<int>(metrics.device.sm_count);
+  device.l2_bytes = metrics.device.l2_bytes;
+  const auto d = diagnosis::diagnose(measured, diagnosis::describe_gpu(diagnosis::builtin_gpu_table(), device));
+  if (d.near_peak && job.driver)
+    job.driver->set_near_peak(true);
+  json::writer out;
+  out.begin_object();
+  out.key("compute").value(d.gaps.compute);
+  out.key("memory").value(d.gaps.memory);
+  out.key("latency").value(d.gaps.latency);
+  out.key("near_peak").value(d.near_peak);
+  auto optional = [&](const char* key, std::optional<double> v) {
+    if (v)
+      out.key(key).value(*v);
+  };
+  optional("arithmetic_intensity", d.roofline.arithmetic_intensity);
+  optional("achieved_flops", d.roofline.achieved_flops);
+  optional("achieved_bandwidth", d.roofline.achieved_bandwidth);
+  optional("peak_flops", d.roofline.peak_flops);
+  optional("peak_bandwidth", d.roofline.peak_bandwidth);
+  out.key("findings").begin_array();
+  for (const auto& f : d.findings)
+    out.value(f.rule_id);
+  out.end_array();
+  out.end_object();
+  auto update = job.iteration_updates[*t.profile_of];
+  update.gaps_json = std::move(out).str();
+  tell_store(update);
+  job.iteration_updates[*t.profile_of] = update;
+  event(feed::event_type::diagnosis_ready, &job, *t.profile_of, t.branch.ordinal, t.gpu, update.gaps_json);
+}
+
 // Without a GPU: the first proposal of each job is built and checked too, so a spec's whole
 // first iteration is known to compile before it reaches a GPU node.
 void campaign_scheduler::compile_only_first_iteration(std::size_t job_index) {
@@ -578,11 +657,11 @@ void campaign_scheduler::dispatch() {
     ready_.pop_front();
     t.gpu = w.ordinal;
     const auto& job = jobs_[t.job];
-    messages::run_request request;
-    request.ref = {config_.spec.name, job.spec->name, t.branch.iteration, t.branch.ordinal};
-    request.kind = t.branch.kind;
-    request.request_json = t.request_json;
-    self_->send(w.handle, std::move(request)); // the measurement comes back as a message
+    const messages::branch_ref ref{config_.spec.name, job.spec->name, t.branch.iteration, t.branch.ordinal};
+    if (t.profile_of)
+      self_->send(w.handle, messages::profile_request{ref, t.request_json, {}}); // → metric_set
+    else
+      self_->send(w.handle, messages::run_request{ref, t.branch.kind, t.request_json, 0}); // → measurement
     event(feed::event_type::gpu_leased, &job, t.branch.iteration, t.branch.ordinal, w.ordinal, "{}");
     slot = std::move(t);
   }
@@ -603,6 +682,8 @@ void campaign_scheduler::on_measurement(messages::measurement& m) {
   result.outcome = m.outcome;
   result.detail = m.error_text;
   result.sass_absent = t.sass_absent;
+  if (m.outcome == storage::branch_outcome::passed && t.branch.kind == storage::branch_kind::baseline)
+    job.best_request = t.request_json;
   if (m.outcome == storage::branch_outcome::passed) {
     const auto& s = m.timing;
     result.median_s = s.median_s;
@@ -624,6 +705,8 @@ void campaign_scheduler::on_measurement(messages::measurement& m) {
 void campaign_scheduler::interrupt_everything(const std::string& reason) {
   stopping_ = true;
   auto mark = [&](const task& t) {
+    if (t.profile_of)
+      return;
     tell_store(messages::branch_outcome_change{t.branch_id, storage::branch_outcome::interrupted, reason});
   };
   for (auto& [gpu, slot] : in_flight_)
@@ -666,6 +749,7 @@ messages::campaign_result campaign_scheduler::run() {
       break; // nothing can come back: every branch was built and recorded not_run
     self_->receive(
       [&](messages::measurement& m) { on_measurement(m); },
+      [&](messages::metric_set& metrics) { on_metrics(metrics); },
       [&](messages::stop_atom) { stop_requested = true; },
       caf::after(idle_tick) >> [] {});
   }

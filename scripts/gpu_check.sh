@@ -12,7 +12,8 @@
 #   diagnose  warpforge diagnose on vector_add and the naive transpose, and ncu's DRAM and SM
 #             throughput on the same launches for comparison
 #   program   program mode: the device-to-device copy bandwidth (examples/d2d_copy)
-#   campaign  warpforge run examples/quickstart.toml (K = 4, ablations), its report
+#   campaign  warpforge run examples/quickstart.toml (K = 4, ablations), its report; then a
+#             campaign whose search space holds a faulting branch (it must finish the rest)
 #   sweep     examples/sweep.toml on GPU 0 alone, then on every GPU: busy fraction, candidates/hour
 #   tests     the gpu-labelled GoogleTest binaries given after the bundle
 # Exit status: non-zero when any check failed.
@@ -120,6 +121,14 @@ if wants campaign; then
   "$W/bin/warpforge" report "$run_dir" --format csv > "$out/campaign-report.csv"
   cp "$run_dir"/*.svg "$out/" 2>/dev/null
   cat "$out/campaign-report.md" | head -120
+
+  step "a campaign with a faulting branch in the middle (tests/fixtures/faults/campaign)"
+  faulting="$here/tests/fixtures/faults/campaign/.gpu-check.toml" # beside problem.toml: relative paths hold
+  sed "s|^run_root = .*|run_root = \"$runs\"|" "$here/tests/fixtures/faults/campaign/campaign.toml" > "$faulting"
+  check "$W/bin/warpforge" run "$faulting" 2>&1 | grep -v ' info ' | tee "$out/campaign-faulting.txt"
+  rm -f "$faulting"
+  run_dir="$(ls -td "$runs"/faulting-* | head -1)"
+  "$W/bin/warpforge" report "$run_dir" --format csv | tee "$out/campaign-faulting.csv"
 fi
 
 if wants sweep; then

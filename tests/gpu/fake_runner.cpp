@@ -26,7 +26,8 @@
 //                      reports "Fake GPU 0/1" (sm_90); run_candidate waits
 //                      $WARPFORGE_FAKE_RUNNER_DELAY_MS (default 0) and answers passed with a time
 //                      drawn from the candidate CUBIN's bytes (0.5-1.5 ms: the same kernel always
-//                      gets the same time, different variants different ones). Never a product
+//                      gets the same time, different variants different ones); profile_candidate
+//                      answers counters_unavailable (no numbers are faked). Never a product
 //                      path: real numbers only come from warpforge-runner.
 // Every mode but hang_on_request exits 0 on shutdown (without replying).
 // It exits by itself when its parent goes away, like the real runner.
@@ -213,6 +214,15 @@ int main(int argc, char** argv) {
       reply.id = request->id;
       reply.kind = request->kind;
       reply.body_json = to_json(fake_host());
+      socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
+      continue;
+    }
+    if (mode == "campaign" && request->kind == runner_request_kind::profile_candidate) {
+      auto body = decode_profile_request(request->body_json);
+      runner_reply reply;
+      reply.id = request->id;
+      reply.kind = request->kind;
+      reply.body_json = encode_body(fake_profile("restricted", body ? *body : profile_request{}));
       socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
       continue;
     }
