@@ -9,6 +9,7 @@
 #include "cli/gpu_fleet.hpp"
 #include "cli/kernel_build.hpp"
 #include "cli/recording.hpp"
+#include "cli/text.hpp"
 #include "config/defaults.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "gpu/runner/candidate_request.hpp"
@@ -48,19 +49,7 @@ struct bench_row {
   double wall_s = 0; // the worker's whole request: start, load, check, warm-up, timing
 };
 
-std::string format_time(double seconds) {
-  char buffer[32];
-  if (seconds < 1e-3)
-    std::snprintf(buffer, sizeof buffer, "%.2f us", seconds * 1e6);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.4f ms", seconds * 1e3);
-  return buffer;
-}
 
-std::string first_line(const std::string& text, std::size_t max_chars = 160) {
-  auto line = text.substr(0, text.find('\n'));
-  return line.size() > max_chars ? line.substr(0, max_chars) + "..." : line;
-}
 
 void print_table(const std::vector<bench_row>& rows, double buffer_bytes) {
   std::map<int, double> baseline_time; // per GPU
@@ -77,7 +66,7 @@ void print_table(const std::vector<bench_row>& rows, double buffer_bytes) {
                     r.compile_s * 1e3);
     if (!r.stats) {
       std::printf("%-4d %-20s %-16s %-13s  %s\n", r.gpu, r.kernel.substr(0, 20).c_str(),
-                  r.outcome.c_str(), compile, first_line(r.detail).c_str());
+                  r.outcome.c_str(), compile, first_line(r.detail, 160).c_str());
       continue;
     }
     const auto& s = *r.stats;

@@ -17,6 +17,7 @@
 #include "cli/gpu_fleet.hpp"
 #include "cli/kernel_build.hpp"
 #include "cli/recording.hpp"
+#include "cli/text.hpp"
 #include "config/defaults.hpp"
 #include "diagnosis/diagnose.hpp"
 #include "diagnosis/render.hpp"
@@ -86,21 +87,6 @@ struct gpu_diagnosis {
   std::optional<diagnosis::diagnosis> result;
   std::vector<const sass::method_entry*> methods; // candidate methods, by axis then priority
 };
-
-// A kernel time for people, precise enough to compare a median with its interval (as bench).
-std::string format_time(double seconds) {
-  char buffer[32];
-  if (seconds < 1e-3)
-    std::snprintf(buffer, sizeof buffer, "%.2f us", seconds * 1e6);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.4f ms", seconds * 1e3);
-  return buffer;
-}
-
-std::string first_line(const std::string& text, std::size_t max_chars = 400) {
-  auto line = text.substr(0, text.find('\n'));
-  return line.size() > max_chars ? line.substr(0, max_chars) + "..." : line;
-}
 
 std::string_view to_string(messages::metric_source source) {
   switch (source) {

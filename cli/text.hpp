@@ -1,0 +1,16 @@
+#pragma once
+// Small text helpers the commands share for their tables and messages.
+
+#include <cstddef>
+#include <string>
+
+namespace warpforge::cli {
+
+/// A kernel time for people, precise enough to compare a median with its interval:
+/// "79.33 us" below a millisecond, "1.1186 ms" above.
+std::string format_time(double seconds);
+
+/// The first line of `text`, cut to `max_chars` with "..." (compiler logs, CUDA errors).
+std::string first_line(const std::string& text, std::size_t max_chars = 400);
+
+} // namespace warpforge::cli
