@@ -78,6 +78,11 @@ public:
   /// as `interrupted`: the strategy proposes its point again first.
   void replay(const std::vector<std::pair<planned_branch, branch_result>>& iteration);
 
+  /// A point an earlier run found invalid on this GPU (the tuner's result cache): never proposed.
+  void remember_invalid(const config::tunable_point& point, storage::branch_outcome outcome) {
+    history_.record({point, outcome, std::nullopt});
+  }
+
   /// The near-peak verdict of the latest diagnosis of the current best.
   void set_near_peak(bool near_peak) { progress_.near_peak = near_peak; }
 

@@ -15,6 +15,7 @@
 #include "sass/signature_table.hpp"
 #include "storage/run_directory.hpp"
 #include "tuning/point_text.hpp"
+#include "tuning/result_cache.hpp"
 #include "tuning/strategy_factory.hpp"
 
 #include <simdjson.h>
@@ -116,6 +117,7 @@ struct job_slot {
   std::map<std::pair<std::int64_t, std::int64_t>, std::string> requests; // (iteration, ordinal) → runner body
   std::map<std::int64_t, messages::iteration_update> iteration_updates; // last sent, by number
   std::string best_request; // the runner body of the best branch so far (what gets profiled)
+  std::string problem_id;   // the tuner cache's problem identity (empty: not cached)
   bool closed = false; // its end is recorded
 };
 
@@ -176,6 +178,7 @@ private:
 
   // --- building ---------------------------------------------------------------------------------
   void open_jobs();
+  void seed_from_cache(job_slot& job);
   void resume_jobs();
   std::int64_t iteration_id(job_slot& job, std::int64_t number);
   fs::path branch_dir(const job_slot& job, const planned_branch& b) const;
@@ -210,6 +213,10 @@ private:
   gpu_usage usage_;
   std::uint64_t compiled_ = 0;
   bool stopping_ = false;
+  std::optional<tuning::result_cache> cache_; // points measured or found invalid, across runs
+
+  std::string gpu_key_of(int ordinal) const;
+  void remember(const job_slot& job, const planned_branch& b, const branch_result& r, int gpu);
 };
 
 std::string campaign_scheduler::arch_for_build() const {
@@ -219,6 +226,44 @@ std::string campaign_scheduler::arch_for_build() const {
 fs::path campaign_scheduler::branch_dir(const job_slot& job, const planned_branch& b) const {
   return config_.run_dir / storage::run_directory::jobs_folder / storage::path_component(job.spec->name) /
          ("iter-" + std::to_string(b.iteration)) / ("branch-" + std::to_string(b.ordinal));
+}
+
+std::string campaign_scheduler::gpu_key_of(int ordinal) const {
+  for (const auto& w : config_.workers)
+    if (w.ordinal == ordinal || ordinal < 0) // a compile result belongs to the first GPU's arch
+      return tuning::gpu_key(w.name, w.arch);
+  return {};
+}
+
+// Into the cross-run cache: what a point did on a GPU, when a later run would see it again.
+void campaign_scheduler::remember(const job_slot& job, const planned_branch& b, const branch_result& r, int gpu) {
+  if (!cache_ || job.problem_id.empty() || config_.workers.empty() || !tuning::is_cacheable(r.outcome))
+    return;
+  const tuning::cache_key key{job.problem_id, gpu_key_of(gpu), tuning::canonical_text(b.point)};
+  if (auto put = cache_->put(key, {r.outcome, r.median_s, std::nullopt}); !put)
+    log_->warn("tuner cache: {}", storage::to_string(put.error()));
+}
+
+// Points an earlier run found invalid on this kind of GPU are never proposed again.
+void campaign_scheduler::seed_from_cache(job_slot& job) {
+  if (!cache_ || config_.workers.empty())
+    return;
+  auto id = tuning::problem_identity(job.spec->problem);
+  if (!id)
+    return;
+  job.problem_id = *id;
+  auto points = cache_->points_for(job.problem_id, gpu_key_of(-1));
+  if (!points)
+    return;
+  std::size_t pruned = 0;
+  for (const auto& p : *points)
+    if (tuning::prunes_point(p.result.outcome))
+      if (auto point = tuning::parse_point_text(p.point)) {
+        job.driver->remember_invalid(*point, p.result.outcome);
+        ++pruned;
+      }
+  if (pruned > 0)
+    log_->info("{}: {} point(s) known invalid from earlier runs are not proposed", job.spec->name, pruned);
 }
 
 void campaign_scheduler::open_jobs() {
@@ -255,6 +300,7 @@ void campaign_scheduler::open_jobs() {
       spec.name, job.space,
       tuning::make_strategy(config_.spec.proposer.strategy, job.space, config_.spec.proposer.seed),
       config_.spec.budget, config_.spec.proposer.max_evaluations);
+    seed_from_cache(job);
     tell_store(messages::job_state_change{job.job_id, storage::job_state::running, {}});
     event(feed::event_type::job_started, &job, feed::no_iter, feed::no_branch, feed::no_gpu,
           feed::detail{}.add("problem", spec.problem_path.string())
@@ -448,6 +494,7 @@ void campaign_scheduler::finish(std::size_t job_index, const planned_branch& b, 
                                 const branch_result& result, int gpu) {
   auto& job = jobs_[job_index];
   tell_store(messages::branch_outcome_change{branch_id, result.outcome, result.detail});
+  remember(job, b, result, gpu);
   if (result.outcome != storage::branch_outcome::passed)
     event(feed::event_type::branch_failed, &job, b.iteration, b.ordinal, gpu,
           feed::detail{}.add("outcome", storage::to_string(result.outcome))
@@ -736,6 +783,13 @@ messages::campaign_result campaign_scheduler::run() {
   messages::campaign_result result;
   result.name = config_.spec.name;
   usage_.gpus = config_.workers.size();
+  if (!config_.workers.empty()) {
+    auto cache = tuning::result_cache::open(config_.tuner_cache.value_or(tuning::default_cache_path()));
+    if (cache)
+      cache_.emplace(std::move(*cache));
+    else
+      log_->warn("tuner cache unavailable, going on without: {}", storage::to_string(cache.error()));
+  }
   open_jobs();
   if (config_.resume_from)
     resume_jobs();

@@ -28,6 +28,7 @@ namespace warpforge::actors {
 
 struct scheduler_worker {
   int ordinal = -1;
+  std::string name; // "NVIDIA H100 80GB HBM3": with arch, the tuner cache's GPU key
   std::string arch; // "sm_90": what its candidates are compiled for
   messages::gpu_worker_actor handle;
   std::optional<double> peak_dram_bandwidth; // bytes/s (specs table or the device's clocks)
@@ -42,6 +43,7 @@ struct scheduler_config {
   std::string why_no_gpu;                 // when workers is empty
   std::string fallback_arch = "sm_90";    // compile target without a GPU
   std::optional<report::campaign_report> resume_from; // what an earlier run of this directory did
+  std::optional<std::filesystem::path> tuner_cache;   // the cross-run result cache; none: default path
   caf::actor owner;                       // receives the campaign_result at the end
 };
 

@@ -160,7 +160,7 @@ exit_code run_campaign(campaign_start start) {
     fo.restarts = spec.supervision;
     workers = spawn_workers(runtime.system(), *fleet, fo);
     for (const auto& w : workers)
-      config.workers.push_back({w.ordinal, fleet->device(w.ordinal).arch(), w.handle,
+      config.workers.push_back({w.ordinal, fleet->device(w.ordinal).name, fleet->device(w.ordinal).arch(), w.handle,
                                 diagnosis::describe_gpu(diagnosis::builtin_gpu_table(),
                                                         properties_of(fleet->device(w.ordinal)))
                                   .peak_dram_bandwidth()});

@@ -53,7 +53,7 @@ protected:
   }
 
   // Starts `warpforge <args...>` on the stand-in GPUs; stdout and stderr go to files in dir.
-  pid_t start(std::vector<std::string> args, int delay_ms) {
+  pid_t start(std::vector<std::string> args, int delay_ms = 0) {
     std::vector<std::string> env_text{
       "WARPFORGE_RUNNER=" WARPFORGE_FAKE_RUNNER_PATH, "WARPFORGE_FAKE_RUNNER_MODE=campaign",
       "WARPFORGE_FAKE_RUNNER_DELAY_MS=" + std::to_string(delay_ms),
@@ -144,6 +144,24 @@ TEST_F(Campaign, EveryJobRunsToAStopAcrossBothGpusWithChampionsAndAblations) {
   EXPECT_TRUE(fs::exists(run_dir() / "summary.md"));
   EXPECT_TRUE(fs::exists(run_dir() / "transpose-speedup.svg"));
   EXPECT_TRUE(fs::exists(run_dir() / "jobs" / "transpose" / "memory.md"));
+}
+
+TEST_F(Campaign, PointsThatFailedInAnEarlierRunAreNotProposedAgain) {
+  // The faulting-branch fixture: MODE = 3 does not compile. Exhaustive over 2 x 4 points.
+  const auto file = dir / "faulting.toml";
+  std::ofstream{file} << "name = \"cached\"\nrun_root = \"" << (dir / "runs").string() << "\"\n"
+                      << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/tests/fixtures/faults/campaign/problem.toml\"\n"
+                      << "[budget]\niterations = 3\nbranches = 4\npatience = 3\n"
+                      << "[proposer]\nkind = \"tune\"\nstrategy = \"exhaustive\"\n"
+                      << "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n";
+  ASSERT_EQ(wait_exit(start({"run", file.string()})), 0) << stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM branches WHERE outcome = 'compile_error'"), 2) << "MODE = 3 at both BLOCKs";
+  fs::rename(run_dir(), dir / "first-run");
+
+  ASSERT_EQ(wait_exit(start({"run", file.string()})), 0) << stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM branches WHERE defines_json LIKE '%\"MODE\":3%'"), 0)
+    << "the result cache remembered both as invalid";
+  EXPECT_NE(stderr_text().find("2 point(s) known invalid from earlier runs"), std::string::npos);
 }
 
 TEST_F(Campaign, AResumeAfterSigkillMidIterationFinishesWithNoDuplicatedAndNoLostRows) {
