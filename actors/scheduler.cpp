@@ -118,6 +118,8 @@ struct job_slot {
   std::map<std::int64_t, messages::iteration_update> iteration_updates; // last sent, by number
   std::string best_request; // the runner body of the best branch so far (what gets profiled)
   std::string problem_id;   // the tuner cache's problem identity (empty: not cached)
+  // Ordinals of rows for methods SASS showed absent (never measured), apart from the driver's.
+  std::int64_t next_unmeasured_ordinal = 1000;
   bool closed = false; // its end is recorded
 };
 
@@ -516,7 +518,7 @@ void campaign_scheduler::after_record(job_slot& job) {
     // Methods SASS showed absent get an ablation row of their own (never measured).
     for (const auto& m : summary.methods)
       if (m.verdict == tuning::method_class::implementation_failed) {
-        const auto id = ask_store(messages::branch_record{iteration, 1000 + static_cast<std::int64_t>(job.branch_ids.size()),
+        const auto id = ask_store(messages::branch_record{iteration, job.next_unmeasured_ordinal++,
                                                           storage::branch_kind::ablation, champion_id,
                                                           methods_json({m.method}), "{}", ""});
         tell_store(messages::branch_outcome_change{id, storage::branch_outcome::not_run,
