@@ -172,6 +172,9 @@ int main(int argc, char** argv) {
     return usage_code;
   }
   std::cerr << "fake runner: mode " << mode << std::endl;
+  // Like the real runner: gone with its parent, even while blocked on the socket (a SIGKILLed
+  // warpforge must not leave runners behind).
+  std::thread{[parent] { idle_until_orphaned(parent); }}.detach();
 
   if (mode == "hang_on_start")
     idle_until_orphaned(parent);
