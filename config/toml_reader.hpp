@@ -1,7 +1,8 @@
 #pragma once
-// Internal to config/: typed access to a parsed TOML document that records a spec_error (with
-// file, line, column and dotted key) for every missing, mistyped or unknown entry instead of
-// stopping at the first. Only config/*.cpp include this header (it brings in toml++).
+// Typed access to a parsed TOML document that records a spec_error (with file, line, column and
+// dotted key) for every missing, mistyped or unknown entry instead of stopping at the first. The
+// one TOML reader of the project: specs (config/) and the data files of other libraries use it.
+// Include it from .cpp files only (it brings in toml++).
 
 #include "config/problem_spec.hpp"
 #include "config/spec_error.hpp"
