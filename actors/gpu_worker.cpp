@@ -19,30 +19,19 @@ namespace {
 
 using worker_pointer = messages::gpu_worker_actor::stateful_pointer<gpu_worker_state>;
 
-storage::branch_outcome to_branch_outcome(gpu::candidate_outcome outcome) {
-  switch (outcome) {
-  case gpu::candidate_outcome::passed: return storage::branch_outcome::passed;
-  case gpu::candidate_outcome::incorrect: return storage::branch_outcome::incorrect;
-  case gpu::candidate_outcome::runtime_error: return storage::branch_outcome::runtime_error;
-  case gpu::candidate_outcome::not_supported: return storage::branch_outcome::not_supported;
-  case gpu::candidate_outcome::timeout: return storage::branch_outcome::timeout;
-  }
-  return storage::branch_outcome::runtime_error;
-}
-
 // A runner that could not answer: the candidate's fault (timeout, crash mid-request) or not
 // (the runner would not start, so the candidate never ran).
-storage::branch_outcome to_branch_outcome(gpu::runner_error_kind kind) {
+vocabulary::branch_outcome to_branch_outcome(gpu::runner_error_kind kind) {
   switch (kind) {
-  case gpu::runner_error_kind::reply_timeout: return storage::branch_outcome::timeout;
+  case gpu::runner_error_kind::reply_timeout: return vocabulary::branch_outcome::timeout;
   case gpu::runner_error_kind::crashed:
   case gpu::runner_error_kind::protocol_error:
-  case gpu::runner_error_kind::request_failed: return storage::branch_outcome::runtime_error;
+  case gpu::runner_error_kind::request_failed: return vocabulary::branch_outcome::runtime_error;
   case gpu::runner_error_kind::not_found:
   case gpu::runner_error_kind::spawn_failed:
-  case gpu::runner_error_kind::start_timeout: return storage::branch_outcome::not_run;
+  case gpu::runner_error_kind::start_timeout: return vocabulary::branch_outcome::not_run;
   }
-  return storage::branch_outcome::runtime_error;
+  return vocabulary::branch_outcome::runtime_error;
 }
 
 feed::event runner_feed_event(const runner_event& e, const messages::device_summary& device) {
@@ -199,19 +188,19 @@ std::string gpu_worker_name(int ordinal) {
 
 messages::measurement
 measurement_from(const messages::run_request& request, const messages::device_summary& device,
-                 gpu::timing_mode mode,
+                 vocabulary::timing_mode mode,
                  const expected<gpu::candidate_result, gpu::runner_error>& result) {
   messages::measurement m;
   m.ref = request.ref;
   m.device = device;
-  m.mode = mode == gpu::timing_mode::cold ? messages::timing_mode::cold : messages::timing_mode::warm;
+  m.mode = mode == vocabulary::timing_mode::cold ? messages::timing_mode::cold : messages::timing_mode::warm;
   if (!result) {
     m.outcome = to_branch_outcome(result.error().kind);
     m.error_text = result.error().to_string();
     return m;
   }
   const auto& r = *result;
-  m.outcome = to_branch_outcome(r.outcome);
+  m.outcome = r.outcome;
   if (r.compare) {
     m.correctness.max_abs_error = r.compare->max_abs_error;
     m.correctness.max_rel_error = r.compare->max_rel_error;
@@ -219,7 +208,7 @@ measurement_from(const messages::run_request& request, const messages::device_su
       m.correctness.first_bad_index = static_cast<std::int64_t>(*r.compare->first_bad_index);
   }
   m.correctness.inputs_unchanged = !r.input || r.input->unchanged;
-  if (r.outcome != gpu::candidate_outcome::passed) {
+  if (r.outcome != vocabulary::branch_outcome::passed) {
     m.error_text = describe_failure(r);
     return m;
   }
@@ -380,12 +369,12 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
       ++state.requests;
       const auto started = std::chrono::steady_clock::now();
       auto body = gpu::decode_candidate_request(request.request_json);
-      const auto mode = body ? body->mode : gpu::timing_mode::warm;
+      const auto mode = body ? body->mode : vocabulary::timing_mode::warm;
       if (!state.failure.empty() || !state.keeper || !body) {
         messages::measurement m;
         m.ref = request.ref;
         m.device = cfg.device;
-        m.outcome = storage::branch_outcome::not_run;
+        m.outcome = vocabulary::branch_outcome::not_run;
         m.error_text = !body ? "run_request: the candidate body does not decode: " + body.error().detail
                              : gpu_worker_name(cfg.device.ordinal) + " is out of service: " + state.failure;
         return m;
@@ -395,7 +384,7 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
         : cfg.default_watchdog;
       auto result = state.keeper->run(*body, watchdog);
       auto m = measurement_from(request, cfg.device, mode, result);
-      if (m.outcome == storage::branch_outcome::timeout)
+      if (m.outcome == vocabulary::branch_outcome::timeout)
         ++state.timeouts;
       if (state.keeper->gave_up())
         state.failure = state.keeper->give_up_reason();

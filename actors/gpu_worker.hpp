@@ -69,7 +69,7 @@ std::string gpu_worker_name(int ordinal);
 /// The measurement for `request` from what the runner said (or why it could not).
 messages::measurement
 measurement_from(const messages::run_request& request, const messages::device_summary& device,
-                 gpu::timing_mode mode,
+                 vocabulary::timing_mode mode,
                  const expected<gpu::candidate_result, gpu::runner_error>& result);
 
 /// The Nsight names a profile request must collect for metric-schema `keys`.

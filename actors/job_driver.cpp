@@ -31,7 +31,7 @@ std::vector<planned_branch> job_driver::next(double elapsed_s) {
     planned_branch baseline;
     baseline.iteration = iteration_;
     baseline.ordinal = next_ordinal_++;
-    baseline.kind = storage::branch_kind::baseline;
+    baseline.kind = vocabulary::branch_kind::baseline;
     baseline.point = space_->default_point();
     baseline.methods = space_->claimed_methods(baseline.point);
     awaited_ = 1;
@@ -59,7 +59,7 @@ std::vector<planned_branch> job_driver::plan_iteration(double elapsed_s) {
     planned_branch b;
     b.iteration = iteration_;
     b.ordinal = next_ordinal_++;
-    b.kind = storage::branch_kind::branch;
+    b.kind = vocabulary::branch_kind::branch;
     b.methods = space_->claimed_methods(point);
     b.point = std::move(point);
     branches_.push_back({b, {}});
@@ -74,11 +74,11 @@ void job_driver::replay(const std::vector<std::pair<planned_branch, branch_resul
   for (const auto& entry : iteration) {
     const auto& [branch, result] = entry;
     next_ordinal_ = std::max(next_ordinal_, branch.ordinal + 1);
-    if (branch.kind == storage::branch_kind::baseline) {
+    if (branch.kind == vocabulary::branch_kind::baseline) {
       baseline_requested_ = true;
       ++awaited_;
       record(branch, result);
-    } else if (branch.kind == storage::branch_kind::branch) {
+    } else if (branch.kind == vocabulary::branch_kind::branch) {
       branches.push_back(&entry);
     }
   }
@@ -90,7 +90,7 @@ void job_driver::replay(const std::vector<std::pair<planned_branch, branch_resul
   for (const auto* entry : branches)
     record(entry->first, entry->second);
   for (const auto& [branch, result] : iteration) {
-    if (branch.kind != storage::branch_kind::ablation)
+    if (branch.kind != vocabulary::branch_kind::ablation)
       continue;
     std::erase_if(queued_, [&](const planned_branch& q) { return q.ordinal == branch.ordinal; });
     record(branch, result);
@@ -103,11 +103,11 @@ void job_driver::record(const planned_branch& branch, const branch_result& resul
     --awaited_;
   ++evaluations_this_iteration_;
   switch (branch.kind) {
-  case storage::branch_kind::baseline:
-    if (result.outcome != storage::branch_outcome::passed || !result.median_s) {
+  case vocabulary::branch_kind::baseline:
+    if (result.outcome != vocabulary::branch_outcome::passed || !result.median_s) {
       done_ = true;
       failure_ = "the baseline (the default point) did not pass: " +
-                 std::string{storage::to_string(result.outcome)} +
+                 std::string{vocabulary::to_string(result.outcome)} +
                  (result.detail.empty() ? "" : ": " + result.detail);
       return;
     }
@@ -115,7 +115,7 @@ void job_driver::record(const planned_branch& branch, const branch_result& resul
     best_point_ = branch.point;
     phase_ = phase::branches;
     return;
-  case storage::branch_kind::branch: {
+  case vocabulary::branch_kind::branch: {
     for (auto& [planned, stored] : branches_)
       if (planned.ordinal == branch.ordinal)
         stored = result;
@@ -141,11 +141,11 @@ void job_driver::record(const planned_branch& branch, const branch_result& resul
         planned_branch absent;
         absent.iteration = iteration_;
         absent.ordinal = next_ordinal_++;
-        absent.kind = storage::branch_kind::ablation;
+        absent.kind = vocabulary::branch_kind::ablation;
         absent.point = champion.point;
         absent.methods = {method};
         absent.parent = champion.ordinal;
-        ablations_.push_back({absent, {storage::branch_outcome::not_run, {}, {}, {}, "implementation_failed: the SASS shows no sign of " + method, {method}}});
+        ablations_.push_back({absent, {vocabulary::branch_outcome::not_run, {}, {}, {}, "implementation_failed: the SASS shows no sign of " + method, {method}}});
         continue;
       }
       auto variant = space_->leave_one_out(champion.point, method);
@@ -154,7 +154,7 @@ void job_driver::record(const planned_branch& branch, const branch_result& resul
       planned_branch ablation;
       ablation.iteration = iteration_;
       ablation.ordinal = next_ordinal_++;
-      ablation.kind = storage::branch_kind::ablation;
+      ablation.kind = vocabulary::branch_kind::ablation;
       ablation.point = variant->point;
       ablation.methods = {method};
       ablation.parent = champion.ordinal;
@@ -167,7 +167,7 @@ void job_driver::record(const planned_branch& branch, const branch_result& resul
       finish_iteration();
     return;
   }
-  case storage::branch_kind::ablation:
+  case vocabulary::branch_kind::ablation:
     for (auto& [planned, stored] : ablations_)
       if (planned.ordinal == branch.ordinal)
         stored = result;

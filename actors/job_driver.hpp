@@ -34,7 +34,7 @@ namespace warpforge::actors {
 struct planned_branch {
   std::int64_t iteration = 1;  // 1-based
   std::int64_t ordinal = 0;    // unique within the iteration
-  storage::branch_kind kind = storage::branch_kind::branch;
+  vocabulary::branch_kind kind = vocabulary::branch_kind::branch;
   config::tunable_point point;
   std::vector<std::string> methods;      // claimed; an ablation: the one method it leaves out
   std::optional<std::int64_t> parent;    // an ablation: the champion's ordinal
@@ -43,7 +43,7 @@ struct planned_branch {
 
 /// What became of a planned branch.
 struct branch_result {
-  storage::branch_outcome outcome = storage::branch_outcome::not_run;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   std::optional<double> median_s;
   std::optional<double> ci_low_s;
   std::optional<double> ci_high_s;
@@ -79,7 +79,7 @@ public:
   void replay(const std::vector<std::pair<planned_branch, branch_result>>& iteration);
 
   /// A point an earlier run found invalid on this GPU (the tuner's result cache): never proposed.
-  void remember_invalid(const config::tunable_point& point, storage::branch_outcome outcome) {
+  void remember_invalid(const config::tunable_point& point, vocabulary::branch_outcome outcome) {
     history_.record({point, outcome, std::nullopt});
   }
 

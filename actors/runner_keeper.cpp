@@ -97,7 +97,7 @@ runner_keeper::run(const gpu::candidate_request& request, std::chrono::milliseco
     [](const gpu::candidate_result& r) -> std::optional<std::string> {
       if (!r.runner_exits)
         return std::nullopt;
-      return r.outcome == gpu::candidate_outcome::timeout
+      return r.outcome == vocabulary::branch_outcome::timeout
                ? "kernel watchdog: " + r.detail
                : "the runner lost its CUDA context: " + r.detail;
     });

@@ -290,7 +290,7 @@ void campaign_scheduler::open_jobs() {
                             : spec.problem.reference.kind == config::reference_kind::file
                               ? "a reference from an expected-values file is not supported by the runner yet"
                               : "cannot read the kernel or reference source";
-      tell_store(messages::job_state_change{job.job_id, storage::job_state::failed, why});
+      tell_store(messages::job_state_change{job.job_id, vocabulary::job_state::failed, why});
       event(feed::event_type::job_failed, &job, feed::no_iter, feed::no_branch, feed::no_gpu,
             feed::detail{}.add("reason", why).json());
       job.closed = true;
@@ -303,7 +303,7 @@ void campaign_scheduler::open_jobs() {
       tuning::make_strategy(config_.spec.proposer.strategy, job.space, config_.spec.proposer.seed),
       config_.spec.budget, config_.spec.proposer.max_evaluations);
     seed_from_cache(job);
-    tell_store(messages::job_state_change{job.job_id, storage::job_state::running, {}});
+    tell_store(messages::job_state_change{job.job_id, vocabulary::job_state::running, {}});
     event(feed::event_type::job_started, &job, feed::no_iter, feed::no_branch, feed::no_gpu,
           feed::detail{}.add("problem", spec.problem_path.string())
             .add("strategy", config::to_string(config_.spec.proposer.strategy))
@@ -324,7 +324,7 @@ void campaign_scheduler::resume_jobs() {
         stored = &j;
     if (!stored)
       continue;
-    if (stored->row.state == storage::job_state::finished || stored->row.state == storage::job_state::failed) {
+    if (stored->row.state == vocabulary::job_state::finished || stored->row.state == vocabulary::job_state::failed) {
       job.closed = true; // ended in the earlier run
       continue;
     }
@@ -340,14 +340,14 @@ void campaign_scheduler::resume_jobs() {
         planned.methods = b.methods;
         job.branch_ids[{planned.iteration, planned.ordinal}] = b.row.id;
         branch_result result;
-        result.outcome = b.row.outcome.value_or(storage::branch_outcome::interrupted);
+        result.outcome = b.row.outcome.value_or(vocabulary::branch_outcome::interrupted);
         result.median_s = b.best_time_s;
         result.detail = b.row.detail;
         if (!b.row.outcome)
-          tell_store(messages::branch_outcome_change{b.row.id, storage::branch_outcome::interrupted,
+          tell_store(messages::branch_outcome_change{b.row.id, vocabulary::branch_outcome::interrupted,
                                                      "interrupted: the run ended before its result"});
-        if (result.outcome == storage::branch_outcome::passed && !result.median_s)
-          result.outcome = storage::branch_outcome::interrupted; // passed, but its measurement was lost
+        if (result.outcome == vocabulary::branch_outcome::passed && !result.median_s)
+          result.outcome = vocabulary::branch_outcome::interrupted; // passed, but its measurement was lost
         rows.emplace_back(std::move(planned), std::move(result));
       }
       job.driver->replay(rows);
@@ -408,10 +408,10 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
     fs::relative(source_copy, config_.run_dir).string()});
   job.branch_ids[{b.iteration, b.ordinal}] = branch_id;
   event(feed::event_type::branch_proposed, &job, b.iteration, b.ordinal, feed::no_gpu,
-        feed::detail{}.add("kind", storage::to_string(b.kind)).add("point", tuning::canonical_text(b.point))
+        feed::detail{}.add("kind", vocabulary::to_string(b.kind)).add("point", tuning::canonical_text(b.point))
           .add_raw("methods", methods_json(b.methods)).add("note", b.note).json());
 
-  auto fail = [&](storage::branch_outcome outcome, const std::string& why) {
+  auto fail = [&](vocabulary::branch_outcome outcome, const std::string& why) {
     branch_result r;
     r.outcome = outcome;
     r.detail = why;
@@ -419,7 +419,7 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   };
   auto resolved = config::resolve_problem(job.spec->problem, b.point);
   if (!resolved)
-    return fail(storage::branch_outcome::not_run, config::to_string(resolved.error()));
+    return fail(vocabulary::branch_outcome::not_run, config::to_string(resolved.error()));
   const std::string arch = job.spec->problem.kernel.arch.value_or(arch_for_build());
   gpu::compile_request request;
   request.source = job.kernel_text;
@@ -433,7 +433,7 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   ++compiled_;
   if (!built) {
     write_text(dir / "compile.log", built.error().log);
-    return fail(storage::branch_outcome::compile_error, built.error().log);
+    return fail(vocabulary::branch_outcome::compile_error, built.error().log);
   }
   const auto cubin = dir / ("kernel-" + arch + ".cubin");
   std::ofstream{cubin, std::ios::binary}.write(reinterpret_cast<const char*>(built->cubin.data()),
@@ -447,7 +447,7 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   t.job = job_index;
   t.branch = b;
   t.branch_id = branch_id;
-  if (!b.methods.empty() && b.kind != storage::branch_kind::ablation) {
+  if (!b.methods.empty() && b.kind != vocabulary::branch_kind::ablation) {
     auto listing = sass::disassemble(cubin);
     if (listing) {
       std::string text;
@@ -474,7 +474,7 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   std::string why;
   auto reference = reference_cubin(job, arch, why);
   if (!reference)
-    return fail(storage::branch_outcome::not_run, why);
+    return fail(vocabulary::branch_outcome::not_run, why);
   gpu::candidate_inputs inputs;
   inputs.candidate_cubin = cubin;
   inputs.candidate_entry = job.spec->problem.kernel.entry;
@@ -487,7 +487,7 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   write_text(dir / ("request-" + arch + ".json"), t.request_json);
   job.requests[{b.iteration, b.ordinal}] = t.request_json;
   if (config_.workers.empty())
-    return fail(storage::branch_outcome::not_run,
+    return fail(vocabulary::branch_outcome::not_run,
                 "compiled for " + arch + " and checked; measurements need a GPU (" + config_.why_no_gpu + ")");
   ready_.push_back(std::move(t));
 }
@@ -497,9 +497,9 @@ void campaign_scheduler::finish(std::size_t job_index, const planned_branch& b, 
   auto& job = jobs_[job_index];
   tell_store(messages::branch_outcome_change{branch_id, result.outcome, result.detail});
   remember(job, b, result, gpu);
-  if (result.outcome != storage::branch_outcome::passed)
+  if (result.outcome != vocabulary::branch_outcome::passed)
     event(feed::event_type::branch_failed, &job, b.iteration, b.ordinal, gpu,
-          feed::detail{}.add("outcome", storage::to_string(result.outcome))
+          feed::detail{}.add("outcome", vocabulary::to_string(result.outcome))
             .add("detail", result.detail.substr(0, 2000)).json());
   if (job.driver && !job.driver->done())
     job.driver->record(b, result);
@@ -519,14 +519,14 @@ void campaign_scheduler::after_record(job_slot& job) {
     for (const auto& m : summary.methods)
       if (m.verdict == tuning::method_class::implementation_failed) {
         const auto id = ask_store(messages::branch_record{iteration, job.next_unmeasured_ordinal++,
-                                                          storage::branch_kind::ablation, champion_id,
+                                                          vocabulary::branch_kind::ablation, champion_id,
                                                           methods_json({m.method}), "{}", ""});
-        tell_store(messages::branch_outcome_change{id, storage::branch_outcome::not_run,
+        tell_store(messages::branch_outcome_change{id, vocabulary::branch_outcome::not_run,
                                                    "implementation_failed: " + m.note});
       }
     messages::iteration_update update;
     update.iteration_id = iteration;
-    update.state = storage::iteration_state::finished;
+    update.state = vocabulary::iteration_state::finished;
     update.champion_branch_id = champion_id;
     update.finished = true;
     update.gaps_json = roofline_position(job, summary.best_s);
@@ -557,13 +557,13 @@ void campaign_scheduler::after_record(job_slot& job) {
     return;
   job.closed = true;
   if (!job.driver->failure().empty()) {
-    tell_store(messages::job_state_change{job.job_id, storage::job_state::failed, job.driver->failure()});
+    tell_store(messages::job_state_change{job.job_id, vocabulary::job_state::failed, job.driver->failure()});
     event(feed::event_type::job_failed, &job, feed::no_iter, feed::no_branch, feed::no_gpu,
           feed::detail{}.add("reason", job.driver->failure()).json());
     return;
   }
   const std::string why{job.driver->stop() ? tuning::to_string(*job.driver->stop()) : "done"};
-  tell_store(messages::job_state_change{job.job_id, storage::job_state::finished, "stopped: " + why});
+  tell_store(messages::job_state_change{job.job_id, vocabulary::job_state::finished, "stopped: " + why});
   event(feed::event_type::job_finished, &job, feed::no_iter, feed::no_branch, feed::no_gpu,
         feed::detail{}.add("stop", why).add("best_s", job.driver->best_s().value_or(0))
           .add("baseline_s", job.driver->baseline_s().value_or(0)).json());
@@ -688,7 +688,7 @@ void campaign_scheduler::plan() {
       const bool no_gpu = config_.workers.empty();
       for (const auto& b : planned)
         prepare(i, b);
-      if (no_gpu && planned.front().kind == storage::branch_kind::baseline)
+      if (no_gpu && planned.front().kind == vocabulary::branch_kind::baseline)
         compile_only_first_iteration(i);
       if (job.closed)
         break;
@@ -731,9 +731,9 @@ void campaign_scheduler::on_measurement(messages::measurement& m) {
   result.outcome = m.outcome;
   result.detail = m.error_text;
   result.sass_absent = t.sass_absent;
-  if (m.outcome == storage::branch_outcome::passed && t.branch.kind == storage::branch_kind::baseline)
+  if (m.outcome == vocabulary::branch_outcome::passed && t.branch.kind == vocabulary::branch_kind::baseline)
     job.best_request = t.request_json;
-  if (m.outcome == storage::branch_outcome::passed) {
+  if (m.outcome == vocabulary::branch_outcome::passed) {
     const auto& s = m.timing;
     result.median_s = s.median_s;
     result.ci_low_s = s.ci95_low_s;
@@ -741,7 +741,7 @@ void campaign_scheduler::on_measurement(messages::measurement& m) {
     ask_store(messages::measurement_record{t.branch_id, m.device.ordinal, m.device.name, m.mode, s.median_s,
                                            s.mean_s, s.stddev_s, s.cv, s.ci95_low_s, s.ci95_high_s, s.min_s,
                                            s.samples, s.sm_clock_mhz});
-    event(t.branch.kind == storage::branch_kind::ablation ? feed::event_type::ablation_measured
+    event(t.branch.kind == vocabulary::branch_kind::ablation ? feed::event_type::ablation_measured
                                                           : feed::event_type::branch_measured,
           &job, t.branch.iteration, t.branch.ordinal, t.gpu,
           feed::detail{}.add("gpu_name", m.device.name).add("time_s", s.median_s).add("cv", s.cv)
@@ -756,7 +756,7 @@ void campaign_scheduler::interrupt_everything(const std::string& reason) {
   auto mark = [&](const task& t) {
     if (t.profile_of)
       return;
-    tell_store(messages::branch_outcome_change{t.branch_id, storage::branch_outcome::interrupted, reason});
+    tell_store(messages::branch_outcome_change{t.branch_id, vocabulary::branch_outcome::interrupted, reason});
   };
   for (auto& [gpu, slot] : in_flight_)
     if (slot)
@@ -767,7 +767,7 @@ void campaign_scheduler::interrupt_everything(const std::string& reason) {
   for (auto& job : jobs_)
     if (!job.closed) {
       job.closed = true;
-      tell_store(messages::job_state_change{job.job_id, storage::job_state::interrupted, reason});
+      tell_store(messages::job_state_change{job.job_id, vocabulary::job_state::interrupted, reason});
     }
 }
 
@@ -822,7 +822,7 @@ messages::campaign_result campaign_scheduler::run() {
     for (auto& job : jobs_)
       if (!job.closed) {
         job.closed = true;
-        tell_store(messages::job_state_change{job.job_id, storage::job_state::failed,
+        tell_store(messages::job_state_change{job.job_id, vocabulary::job_state::failed,
                                               "measurements need a GPU (" + config_.why_no_gpu + ")"});
       }
     result.kind = messages::campaign_result_kind::failed;

@@ -226,7 +226,7 @@ std::vector<double> run_once(const landscape& l, config::search_strategy kind, s
       break;
     for (const auto& point : batch) {
       const double t = l.time_s(point);
-      history.record({point, storage::branch_outcome::passed, t});
+      history.record({point, vocabulary::branch_outcome::passed, t});
       best = std::min(best, t);
       best_after.push_back(best);
     }

@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 struct bench_kernel {
   std::string label;           // "baseline" or the candidate's file name
   kernel_source source;
-  storage::branch_kind kind = storage::branch_kind::branch;
+  vocabulary::branch_kind kind = vocabulary::branch_kind::branch;
   std::int64_t ordinal = 0;    // branch ordinal in iteration 1
   std::int64_t branch_id = 0;  // its row in the store
 };
@@ -120,7 +120,7 @@ exit_code bench(const bench_options& options) {
     std::cerr << "warpforge bench: " << baseline.error() << '\n';
     return exit_code::bad_input;
   }
-  kernels.push_back({"baseline", std::move(*baseline), storage::branch_kind::baseline, 0, 0});
+  kernels.push_back({"baseline", std::move(*baseline), vocabulary::branch_kind::baseline, 0, 0});
   for (const auto& path : options.candidate_paths) {
     auto candidate = read_kernel(path, spec->kernel.entry, spec->kernel.flags);
     if (!candidate) {
@@ -128,7 +128,7 @@ exit_code bench(const bench_options& options) {
       return exit_code::bad_input;
     }
     kernels.push_back({fs::path{path}.filename().string(), std::move(*candidate),
-                       storage::branch_kind::branch, static_cast<std::int64_t>(kernels.size()), 0});
+                       vocabulary::branch_kind::branch, static_cast<std::int64_t>(kernels.size()), 0});
   }
 
   auto fleet = discover_gpus(options.gpus);
@@ -247,7 +247,7 @@ exit_code bench(const bench_options& options) {
           row.detail = std::string{!b.result ? "" : "the reference: "} + failure.log;
           emit(feed::event_type::branch_failed, k.ordinal, ordinal,
                feed::detail{}.add("outcome", row.outcome).add("log", failure.log).json());
-          runtime.record(messages::branch_outcome_change{k.branch_id, storage::branch_outcome::compile_error,
+          runtime.record(messages::branch_outcome_change{k.branch_id, vocabulary::branch_outcome::compile_error,
                                                          first_line(failure.log, 2000)});
           rows.push_back(row);
           continue;
@@ -258,7 +258,7 @@ exit_code bench(const bench_options& options) {
         if (!device) {
           row.outcome = "not_run";
           row.detail = "compiled for " + arch + "; measurements need a GPU (" + fleet->why_none + ")";
-          runtime.record(messages::branch_outcome_change{k.branch_id, storage::branch_outcome::not_run, row.detail});
+          runtime.record(messages::branch_outcome_change{k.branch_id, vocabulary::branch_outcome::not_run, row.detail});
           rows.push_back(row);
           continue;
         }
@@ -268,7 +268,7 @@ exit_code bench(const bench_options& options) {
         inputs.reference_cubin = built_reference.cubin;
         inputs.reference_entry = reference->entry;
         inputs.seed = config::defaults::seed;
-        inputs.mode = options.cold ? gpu::timing_mode::cold : gpu::timing_mode::warm;
+        inputs.mode = options.cold ? vocabulary::timing_mode::cold : vocabulary::timing_mode::warm;
         messages::run_request request;
         request.ref = {"bench-" + spec->name, spec->name, 1, k.ordinal};
         request.kind = k.kind;
@@ -287,10 +287,10 @@ exit_code bench(const bench_options& options) {
       auto& r = rows[row_index];
       response.receive(
         [&](messages::measurement& m) {
-          r.outcome = std::string{storage::to_string(m.outcome)};
+          r.outcome = std::string{vocabulary::to_string(m.outcome)};
           r.detail = m.error_text;
           r.wall_s = m.wall_s;
-          if (m.outcome == storage::branch_outcome::passed)
+          if (m.outcome == vocabulary::branch_outcome::passed)
             r.stats = m.timing;
         },
         [&](caf::error& e) {
@@ -298,12 +298,12 @@ exit_code bench(const bench_options& options) {
           r.detail = runtime.system().render(e);
         });
       const auto outcome =
-        storage::from_string<storage::branch_outcome>(r.outcome).value_or(storage::branch_outcome::not_run);
+        vocabulary::from_string<vocabulary::branch_outcome>(r.outcome).value_or(vocabulary::branch_outcome::not_run);
       if (r.stats) {
         const auto& s = *r.stats;
         auto recorded = runtime.record(messages::measurement_record{
           kernel->branch_id, r.gpu, r.gpu_name,
-          options.cold ? storage::measurement_mode::cold : storage::measurement_mode::warm, s.median_s,
+          options.cold ? vocabulary::timing_mode::cold : vocabulary::timing_mode::warm, s.median_s,
           s.mean_s, s.stddev_s, s.cv, s.ci95_low_s, s.ci95_high_s, s.min_s, s.samples, s.sm_clock_mhz});
         if (!recorded)
           std::cerr << "warpforge bench: the measurement was not recorded: " << recorded.error() << '\n';
@@ -343,10 +343,10 @@ exit_code bench(const bench_options& options) {
   for (const auto& r : rows)
     if (r.outcome != "passed" && reason.empty())
       reason = r.kernel + " on GPU " + std::to_string(r.gpu) + ": " + r.outcome + ": " + first_line(r.detail, 400);
-  runtime.record(messages::job_state_change{*job_id, all_passed ? storage::job_state::finished : storage::job_state::failed,
+  runtime.record(messages::job_state_change{*job_id, all_passed ? vocabulary::job_state::finished : vocabulary::job_state::failed,
                                             reason});
   runtime.record(messages::campaign_state_change{
-    *campaign_id, all_passed ? storage::campaign_state::finished : storage::campaign_state::failed, reason});
+    *campaign_id, all_passed ? vocabulary::campaign_state::finished : vocabulary::campaign_state::failed, reason});
   runtime.stop();
   std::cerr << "recorded in " << dir.path().string() << '\n';
   logging::shutdown();

@@ -47,7 +47,7 @@ namespace fs = std::filesystem;
 struct diagnosed_kernel {
   std::string label; // "baseline" or the candidate's file name
   kernel_source source;
-  storage::branch_kind kind = storage::branch_kind::baseline;
+  vocabulary::branch_kind kind = vocabulary::branch_kind::baseline;
   std::int64_t branch_id = 0; // its row in the store
 };
 
@@ -474,7 +474,7 @@ exit_code diagnose(const diagnose_options& options) {
   }
   diagnosed_kernel kernel{candidate ? fs::path{options.candidate_path}.filename().string() : "baseline",
                           std::move(*source),
-                          candidate ? storage::branch_kind::branch : storage::branch_kind::baseline, 0};
+                          candidate ? vocabulary::branch_kind::branch : vocabulary::branch_kind::baseline, 0};
 
   auto fleet = discover_gpus(options.gpus);
   if (!fleet) {
@@ -529,14 +529,14 @@ exit_code diagnose(const diagnose_options& options) {
     const bool ok = code == exit_code::ok;
     messages::iteration_update update;
     update.iteration_id = *iteration_id;
-    update.state = ok ? storage::iteration_state::finished : storage::iteration_state::failed;
+    update.state = ok ? vocabulary::iteration_state::finished : vocabulary::iteration_state::failed;
     update.finished = true;
     update.gaps_json = std::move(gaps);
     runtime.record(update);
-    runtime.record(messages::job_state_change{*job_id, ok ? storage::job_state::finished : storage::job_state::failed,
+    runtime.record(messages::job_state_change{*job_id, ok ? vocabulary::job_state::finished : vocabulary::job_state::failed,
                                               failure_reason});
     runtime.record(messages::campaign_state_change{
-      *campaign_id, ok ? storage::campaign_state::finished : storage::campaign_state::failed, failure_reason});
+      *campaign_id, ok ? vocabulary::campaign_state::finished : vocabulary::campaign_state::failed, failure_reason});
     runtime.stop();
     std::cerr << "recorded in " << dir.path().string() << '\n';
     logging::shutdown();
@@ -576,7 +576,7 @@ exit_code diagnose(const diagnose_options& options) {
       emit(feed::event_type::branch_failed, ordinal,
            feed::detail{}.add("outcome", "compile_error").add("stage", "compile")
              .add("reason", first_line(b.failure(), 2000)).json());
-      runtime.record(messages::branch_outcome_change{kernel.branch_id, storage::branch_outcome::compile_error,
+      runtime.record(messages::branch_outcome_change{kernel.branch_id, vocabulary::branch_outcome::compile_error,
                                                      first_line(b.failure(), 2000)});
       if (failure_reason.empty())
         failure_reason = "compile_error (" + arch + "): " + first_line(b.failure());
@@ -624,7 +624,7 @@ exit_code diagnose(const diagnose_options& options) {
     const std::string why = !compiled ? "" : "metrics need a GPU, and none is usable here (" + fleet->why_none + ")";
     if (compiled) {
       failure_reason = "not diagnosed: " + why;
-      runtime.record(messages::branch_outcome_change{kernel.branch_id, storage::branch_outcome::not_run, why});
+      runtime.record(messages::branch_outcome_change{kernel.branch_id, vocabulary::branch_outcome::not_run, why});
       emit(feed::event_type::branch_failed, feed::no_gpu,
            feed::detail{}.add("outcome", "not_run").add("stage", "measure").add("reason", why).json());
     }
@@ -673,7 +673,7 @@ exit_code diagnose(const diagnose_options& options) {
       inputs.reference_cubin = b.reference_cubin;
       inputs.reference_entry = reference->entry;
       inputs.seed = config::defaults::seed;
-      inputs.mode = gpu::timing_mode::warm;
+      inputs.mode = vocabulary::timing_mode::warm;
       bodies.push_back(gpu::encode_body(gpu::make_candidate_request(*resolved, spec->reference, inputs)));
       // Beside the CUBIN: `warpforge-runner --execute` replays this launch (under ncu, say).
       std::ofstream{b.kernel_cubin.parent_path() / ("request-" + g.arch + ".json")} << bodies.back() << '\n';
@@ -690,9 +690,9 @@ exit_code diagnose(const diagnose_options& options) {
       auto& g = gpus[w];
       runs[w].receive(
         [&](messages::measurement& m) {
-          g.outcome = std::string{storage::to_string(m.outcome)};
+          g.outcome = std::string{vocabulary::to_string(m.outcome)};
           g.detail = m.error_text;
-          if (m.outcome == storage::branch_outcome::passed)
+          if (m.outcome == vocabulary::branch_outcome::passed)
             g.run = std::move(m);
         },
         [&](caf::error& e) { g.detail = runtime.system().render(e); });
@@ -706,7 +706,7 @@ exit_code diagnose(const diagnose_options& options) {
       }
       const auto& s = g.run->timing;
       auto recorded = runtime.record(messages::measurement_record{
-        kernel.branch_id, g.ordinal, g.device->name, storage::measurement_mode::warm, s.median_s, s.mean_s,
+        kernel.branch_id, g.ordinal, g.device->name, vocabulary::timing_mode::warm, s.median_s, s.mean_s,
         s.stddev_s, s.cv, s.ci95_low_s, s.ci95_high_s, s.min_s, s.samples, s.sm_clock_mhz});
       if (!recorded)
         std::cerr << me << "the measurement was not recorded: " << recorded.error() << '\n';
@@ -757,7 +757,7 @@ exit_code diagnose(const diagnose_options& options) {
       verdict = &g;
   runtime.record(messages::branch_outcome_change{
     kernel.branch_id,
-    storage::from_string<storage::branch_outcome>(verdict->outcome).value_or(storage::branch_outcome::not_run),
+    vocabulary::from_string<vocabulary::branch_outcome>(verdict->outcome).value_or(vocabulary::branch_outcome::not_run),
     verdict->detail});
 
   if (options.json) {

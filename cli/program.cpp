@@ -53,10 +53,10 @@ exit_code program(const program_options& options) {
     std::cerr << "warpforge program: cannot record: " << job_id.error() << '\n';
     return exit_code::failure;
   }
-  auto finish = [&](storage::campaign_state state, const std::string& reason, exit_code code) {
-    runtime.record(messages::job_state_change{*job_id, state == storage::campaign_state::finished
-                                                         ? storage::job_state::finished
-                                                         : storage::job_state::failed, reason});
+  auto finish = [&](vocabulary::campaign_state state, const std::string& reason, exit_code code) {
+    runtime.record(messages::job_state_change{*job_id, state == vocabulary::campaign_state::finished
+                                                         ? vocabulary::job_state::finished
+                                                         : vocabulary::job_state::failed, reason});
     runtime.record(messages::campaign_state_change{*campaign_id, state, reason});
     runtime.stop();
     if (!reason.empty())
@@ -68,7 +68,7 @@ exit_code program(const program_options& options) {
 
   auto compiler = gpu::program_compiler::from_toolchain(gpu::compile_cache{gpu::default_cache_root()});
   if (!compiler)
-    return finish(storage::campaign_state::failed, "nvcc is needed for program mode: " + compiler.error().log,
+    return finish(vocabulary::campaign_state::failed, "nvcc is needed for program mode: " + compiler.error().log,
                   exit_code::failure);
   gpu::compile_request request;
   request.source = source.str();
@@ -79,12 +79,12 @@ exit_code program(const program_options& options) {
   auto built = compiler->compile(request);
   if (!built) {
     std::cerr << built.error().log << '\n';
-    return finish(storage::campaign_state::failed, "the program does not compile (" + request.arch + ")",
+    return finish(vocabulary::campaign_state::failed, "the program does not compile (" + request.arch + ")",
                   exit_code::failure);
   }
   std::cerr << "warpforge program: built for " << request.arch << (built->cache_hit ? " (cached)" : "") << '\n';
   if (!fleet->usable())
-    return finish(storage::campaign_state::failed,
+    return finish(vocabulary::campaign_state::failed,
                   "compiled; running it needs a GPU (" + fleet->why_none + ")", exit_code::no_gpu);
 
   bool all_passed = true;
@@ -135,8 +135,8 @@ exit_code program(const program_options& options) {
     e.detail_json = detail.json();
     runtime.emit(std::move(e));
   }
-  return all_passed ? finish(storage::campaign_state::finished, "", exit_code::ok)
-                    : finish(storage::campaign_state::failed, "a trial did not pass (see its log)", exit_code::failure);
+  return all_passed ? finish(vocabulary::campaign_state::finished, "", exit_code::ok)
+                    : finish(vocabulary::campaign_state::failed, "a trial did not pass (see its log)", exit_code::failure);
 }
 
 } // namespace warpforge::cli

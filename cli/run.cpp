@@ -73,7 +73,7 @@ exit_code run_campaign(campaign_start start) {
       std::cerr << "warpforge resume: " << loaded.error() << '\n';
       return exit_code::bad_input;
     }
-    if (loaded->campaign.state == storage::campaign_state::finished) {
+    if (loaded->campaign.state == vocabulary::campaign_state::finished) {
       std::cerr << "warpforge resume: " << start.resume_dir->string()
                 << ": the campaign finished; nothing to resume (see: warpforge report)\n";
       return exit_code::ok;
@@ -142,7 +142,7 @@ exit_code run_campaign(campaign_start start) {
       config.job_ids.push_back(*job_id);
     }
   }
-  runtime.record(messages::campaign_state_change{config.campaign_id, storage::campaign_state::running, {}});
+  runtime.record(messages::campaign_state_change{config.campaign_id, vocabulary::campaign_state::running, {}});
   runtime.emit(campaign_event(feed::event_type::campaign_started,
                               feed::detail{}.add("resumed", config.resume_from.has_value()).json()));
 
@@ -150,7 +150,7 @@ exit_code run_campaign(campaign_start start) {
   auto fleet = discover_gpus(gpus_option(spec.gpus));
   if (!fleet) {
     std::cerr << "warpforge run: " << fleet.error() << '\n';
-    runtime.record(messages::campaign_state_change{config.campaign_id, storage::campaign_state::failed, fleet.error()});
+    runtime.record(messages::campaign_state_change{config.campaign_id, vocabulary::campaign_state::failed, fleet.error()});
     return exit_code::usage;
   }
   std::vector<worker_handle> workers;
@@ -189,12 +189,12 @@ exit_code run_campaign(campaign_start start) {
   }
   stop_workers(runtime.system(), workers);
 
-  const auto state = result.kind == messages::campaign_result_kind::finished    ? storage::campaign_state::finished
-                     : result.kind == messages::campaign_result_kind::interrupted ? storage::campaign_state::interrupted
-                                                                                  : storage::campaign_state::failed;
+  const auto state = result.kind == messages::campaign_result_kind::finished    ? vocabulary::campaign_state::finished
+                     : result.kind == messages::campaign_result_kind::interrupted ? vocabulary::campaign_state::interrupted
+                                                                                  : vocabulary::campaign_state::failed;
   runtime.record(messages::campaign_state_change{config.campaign_id, state, result.reason});
-  const auto type = state == storage::campaign_state::finished    ? feed::event_type::campaign_finished
-                    : state == storage::campaign_state::interrupted ? feed::event_type::campaign_interrupted
+  const auto type = state == vocabulary::campaign_state::finished    ? feed::event_type::campaign_finished
+                    : state == vocabulary::campaign_state::interrupted ? feed::event_type::campaign_interrupted
                                                                     : feed::event_type::campaign_failed;
   runtime.emit(campaign_event(type, feed::detail{}
                                       .add("reason", result.reason)
@@ -218,18 +218,18 @@ exit_code run_campaign(campaign_start start) {
   std::fprintf(stderr,
                "warpforge: %s in %.1f s: %llu candidates compiled, %llu measured; GPU busy %.0f%% of the "
                "time over %zu GPU(s)\n  recorded in %s (summary.md, warpforge report)\n",
-               std::string{storage::to_string(state)}.c_str(), result.wall_s,
+               std::string{vocabulary::to_string(state)}.c_str(), result.wall_s,
                static_cast<unsigned long long>(result.compiled), static_cast<unsigned long long>(result.measured),
                result.gpu_busy_fraction * 100, workers.empty() ? fleet->chosen.size() : workers.size(),
                dir.path().string().c_str());
   if (!result.reason.empty())
     std::cerr << "  " << result.reason << '\n';
   logging::shutdown();
-  if (state == storage::campaign_state::interrupted)
+  if (state == vocabulary::campaign_state::interrupted)
     return exit_code::interrupted;
   if (!fleet->usable())
     return exit_code::no_gpu;
-  return state == storage::campaign_state::finished ? exit_code::ok : exit_code::failure;
+  return state == vocabulary::campaign_state::finished ? exit_code::ok : exit_code::failure;
 }
 
 } // namespace

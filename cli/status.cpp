@@ -40,7 +40,7 @@ std::string format_seconds(std::optional<double> s) {
 std::string render_text(const storage::campaign_summary& s) {
   std::ostringstream out;
   const auto& c = s.campaign;
-  out << "campaign  " << c.name << "  [" << storage::to_string(c.state) << "]\n";
+  out << "campaign  " << c.name << "  [" << vocabulary::to_string(c.state) << "]\n";
   if (!c.reason.empty())
     out << "reason    " << c.reason << '\n';
   out << "run dir   " << c.run_dir << '\n';
@@ -48,7 +48,7 @@ std::string render_text(const storage::campaign_summary& s) {
   out << "started   " << format_time(c.created_at) << "   updated " << format_time(c.updated_at) << '\n';
   out << "\njobs (" << s.jobs.size() << ")\n";
   for (const auto& j : s.jobs) {
-    out << "  " << j.name << "  [" << storage::to_string(j.state) << "]  iterations "
+    out << "  " << j.name << "  [" << vocabulary::to_string(j.state) << "]  iterations "
         << j.iterations_done << "  baseline " << format_seconds(j.baseline_time_s) << "  best "
         << format_seconds(j.best_time_s);
     if (j.baseline_time_s && j.best_time_s && *j.best_time_s > 0) {
@@ -63,7 +63,7 @@ std::string render_text(const storage::campaign_summary& s) {
   out << "\nbranches  pending " << s.branches_pending;
   for (const auto& [outcome, count] : s.branch_outcomes)
     if (count > 0)
-      out << "  " << storage::to_string(outcome) << ' ' << count;
+      out << "  " << vocabulary::to_string(outcome) << ' ' << count;
   out << '\n';
   if (s.last_event_seq)
     out << "events    last seq " << *s.last_event_seq << " at " << format_time(*s.last_event_ts) << '\n';
@@ -78,7 +78,7 @@ std::string render_json(const storage::campaign_summary& s) {
   w.begin_object();
   w.key("campaign").begin_object()
     .key("name").value(c.name)
-    .key("state").value(storage::to_string(c.state))
+    .key("state").value(vocabulary::to_string(c.state))
     .key("reason").value(c.reason)
     .key("run_dir").value(c.run_dir)
     .key("spec_path").value(c.spec_path)
@@ -89,7 +89,7 @@ std::string render_json(const storage::campaign_summary& s) {
   for (const auto& j : s.jobs) {
     w.begin_object()
       .key("name").value(j.name)
-      .key("state").value(storage::to_string(j.state))
+      .key("state").value(vocabulary::to_string(j.state))
       .key("iterations_done").value(j.iterations_done);
     w.key("baseline_time_s");
     j.baseline_time_s ? w.value(*j.baseline_time_s) : w.null();
@@ -100,7 +100,7 @@ std::string render_json(const storage::campaign_summary& s) {
   w.end_array();
   w.key("branches").begin_object().key("pending").value(s.branches_pending);
   for (const auto& [outcome, count] : s.branch_outcomes)
-    w.key(storage::to_string(outcome)).value(count);
+    w.key(vocabulary::to_string(outcome)).value(count);
   w.end_object();
   w.key("last_event_seq");
   s.last_event_seq ? w.value(*s.last_event_seq) : w.null();

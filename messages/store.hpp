@@ -44,7 +44,7 @@ typename Inspector::result_type inspect(Inspector& f, job_record& x) {
 
 struct campaign_state_change {
   std::int64_t campaign_id = 0;
-  storage::campaign_state state = storage::campaign_state::created;
+  vocabulary::campaign_state state = vocabulary::campaign_state::created;
   std::string reason; // why it failed or was interrupted
   friend bool operator==(const campaign_state_change&, const campaign_state_change&) = default;
 };
@@ -56,7 +56,7 @@ typename Inspector::result_type inspect(Inspector& f, campaign_state_change& x) 
 
 struct job_state_change {
   std::int64_t job_id = 0;
-  storage::job_state state = storage::job_state::pending;
+  vocabulary::job_state state = vocabulary::job_state::pending;
   std::string reason;
   friend bool operator==(const job_state_change&, const job_state_change&) = default;
 };
@@ -97,7 +97,7 @@ typename Inspector::result_type inspect(Inspector& f, job_update& x) {
 /// its champion once elected, whether it has finished, and the diagnosis' roofline gaps.
 struct iteration_update {
   std::int64_t iteration_id = 0;
-  storage::iteration_state state = storage::iteration_state::running;
+  vocabulary::iteration_state state = vocabulary::iteration_state::running;
   std::int64_t champion_branch_id = 0; // 0: none (yet)
   bool finished = false;               // true: finished_at = the store's clock now
   std::string gaps_json;               // JSON object of the gaps; empty: none
@@ -114,7 +114,7 @@ typename Inspector::result_type inspect(Inspector& f, iteration_update& x) {
 struct branch_record {
   std::int64_t iteration_id = 0;
   std::int64_t ordinal = 0;          // unique within the iteration
-  storage::branch_kind kind = storage::branch_kind::branch;
+  vocabulary::branch_kind kind = vocabulary::branch_kind::branch;
   std::int64_t parent_branch_id = 0; // 0: none
   std::string methods_json = "[]";
   std::string defines_json = "{}";
@@ -131,7 +131,7 @@ typename Inspector::result_type inspect(Inspector& f, branch_record& x) {
 /// A branch's verdict (and why, when it is not passed).
 struct branch_outcome_change {
   std::int64_t branch_id = 0;
-  storage::branch_outcome outcome = storage::branch_outcome::not_run;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   std::string detail;
   friend bool operator==(const branch_outcome_change&, const branch_outcome_change&) = default;
 };
@@ -146,7 +146,7 @@ struct measurement_record {
   std::int64_t branch_id = 0;
   std::int64_t gpu = 0;
   std::string gpu_name;
-  storage::measurement_mode mode = storage::measurement_mode::warm;
+  vocabulary::timing_mode mode = vocabulary::timing_mode::warm;
   double median_s = 0;
   double mean_s = 0;
   double stddev_s = 0;

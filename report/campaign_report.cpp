@@ -76,7 +76,7 @@ std::vector<method_verdict> verdicts_of(const job_entry& job, double noise_thres
   std::vector<method_verdict> verdicts;
   for (const auto& iteration : job.iterations) {
     for (const auto& b : iteration.branches) {
-      if (b.row.kind != storage::branch_kind::ablation)
+      if (b.row.kind != vocabulary::branch_kind::ablation)
         continue;
       method_verdict v;
       v.method = b.methods.empty() ? "?" : b.methods.front();

@@ -50,7 +50,7 @@ std::string utc_text(double unix_seconds) {
 }
 
 std::string outcome_text(const branch_entry& b) {
-  return b.row.outcome ? std::string{storage::to_string(*b.row.outcome)} : "pending";
+  return b.row.outcome ? std::string{vocabulary::to_string(*b.row.outcome)} : "pending";
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -65,7 +65,7 @@ std::string joined(const std::vector<std::string>& items) {
 std::string render_markdown(const campaign_report& report) {
   std::ostringstream md;
   md << "# " << report.campaign.name << "\n\n"
-     << "State: **" << storage::to_string(report.campaign.state) << "**"
+     << "State: **" << vocabulary::to_string(report.campaign.state) << "**"
      << (report.campaign.reason.empty() ? "" : " — " + report.campaign.reason) << "  \n"
      << "Started " << utc_text(report.campaign.created_at) << " UTC, last update "
      << utc_text(report.campaign.updated_at) << " UTC  \n"
@@ -74,7 +74,7 @@ std::string render_markdown(const campaign_report& report) {
   md << "## Headline\n\n| job | state | baseline | best | speed-up | peak fraction | iterations |\n"
      << "| --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& job : report.jobs)
-    md << "| " << job.row.name << " | " << storage::to_string(job.row.state) << " | "
+    md << "| " << job.row.name << " | " << vocabulary::to_string(job.row.state) << " | "
        << time_text(job.row.baseline_time_s) << " | " << time_text(job.row.best_time_s) << " | "
        << ratio_text(job.speedup, "%.2fx", 1) << " | " << ratio_text(job.peak_fraction) << " | "
        << job.row.iterations_done << " |\n";
@@ -90,7 +90,7 @@ std::string render_markdown(const campaign_report& report) {
     md << "### Timeline\n\n| iteration | state | started (UTC) | branches | champion time | Δc | Δm | Δl | near peak |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& it : job.iterations)
-      md << "| " << it.row.number << " | " << storage::to_string(it.row.state) << " | "
+      md << "| " << it.row.number << " | " << vocabulary::to_string(it.row.state) << " | "
          << utc_text(it.row.started_at) << " | " << it.branches.size() << " | "
          << time_text(it.champion_time_s) << " | " << ratio_text(it.gaps.compute, "%.2f", 1) << " | "
          << ratio_text(it.gaps.memory, "%.2f", 1) << " | " << ratio_text(it.gaps.latency, "%.2f", 1)
@@ -119,7 +119,7 @@ std::string render_markdown(const campaign_report& report) {
         for (auto& c : detail)
           if (c == '|')
             c = '/';
-        md << "| " << it.row.number << " | " << b.row.ordinal << " | " << storage::to_string(b.row.kind)
+        md << "| " << it.row.number << " | " << b.row.ordinal << " | " << vocabulary::to_string(b.row.kind)
            << " | " << outcome_text(b) << " | " << joined(b.methods) << " | `" << b.row.defines_json
            << "` | " << time_text(b.best_time_s) << " | " << detail << " |\n";
       }
@@ -138,14 +138,14 @@ std::string render_json(const campaign_report& report) {
   };
   out.begin_object();
   out.key("campaign").value(report.campaign.name);
-  out.key("state").value(storage::to_string(report.campaign.state));
+  out.key("state").value(vocabulary::to_string(report.campaign.state));
   out.key("reason").value(report.campaign.reason);
   out.key("run_dir").value(report.run_dir.string());
   out.key("jobs").begin_array();
   for (const auto& job : report.jobs) {
     out.begin_object();
     out.key("name").value(job.row.name);
-    out.key("state").value(storage::to_string(job.row.state));
+    out.key("state").value(vocabulary::to_string(job.row.state));
     optional_number("baseline_time_s", job.row.baseline_time_s);
     optional_number("best_time_s", job.row.best_time_s);
     optional_number("speedup", job.speedup);
@@ -154,7 +154,7 @@ std::string render_json(const campaign_report& report) {
     for (const auto& it : job.iterations) {
       out.begin_object();
       out.key("number").value(it.row.number);
-      out.key("state").value(storage::to_string(it.row.state));
+      out.key("state").value(vocabulary::to_string(it.row.state));
       optional_number("champion_time_s", it.champion_time_s);
       optional_number("gap_compute", it.gaps.compute);
       optional_number("gap_memory", it.gaps.memory);
@@ -163,7 +163,7 @@ std::string render_json(const campaign_report& report) {
       for (const auto& b : it.branches) {
         out.begin_object();
         out.key("ordinal").value(b.row.ordinal);
-        out.key("kind").value(storage::to_string(b.row.kind));
+        out.key("kind").value(vocabulary::to_string(b.row.kind));
         out.key("outcome").value(outcome_text(b));
         out.key("methods").raw(b.row.methods_json);
         out.key("defines").raw(b.row.defines_json);
@@ -207,12 +207,12 @@ std::string render_csv(const campaign_report& report) {
       for (const auto& b : it.branches) {
         const std::string head = quoted(job.row.name) + "," + std::to_string(it.row.number) + "," +
                                  std::to_string(b.row.ordinal) + "," +
-                                 std::string{storage::to_string(b.row.kind)} + "," + outcome_text(b) + "," +
+                                 std::string{vocabulary::to_string(b.row.kind)} + "," + outcome_text(b) + "," +
                                  quoted(b.row.methods_json) + "," + quoted(b.row.defines_json) + ",";
         if (b.measurements.empty())
           csv << head << ",,,,,,,\n";
         for (const auto& m : b.measurements)
-          csv << head << m.gpu << "," << quoted(m.gpu_name) << "," << storage::to_string(m.mode) << ","
+          csv << head << m.gpu << "," << quoted(m.gpu_name) << "," << vocabulary::to_string(m.mode) << ","
               << m.median_s << "," << m.cv << "," << m.ci95_low_s << "," << m.ci95_high_s << ","
               << m.samples << "\n";
       }

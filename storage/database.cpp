@@ -21,7 +21,7 @@ auto named(std::string_view step, Body&& body) -> decltype(body()) {
 template <class Enum>
 expected<Enum, store_error> read_enum(const statement& stmt, int column, std::string_view where) {
   auto text = stmt.column_text(column);
-  if (auto value = from_string<Enum>(text))
+  if (auto value = vocabulary::from_string<Enum>(text))
     return *value;
   return unexpected{store_error{store_error_code::corrupt,
                                 std::string{where} + " holds '" + text +
@@ -95,7 +95,7 @@ constexpr std::string_view campaign_columns =
     "id, name, spec_path, spec_toml, run_dir, state, created_at, updated_at, finished_at, reason";
 
 expected<campaign_row, store_error> read_campaign(const statement& s) {
-  auto state = read_enum<campaign_state>(s, 5, "campaigns.state");
+  auto state = read_enum<vocabulary::campaign_state>(s, 5, "campaigns.state");
   if (!state)
     return unexpected{std::move(state).error()};
   return campaign_row{s.column_int64(0),  s.column_text(1),   s.column_text(2),
@@ -109,7 +109,7 @@ constexpr std::string_view job_columns =
     "updated_at, reason";
 
 expected<job_row, store_error> read_job(const statement& s) {
-  auto state = read_enum<job_state>(s, 4, "jobs.state");
+  auto state = read_enum<vocabulary::job_state>(s, 4, "jobs.state");
   if (!state)
     return unexpected{std::move(state).error()};
   return job_row{s.column_int64(0),           s.column_int64(1),           s.column_text(2),
@@ -122,7 +122,7 @@ constexpr std::string_view iteration_columns =
     "id, job_id, number, state, champion_branch_id, started_at, finished_at, gaps_json";
 
 expected<iteration_row, store_error> read_iteration(const statement& s) {
-  auto state = read_enum<iteration_state>(s, 3, "iterations.state");
+  auto state = read_enum<vocabulary::iteration_state>(s, 3, "iterations.state");
   if (!state)
     return unexpected{std::move(state).error()};
   return iteration_row{s.column_int64(0),          s.column_int64(1),
@@ -136,10 +136,10 @@ constexpr std::string_view branch_columns =
     "source_path, detail, created_at, updated_at";
 
 expected<branch_row, store_error> read_branch(const statement& s) {
-  auto kind = read_enum<branch_kind>(s, 3, "branches.kind");
+  auto kind = read_enum<vocabulary::branch_kind>(s, 3, "branches.kind");
   if (!kind)
     return unexpected{std::move(kind).error()};
-  auto outcome = read_optional_enum<branch_outcome>(s, 5, "branches.outcome");
+  auto outcome = read_optional_enum<vocabulary::branch_outcome>(s, 5, "branches.outcome");
   if (!outcome)
     return unexpected{std::move(outcome).error()};
   return branch_row{s.column_int64(0),  s.column_int64(1),  s.column_int64(2),
@@ -153,7 +153,7 @@ constexpr std::string_view measurement_columns =
     "min_s, samples, sm_clock_mhz, created_at";
 
 expected<measurement_row, store_error> read_measurement(const statement& s) {
-  auto mode = read_enum<measurement_mode>(s, 4, "measurements.mode");
+  auto mode = read_enum<vocabulary::timing_mode>(s, 4, "measurements.mode");
   if (!mode)
     return unexpected{std::move(mode).error()};
   return measurement_row{s.column_int64(0),   s.column_int64(1),   s.column_int64(2),
@@ -179,7 +179,7 @@ constexpr std::string_view artifact_columns =
     "id, kind, path, bytes, sha256, branch_id, created_at";
 
 expected<artifact_row, store_error> read_artifact(const statement& s) {
-  auto kind = read_enum<artifact_kind>(s, 1, "artifacts.kind");
+  auto kind = read_enum<vocabulary::artifact_kind>(s, 1, "artifacts.kind");
   if (!kind)
     return unexpected{std::move(kind).error()};
   return artifact_row{s.column_int64(0),         *kind,
@@ -311,7 +311,7 @@ expected<row_id, store_error> database::insert_campaign(const campaign_row& row)
   });
 }
 
-expected<void, store_error> database::set_campaign_state(row_id id, campaign_state state,
+expected<void, store_error> database::set_campaign_state(row_id id, vocabulary::campaign_state state,
                                                          std::string_view reason,
                                                          unix_seconds now) {
   return named("set_campaign_state", [&]() -> expected<void, store_error> {
@@ -360,7 +360,7 @@ expected<row_id, store_error> database::insert_job(const job_row& row) {
   });
 }
 
-expected<void, store_error> database::set_job_state(row_id id, job_state state,
+expected<void, store_error> database::set_job_state(row_id id, vocabulary::job_state state,
                                                     std::string_view reason, unix_seconds now) {
   return named("set_job_state", [&]() -> expected<void, store_error> {
     auto stmt =
@@ -491,7 +491,7 @@ expected<row_id, store_error> database::insert_branch(const branch_row& row) {
   });
 }
 
-expected<void, store_error> database::set_branch_outcome(row_id id, branch_outcome outcome,
+expected<void, store_error> database::set_branch_outcome(row_id id, vocabulary::branch_outcome outcome,
                                                          std::string_view detail,
                                                          unix_seconds now) {
   return named("set_branch_outcome", [&]() -> expected<void, store_error> {
@@ -700,7 +700,7 @@ expected<campaign_summary, store_error> database::summarize(row_id campaign_id) 
     return unexpected{std::move(jobs).error()};
   summary.jobs = std::move(*jobs);
 
-  for (auto outcome : all_branch_outcomes)
+  for (auto outcome : vocabulary::all_branch_outcomes)
     summary.branch_outcomes[outcome] = 0;
   auto counts = conn_.prepare(
       "SELECT b.outcome, count(*) FROM branches b "
@@ -715,7 +715,7 @@ expected<campaign_summary, store_error> database::summarize(row_id campaign_id) 
       return unexpected{std::move(step).error()};
     if (*step == step_result::done)
       break;
-    auto outcome = read_optional_enum<branch_outcome>(*counts, 0, "branches.outcome");
+    auto outcome = read_optional_enum<vocabulary::branch_outcome>(*counts, 0, "branches.outcome");
     if (!outcome)
       return unexpected{std::move(outcome).error()};
     if (*outcome)

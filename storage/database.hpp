@@ -9,7 +9,7 @@
 //
 //   auto db = database::open(run.database_path());
 //   auto batch = db->begin_batch();
-//   db->append_event(ev);  db->set_branch_outcome(id, branch_outcome::passed, "", now);
+//   db->append_event(ev);  db->set_branch_outcome(id, vocabulary::branch_outcome::passed, "", now);
 //   batch->commit();            // or return early: the batch rolls back, nothing is written
 //
 // Crash safety: a committed write survives the writer being killed (SIGKILL) at any point; the
@@ -67,14 +67,14 @@ public:
   /// Returns the new id; row.id is ignored.
   expected<row_id, store_error> insert_campaign(const campaign_row& row);
   /// Sets state, reason and updated_at; finished_at = now for a terminal state, else cleared.
-  expected<void, store_error> set_campaign_state(row_id id, campaign_state state,
+  expected<void, store_error> set_campaign_state(row_id id, vocabulary::campaign_state state,
                                                  std::string_view reason, unix_seconds now);
   expected<campaign_row, store_error> load_campaign(row_id id);
 
   // jobs -----------------------------------------------------------------------------------------
   expected<row_id, store_error> insert_job(const job_row& row);
   /// Sets state, reason and updated_at, leaving the progress columns as they are.
-  expected<void, store_error> set_job_state(row_id id, job_state state, std::string_view reason,
+  expected<void, store_error> set_job_state(row_id id, vocabulary::job_state state, std::string_view reason,
                                             unix_seconds now);
   /// Writes the mutable fields of row.id: state, iterations_done, best_time_s, baseline_time_s,
   /// updated_at, reason (campaign_id, name and problem_path never change).
@@ -97,7 +97,7 @@ public:
 
   // branches -------------------------------------------------------------------------------------
   expected<row_id, store_error> insert_branch(const branch_row& row);
-  expected<void, store_error> set_branch_outcome(row_id id, branch_outcome outcome,
+  expected<void, store_error> set_branch_outcome(row_id id, vocabulary::branch_outcome outcome,
                                                  std::string_view detail, unix_seconds now);
   /// The iteration's branches by ordinal.
   expected<std::vector<branch_row>, store_error> load_branches(row_id iteration_id);

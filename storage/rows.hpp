@@ -4,7 +4,10 @@
 // exception: the feed assigns it (see event_row). Times are unix seconds (UTC) as double; an
 // empty `reason`/`detail` string means none.
 
-#include "storage/column_enums.hpp"
+#include "vocabulary/artifact_kind.hpp"
+#include "vocabulary/branch.hpp"
+#include "vocabulary/states.hpp"
+#include "vocabulary/timing_mode.hpp"
 
 #include <cstdint>
 #include <map>
@@ -26,7 +29,7 @@ struct campaign_row {
   std::string spec_path;          ///< the campaign spec as given on the command line
   std::string spec_toml;          ///< its full text, so the run directory is self-contained
   std::string run_dir;            ///< absolute path of the run directory
-  campaign_state state = campaign_state::created;
+  vocabulary::campaign_state state = vocabulary::campaign_state::created;
   unix_seconds created_at = 0;
   unix_seconds updated_at = 0;
   std::optional<unix_seconds> finished_at; ///< set when the state becomes terminal
@@ -39,7 +42,7 @@ struct job_row {
   row_id campaign_id = 0;
   std::string name;                          ///< also the folder name under jobs/
   std::string problem_path;                  ///< the problem spec
-  job_state state = job_state::pending;
+  vocabulary::job_state state = vocabulary::job_state::pending;
   std::int64_t iterations_done = 0;          ///< count of finished iterations
   std::optional<double> best_time_s;         ///< champion's median time, seconds
   std::optional<double> baseline_time_s;     ///< the starting kernel's median time, seconds
@@ -52,7 +55,7 @@ struct iteration_row {
   row_id id = 0;
   row_id job_id = 0;
   std::int64_t number = 0;                   ///< 1-based; the n of iter-<n>/
-  iteration_state state = iteration_state::running;
+  vocabulary::iteration_state state = vocabulary::iteration_state::running;
   std::optional<row_id> champion_branch_id;  ///< the winning branch, once elected
   unix_seconds started_at = 0;
   std::optional<unix_seconds> finished_at;
@@ -64,9 +67,9 @@ struct branch_row {
   row_id id = 0;
   row_id iteration_id = 0;
   std::int64_t ordinal = 0;                  ///< unique within the iteration; the k of branch-<k>/
-  branch_kind kind = branch_kind::branch;
+  vocabulary::branch_kind kind = vocabulary::branch_kind::branch;
   std::optional<row_id> parent_branch_id;    ///< what it derives from (an ablation's champion)
-  std::optional<branch_outcome> outcome;     ///< empty while the branch is in the pipeline
+  std::optional<vocabulary::branch_outcome> outcome;     ///< empty while the branch is in the pipeline
   std::string methods_json = "[]";           ///< claimed optimisation methods (JSON array)
   std::string defines_json = "{}";           ///< preprocessor defines / tunables (JSON object)
   std::string source_path;                   ///< kernel source, relative to the run directory
@@ -81,7 +84,7 @@ struct measurement_row {
   row_id branch_id = 0;
   std::int64_t gpu = 0;                      ///< device ordinal on its host
   std::string gpu_name;                      ///< e.g. "NVIDIA H100 80GB HBM3"
-  measurement_mode mode = measurement_mode::warm;
+  vocabulary::timing_mode mode = vocabulary::timing_mode::warm;
   double median_s = 0;                       ///< seconds per launch
   double mean_s = 0;                         ///< seconds
   double stddev_s = 0;                       ///< seconds
@@ -112,7 +115,7 @@ struct event_row {
 /// artifacts: files of the run directory worth indexing; path unique.
 struct artifact_row {
   row_id id = 0;
-  artifact_kind kind = artifact_kind::source;
+  vocabulary::artifact_kind kind = vocabulary::artifact_kind::source;
   std::string path;                          ///< relative to the run directory
   std::int64_t bytes = 0;                    ///< file size, bytes
   std::optional<std::string> sha256;         ///< hex digest of the content, when computed
@@ -125,7 +128,7 @@ struct artifact_row {
 struct campaign_summary {
   campaign_row campaign;
   std::vector<job_row> jobs;                             ///< in insertion order
-  std::map<branch_outcome, std::int64_t> branch_outcomes; ///< every outcome, 0 when none
+  std::map<vocabulary::branch_outcome, std::int64_t> branch_outcomes; ///< every outcome, 0 when none
   std::int64_t branches_pending = 0;                     ///< branches with no outcome yet
   std::optional<std::int64_t> last_event_seq;            ///< empty when no event was stored
   std::optional<unix_seconds> last_event_ts;

@@ -24,7 +24,7 @@ void annealing_strategy::observe(std::uint64_t ordinal, const evaluation& entry)
   if (!counts_as_evaluated(entry.outcome))
     return;
   ++observed_;
-  const bool measured = entry.outcome == storage::branch_outcome::passed && entry.median_s;
+  const bool measured = entry.outcome == vocabulary::branch_outcome::passed && entry.median_s;
   if (!measured) {
     if (current_ == ordinal && !current_s_)
       current_failed_ = true;

@@ -44,7 +44,7 @@ std::vector<attempt_record> record_attempts(const election& result,
     r.methods = branch.methods;
     r.outcome = branch.outcome;
     r.verdict = result.verdicts[i];
-    if (branch.outcome == storage::branch_outcome::passed)
+    if (branch.outcome == vocabulary::branch_outcome::passed)
       r.median_s = branch.median_s;
     switch (r.verdict) {
     case branch_verdict::accepted:
@@ -66,7 +66,7 @@ std::vector<attempt_record> record_attempts(const election& result,
       break;
     }
     case branch_verdict::failed:
-      r.why = std::string(storage::to_string(branch.outcome));
+      r.why = std::string(vocabulary::to_string(branch.outcome));
       if (!branch.detail.empty())
         r.why += ": " + branch.detail;
       break;

@@ -22,7 +22,7 @@ namespace warpforge::tuning {
 struct attempt_record {
   std::string branch;               ///< the branch's name (branch_result::name)
   std::vector<std::string> methods; ///< the methods it claimed
-  storage::branch_outcome outcome = storage::branch_outcome::not_run;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   std::optional<double> median_s;   ///< seconds, when it passed
   branch_verdict verdict = branch_verdict::failed;
   std::string why;                  ///< the reason, one line, without the verdict word

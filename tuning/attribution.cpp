@@ -37,7 +37,7 @@ std::vector<method_attribution> attribute_methods(double champion_s,
   for (const auto& ablation : ablations) {
     method_attribution a;
     a.method = ablation.method;
-    const bool timed = ablation.outcome == storage::branch_outcome::passed;
+    const bool timed = ablation.outcome == vocabulary::branch_outcome::passed;
     if (timed) {
       a.attribution_s = ablation.median_s - champion_s;
       a.attribution_ratio = *a.attribution_s / champion_s;
@@ -51,10 +51,10 @@ std::vector<method_attribution> attribute_methods(double champion_s,
       a.note = "the SASS check found it absent" + (timed ? "; " + numbers : std::string{});
     } else if (!timed) {
       a.verdict = method_class::not_measured;
-      a.note = ablation.outcome == storage::branch_outcome::not_run
+      a.note = ablation.outcome == vocabulary::branch_outcome::not_run
                    ? std::string("no leave-one-out variant was measured")
                    : "the leave-one-out variant did not pass: " +
-                         std::string(storage::to_string(ablation.outcome));
+                         std::string(vocabulary::to_string(ablation.outcome));
     } else if (*a.attribution_ratio > noise_threshold) {
       a.verdict = method_class::effective;
       a.note = numbers;

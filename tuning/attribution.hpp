@@ -19,7 +19,7 @@
 // Unlike the seed (ablate.py), a variant that fails correctness is not counted as "essential":
 // it says nothing about speed, so the method is not_measured.
 
-#include "storage/column_enums.hpp"
+#include "vocabulary/branch.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -47,7 +47,7 @@ std::optional<method_class> method_class_from_string(std::string_view text);
 /// The leave-one-out measurement of one claimed method.
 struct ablation_result {
   std::string method;
-  storage::branch_outcome outcome = storage::branch_outcome::not_run; ///< of the variant; not_run: none
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run; ///< of the variant; not_run: none
   double median_s = 0;      ///< the variant's median time, seconds; read only when passed
   bool sass_absent = false; ///< the SASS check found the method absent from the champion
 };

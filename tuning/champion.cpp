@@ -45,7 +45,7 @@ election elect_champion(std::optional<double> current_best_s,
   };
   std::vector<std::size_t> passed;
   for (std::size_t i = 0; i < branches.size(); ++i)
-    if (branches[i].outcome == storage::branch_outcome::passed) {
+    if (branches[i].outcome == vocabulary::branch_outcome::passed) {
       passed.push_back(i);
       result.verdicts[i] = branch_verdict::rejected;
     }

@@ -16,7 +16,7 @@
 //   - among the branches that beat the best, the fastest median wins; equal medians go to the
 //     lower interval upper end, then to the earlier branch.
 
-#include "storage/column_enums.hpp"
+#include "vocabulary/branch.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +32,7 @@ namespace warpforge::tuning {
 struct branch_result {
   std::string name;                 ///< the caller's name for it (e.g. its point text)
   std::vector<std::string> methods; ///< the methods it claims
-  storage::branch_outcome outcome = storage::branch_outcome::not_run;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   double median_s = 0;              ///< median kernel time, seconds; read only when passed
   std::optional<double> ci_low_s;   ///< the median's confidence interval, seconds; optional
   std::optional<double> ci_high_s;

@@ -9,7 +9,7 @@
 namespace warpforge::tuning {
 
 namespace fs = std::filesystem;
-using storage::branch_outcome;
+using vocabulary::branch_outcome;
 using storage::store_error;
 using storage::store_error_code;
 
@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS tuner_results (
   problem       TEXT NOT NULL,  -- problem_identity
   gpu           TEXT NOT NULL,  -- gpu_key
   point         TEXT NOT NULL,  -- canonical point text
-  outcome       TEXT NOT NULL,  -- storage::branch_outcome as text
+  outcome       TEXT NOT NULL,  -- vocabulary::branch_outcome as text
   median_s      REAL,           -- seconds; passed only
   cv            REAL,           -- coefficient of variation, 1.0 = 100%
   recorded_at_s INTEGER NOT NULL, -- Unix time of the write, seconds
@@ -180,7 +180,7 @@ expected<std::optional<cached_result>, store_error> result_cache::find(const cac
   if (*step == storage::step_result::done)
     return std::optional<cached_result>{};
   const auto outcome_text = select->column_text(0);
-  const auto outcome = storage::from_string<branch_outcome>(outcome_text);
+  const auto outcome = vocabulary::from_string<branch_outcome>(outcome_text);
   if (!outcome)
     return unexpected(store_error{store_error_code::corrupt,
                                   "result_cache::find: unknown outcome '" + outcome_text +
@@ -193,7 +193,7 @@ expected<void, store_error> result_cache::put(const cache_key& key, const cached
   if (!is_cacheable(result.outcome))
     return unexpected(store_error{store_error_code::invalid_argument,
                                   "result_cache::put: outcome " +
-                                      std::string(storage::to_string(result.outcome)) +
+                                      std::string(vocabulary::to_string(result.outcome)) +
                                       " is not cached (it may not repeat)"});
   if (result.outcome == branch_outcome::passed && !result.median_s)
     return unexpected(store_error{store_error_code::invalid_argument,
@@ -211,7 +211,7 @@ expected<void, store_error> result_cache::put(const cache_key& key, const cached
   upsert->bind(1, key.problem)
       .bind(2, key.gpu)
       .bind(3, key.point)
-      .bind(4, storage::to_string(result.outcome))
+      .bind(4, vocabulary::to_string(result.outcome))
       .bind(5, result.median_s)
       .bind(6, result.cv)
       .bind(7, static_cast<std::int64_t>(now_s));
@@ -235,7 +235,7 @@ expected<std::vector<cached_point>, store_error> result_cache::points_for(std::s
     if (*step == storage::step_result::done)
       return points;
     const auto outcome_text = select->column_text(1);
-    const auto outcome = storage::from_string<branch_outcome>(outcome_text);
+    const auto outcome = vocabulary::from_string<branch_outcome>(outcome_text);
     if (!outcome)
       return unexpected(store_error{store_error_code::corrupt,
                                     "result_cache::points_for: unknown outcome '" + outcome_text +

@@ -7,7 +7,7 @@
 //   auto cache = result_cache::open(default_cache_path());       // creates file and folder
 //   cache_key key{*problem_identity(spec), gpu_key("NVIDIA H100 80GB HBM3", "sm_90"),
 //                 canonical_text(point)};
-//   cache->put(key, {storage::branch_outcome::passed, 1.21e-3, 0.004});
+//   cache->put(key, {vocabulary::branch_outcome::passed, 1.21e-3, 0.004});
 //   auto hit = cache->find(key);                                   // optional<cached_result>
 //
 // Identity: the problem is named by a hash of its spec's TOML text and of its kernel's (and
@@ -19,7 +19,7 @@
 
 #include "config/problem_spec.hpp"
 #include "expected/expected.hpp"
-#include "storage/column_enums.hpp"
+#include "vocabulary/branch.hpp"
 #include "storage/sqlite.hpp"
 #include "storage/store_error.hpp"
 #include "tuning/tuning_error.hpp"
@@ -60,7 +60,7 @@ struct cache_key {
 };
 
 struct cached_result {
-  storage::branch_outcome outcome = storage::branch_outcome::passed;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::passed;
   std::optional<double> median_s; ///< median kernel time, seconds (passed only)
   std::optional<double> cv;       ///< coefficient of variation of the samples, 1.0 = 100%
 
@@ -74,7 +74,7 @@ struct cached_point {
 };
 
 /// Whether an outcome is a property of the point that a later run would see again.
-bool is_cacheable(storage::branch_outcome outcome);
+bool is_cacheable(vocabulary::branch_outcome outcome);
 
 /// The inputs of default_cache_path, so tests can set them.
 struct cache_environment {

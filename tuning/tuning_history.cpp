@@ -4,7 +4,7 @@
 
 namespace warpforge::tuning {
 
-using storage::branch_outcome;
+using vocabulary::branch_outcome;
 
 bool counts_as_evaluated(branch_outcome outcome) {
   return outcome != branch_outcome::not_run && outcome != branch_outcome::interrupted;

@@ -4,8 +4,8 @@
 // reads the entries added since its previous call.
 //
 //   tuning_history history;
-//   history.record({point, storage::branch_outcome::passed, 1.2e-3});
-//   history.record({other, storage::branch_outcome::compile_error, std::nullopt});
+//   history.record({point, vocabulary::branch_outcome::passed, 1.2e-3});
+//   history.record({other, vocabulary::branch_outcome::compile_error, std::nullopt});
 //   history.is_pruned(other);   // true: never proposed again
 //
 // A point counts as evaluated once any outcome but not_run or interrupted was recorded for it
@@ -15,7 +15,7 @@
 // is its status.
 
 #include "config/resolved_problem.hpp"
-#include "storage/column_enums.hpp"
+#include "vocabulary/branch.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -28,14 +28,14 @@ namespace warpforge::tuning {
 /// The outcome of one point: the pipeline's branch outcome and, when it passed, its time.
 struct evaluation {
   config::tunable_point point;
-  storage::branch_outcome outcome = storage::branch_outcome::not_run;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   std::optional<double> median_s; ///< median kernel time, seconds; set when outcome is passed
 };
 
 /// Whether the outcome uses up the point's turn (all but not_run and interrupted).
-bool counts_as_evaluated(storage::branch_outcome outcome);
+bool counts_as_evaluated(vocabulary::branch_outcome outcome);
 /// Whether the outcome marks the point invalid: evaluated and not passed.
-bool prunes_point(storage::branch_outcome outcome);
+bool prunes_point(vocabulary::branch_outcome outcome);
 
 class tuning_history {
 public:

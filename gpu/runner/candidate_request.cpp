@@ -10,39 +10,6 @@
 
 namespace warpforge::gpu {
 
-std::string_view to_string(timing_mode mode) {
-  switch (mode) {
-    case timing_mode::warm: return "warm";
-    case timing_mode::cold: return "cold";
-  }
-  return "unknown";
-}
-
-std::optional<timing_mode> timing_mode_from_string(std::string_view text) {
-  for (auto mode : all_timing_modes)
-    if (to_string(mode) == text)
-      return mode;
-  return std::nullopt;
-}
-
-std::string_view to_string(candidate_outcome outcome) {
-  switch (outcome) {
-    case candidate_outcome::passed: return "passed";
-    case candidate_outcome::incorrect: return "incorrect";
-    case candidate_outcome::runtime_error: return "runtime_error";
-    case candidate_outcome::not_supported: return "not_supported";
-    case candidate_outcome::timeout: return "timeout";
-  }
-  return "unknown";
-}
-
-std::optional<candidate_outcome> candidate_outcome_from_string(std::string_view text) {
-  for (auto outcome : all_candidate_outcomes)
-    if (to_string(outcome) == text)
-      return outcome;
-  return std::nullopt;
-}
-
 double kernel_watchdog::candidate_limit_s(double reference_s) const {
   return std::max(floor_s, reference_multiple * reference_s);
 }
@@ -105,7 +72,7 @@ void write_init(json::writer& out, const config::init_spec& init) {
   out.end_object();
 }
 
-void write_policy(json::writer& out, const timing_policy& p, timing_mode mode) {
+void write_policy(json::writer& out, const timing_policy& p, vocabulary::timing_mode mode) {
   out.begin_object();
   out.key("mode").value(to_string(mode));
   out.key("warmup_launches").value(static_cast<std::uint64_t>(p.warmup_launches));
@@ -373,7 +340,7 @@ expected<candidate_request, json_error> decode_candidate_request(std::string_vie
   in.required("timing", timing);
   nested(in, "timing", timing, [&](json_object_reader& t, simdjson::dom::object o) {
     auto& p = request.timing;
-    read_enum(t, "mode", request.mode, &timing_mode_from_string);
+    read_enum(t, "mode", request.mode, &vocabulary::from_string<vocabulary::timing_mode>);
     std::uint64_t u = 0;
     t.required("warmup_launches", u);
     p.warmup_launches = static_cast<std::uint32_t>(u);
@@ -491,7 +458,7 @@ expected<candidate_result, json_error> decode_candidate_result(std::string_view 
     return unexpected(object.error());
   json_object_reader in{*object, "run_candidate reply"};
   candidate_result r;
-  read_enum(in, "outcome", r.outcome, &candidate_outcome_from_string);
+  read_enum(in, "outcome", r.outcome, &vocabulary::from_string<vocabulary::branch_outcome>);
   in.required("detail", r.detail);
   if (in.ok()) {
     simdjson::dom::element seed;

@@ -6,7 +6,7 @@
 //
 //   auto body = make_candidate_request(resolved, spec.reference, inputs);   // candidate_request
 //   auto result = runner.run_candidate(body, std::chrono::seconds{60});    // candidate_result
-//   if (result && result->outcome == candidate_outcome::passed) use(result->stats.median_s);
+//   if (result && result->outcome == vocabulary::branch_outcome::passed) use(result->stats.median_s);
 //
 // The watchdog is the coordinator's: run_candidate's timeout kills a runner stuck in a kernel.
 
@@ -19,6 +19,8 @@
 #include "gpu/json_error.hpp"
 #include "gpu/stats/sample_stats.hpp"
 #include "gpu/stats/stopping_rule.hpp"
+#include "vocabulary/branch.hpp"
+#include "vocabulary/timing_mode.hpp"
 
 #include <array>
 #include <cstdint>
@@ -30,29 +32,6 @@
 #include <vector>
 
 namespace warpforge::gpu {
-
-/// Whether L2 is flushed before every timed launch (docs/measurement.md, "One sample").
-enum class timing_mode : std::uint8_t {
-  warm, // back-to-back launches, data resident in L2
-  cold, // L2 flushed (a memset of 2x the L2 size) outside the timed region before each sample
-};
-inline constexpr std::array all_timing_modes{timing_mode::warm, timing_mode::cold};
-std::string_view to_string(timing_mode mode);
-std::optional<timing_mode> timing_mode_from_string(std::string_view text);
-
-/// What happened to the candidate. The texts are storage::branch_outcome's for the same cases.
-enum class candidate_outcome : std::uint8_t {
-  passed,        // correct on every seed, and measured
-  incorrect,     // ran, but an output differs, stayed poisoned, or an input changed
-  runtime_error, // a CUDA error: launch failure, illegal address, trap, unloadable module...
-  not_supported, // needs what this GPU cannot give (shared memory, registers, architecture),
-                 // or a request form this runner does not implement (expected-values file)
-  timeout,       // a launch still running past the kernel watchdog: presumed hung; the runner
-                 // answers and exits (a running kernel cannot be taken back from its context)
-};
-inline constexpr std::array all_candidate_outcomes{
-  candidate_outcome::passed, candidate_outcome::incorrect, candidate_outcome::runtime_error,
-  candidate_outcome::not_supported, candidate_outcome::timeout};
 
 /// How long one candidate launch may run before the runner calls it hung: `reference_multiple`
 /// times the reference kernel's own time (measured in the same request), at least `floor_s`.
@@ -69,8 +48,6 @@ struct kernel_watchdog {
 
   bool operator==(const kernel_watchdog&) const = default;
 };
-std::string_view to_string(candidate_outcome outcome);
-std::optional<candidate_outcome> candidate_outcome_from_string(std::string_view text);
 
 /// One kernel to launch: a CUBIN file the coordinator wrote, its entry and geometry.
 struct kernel_launch {
@@ -109,7 +86,7 @@ struct candidate_request {
   std::vector<candidate_arg> args;        // in the kernels' parameter order
   std::vector<std::uint64_t> seeds;       // input sets to check on, at least one (two advised)
   timing_policy timing;
-  timing_mode mode = timing_mode::warm;
+  vocabulary::timing_mode mode = vocabulary::timing_mode::warm;
   kernel_watchdog watchdog;
 
   bool operator==(const candidate_request&) const = default;
@@ -130,7 +107,7 @@ struct candidate_inputs {
   std::optional<config::launch_geometry> reference_launch;
   std::uint64_t seed = 0;
   timing_policy timing;
-  timing_mode mode = timing_mode::warm;
+  vocabulary::timing_mode mode = vocabulary::timing_mode::warm;
 };
 
 /// The request body for `problem` (arguments, tolerances from `reference`).
@@ -143,7 +120,7 @@ expected<candidate_request, json_error> decode_candidate_request(std::string_vie
 
 /// The outcome of one run_candidate request (the reply body).
 struct candidate_result {
-  candidate_outcome outcome = candidate_outcome::runtime_error;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::runtime_error;
   std::string detail;                    // why, when not passed: the CUDA error, the bad output
   std::optional<std::uint64_t> seed;     // the seed the failure showed on
   std::string arg;                       // the argument it concerns ("" when none)

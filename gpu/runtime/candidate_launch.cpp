@@ -75,7 +75,7 @@ expected<void, std::string> check_request_shape(const candidate_request& request
   return {};
 }
 
-candidate_result make_result(candidate_outcome outcome, std::string detail) {
+candidate_result make_result(vocabulary::branch_outcome outcome, std::string detail) {
   candidate_result r;
   r.outcome = outcome;
   r.detail = std::move(detail);
@@ -83,12 +83,12 @@ candidate_result make_result(candidate_outcome outcome, std::string detail) {
 }
 
 candidate_result cuda_failure(const call_error& error, const std::string& what) {
-  auto r = make_result(candidate_outcome::runtime_error, what + ": " + error.to_string());
+  auto r = make_result(vocabulary::branch_outcome::runtime_error, what + ": " + error.to_string());
   switch (error.code) {
     case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
     case CUDA_ERROR_NO_BINARY_FOR_GPU:
     case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
-    case CUDA_ERROR_INVALID_IMAGE: r.outcome = candidate_outcome::not_supported; break;
+    case CUDA_ERROR_INVALID_IMAGE: r.outcome = vocabulary::branch_outcome::not_supported; break;
     default: break;
   }
   if (cudaDeviceSynchronize() != cudaSuccess) {
@@ -118,10 +118,10 @@ std::optional<candidate_result> load_kernel(const device_session& device, const 
   std::ifstream file{k.cubin_path, std::ios::binary};
   std::string image{std::istreambuf_iterator<char>{file}, {}};
   if (!file.good() && !file.eof())
-    return make_result(candidate_outcome::runtime_error,
+    return make_result(vocabulary::branch_outcome::runtime_error,
                        role + ": cannot read CUBIN " + k.cubin_path.string());
   if (image.empty())
-    return make_result(candidate_outcome::runtime_error,
+    return make_result(vocabulary::branch_outcome::runtime_error,
                        role + ": CUBIN " + k.cubin_path.string() + " is missing or empty");
   if (auto r = WARPFORGE_GPU_CALL(api.module_load_data(&out.module, image.data())); !r)
     return cuda_failure(r.error(), role + ": loading " + k.cubin_path.string());
@@ -141,13 +141,13 @@ std::optional<candidate_result> load_kernel(const device_session& device, const 
   const auto& g = k.launch;
   std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
   if (threads > static_cast<std::uint64_t>(max_threads))
-    return make_result(candidate_outcome::not_supported,
+    return make_result(vocabulary::branch_outcome::not_supported,
                        role + ": " + std::to_string(threads) + " threads per block, but '" +
                          k.entry + "' can run at most " + std::to_string(max_threads) +
                          " on this device (registers or launch bounds)");
   std::uint64_t smem = std::uint64_t{g.dynamic_smem_bytes} + static_cast<std::uint64_t>(static_smem);
   if (smem > static_cast<std::uint64_t>(device.limits.shared_optin_bytes))
-    return make_result(candidate_outcome::not_supported,
+    return make_result(vocabulary::branch_outcome::not_supported,
                        role + ": needs " + std::to_string(smem) +
                          " bytes of shared memory per block (static " +
                          std::to_string(static_smem) + " + dynamic " +
@@ -161,8 +161,8 @@ std::optional<candidate_result> load_kernel(const device_session& device, const 
       auto failure = cuda_failure(r.error(), role + ": opting in to " +
                                                std::to_string(g.dynamic_smem_bytes) +
                                                " bytes of dynamic shared memory");
-      if (failure.outcome == candidate_outcome::runtime_error && !failure.runner_exits)
-        failure.outcome = candidate_outcome::not_supported;
+      if (failure.outcome == vocabulary::branch_outcome::runtime_error && !failure.runner_exits)
+        failure.outcome = vocabulary::branch_outcome::not_supported;
       return failure;
     }
   }
@@ -255,7 +255,7 @@ std::optional<candidate_result> fill_host_args(const std::vector<candidate_arg>&
     } else if (auto r = fill_input(out[i], b->type, b->init, seed, i); r) {
       inputs_seen().put(*b, seed, i, out[i]);
     } else {
-      auto f = make_result(candidate_outcome::runtime_error,
+      auto f = make_result(vocabulary::branch_outcome::runtime_error,
                            "cannot fill input '" + b->name + "': " +
                              std::string{to_string(r.error())});
       f.seed = seed;

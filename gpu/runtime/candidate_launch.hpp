@@ -49,7 +49,7 @@ expected<device_session, std::string> open_device();
 expected<void, std::string> check_request_shape(const candidate_request& request,
                                                 const std::string& kind);
 
-candidate_result make_result(candidate_outcome outcome, std::string detail);
+candidate_result make_result(vocabulary::branch_outcome outcome, std::string detail);
 
 /// A CUDA failure while loading or running: runtime_error, or not_supported for what this device
 /// cannot give; runner_exits when a device synchronize fails afterwards (sticky error).

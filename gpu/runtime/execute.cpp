@@ -96,7 +96,7 @@ call_result wait_or_hang(cudaEvent_t done, double limit_s, const std::string& wh
     else
       std::this_thread::sleep_for(event_poll_interval);
   }
-  auto hung = make_result(candidate_outcome::timeout,
+  auto hung = make_result(vocabulary::branch_outcome::timeout,
                           what + " still running after " + std::to_string(limit_s) +
                             " s (the kernel watchdog): presumed hung");
   hung.watchdog_s = limit_s;
@@ -126,7 +126,7 @@ struct stream_guard {
 expected<candidate_result, std::string> execute_candidate(const candidate_request& request,
                                                           const hung_kernel_exit& on_hung) {
   if (!request.reference)
-    return make_result(candidate_outcome::not_supported,
+    return make_result(vocabulary::branch_outcome::not_supported,
                        "reference from an expected-values file is not supported by this runner "
                        "yet: send a reference kernel");
   if (auto shape = check_request_shape(request, "run_candidate"); !shape)
@@ -222,7 +222,7 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
       if (b->role == config::arg_role::input) {
         auto check = inputs_unchanged(initial[i], got[i]);
         if (!check.unchanged) {
-          auto f = make_result(candidate_outcome::incorrect,
+          auto f = make_result(vocabulary::branch_outcome::incorrect,
                                "input '" + b->name + "' was changed by the kernel (first at byte " +
                                  std::to_string(check.first_difference.value_or(0)) + ")");
           f.seed = seed;
@@ -234,12 +234,12 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
       }
       auto report = compare_outputs(got[i], want[i], b->type, b->tol);
       if (!report)
-        return make_result(candidate_outcome::runtime_error,
+        return make_result(vocabulary::branch_outcome::runtime_error,
                            "comparing '" + b->name + "': " + std::string{to_string(report.error())});
       auto poisoned = count_poisoned(got[i], b->type);
       auto reference_poisoned = count_poisoned(want[i], b->type);
       if (!report->passed || poisoned > reference_poisoned) {
-        auto f = make_result(candidate_outcome::incorrect, describe_mismatch(*b, *report, poisoned));
+        auto f = make_result(vocabulary::branch_outcome::incorrect, describe_mismatch(*b, *report, poisoned));
         f.seed = seed;
         f.arg = b->name;
         f.compare = *report;
@@ -249,12 +249,12 @@ expected<candidate_result, std::string> execute_candidate(const candidate_reques
   }
 
   // Timing.
-  candidate_result result = make_result(candidate_outcome::passed, "");
+  candidate_result result = make_result(vocabulary::branch_outcome::passed, "");
   result.reference_s = reference_s;
   result.watchdog_s = candidate_limit_s;
   result.notes.push_back("measured on device 0 of those visible to the runner");
   device_memory flush;
-  if (request.mode == timing_mode::cold) {
+  if (request.mode == vocabulary::timing_mode::cold) {
     flush.bytes = l2_flush_size_factor * static_cast<std::uint64_t>(limits.l2_bytes);
     if (auto r = WARPFORGE_GPU_CALL(cudaMalloc(&flush.ptr, flush.bytes)); !r)
       return cuda_failure(r.error(), "allocating the L2 flush buffer");

@@ -58,7 +58,7 @@ profile_result make_profile(const profile_request& request, profile_status statu
 // A load or launch failure of the candidate: not_supported when the device cannot run it.
 profile_result from_candidate_failure(const profile_request& request, const candidate_result& f) {
   auto r = make_profile(request,
-                        f.outcome == candidate_outcome::not_supported ? profile_status::not_supported
+                        f.outcome == vocabulary::branch_outcome::not_supported ? profile_status::not_supported
                                                                       : profile_status::failed,
                         f.detail);
   for (const auto& note : f.notes)

@@ -77,7 +77,7 @@ TEST(RunnerKeeper, WatchdogKillsAHungCandidateAndTheNextRunsOnAFreshRunner) {
 
   auto next = keeper.run(behaving("pass"), short_watchdog);
   ASSERT_TRUE(next) << next.error().to_string();
-  EXPECT_EQ(next->outcome, gpu::candidate_outcome::passed);
+  EXPECT_EQ(next->outcome, vocabulary::branch_outcome::passed);
   // A hang is the candidate's doing: no budget spent (max_restarts 0), no back-off.
   EXPECT_FALSE(keeper.gave_up());
   EXPECT_EQ(keeper.starts(), 2u);
@@ -93,12 +93,12 @@ TEST(RunnerKeeper, ALostContextReplacesTheRunnerWithoutSpendingTheBudget) {
   for (int i = 0; i < 3; ++i) {
     auto lost = keeper.run(behaving("lost_context"), short_watchdog);
     ASSERT_TRUE(lost) << lost.error().to_string();
-    EXPECT_EQ(lost->outcome, gpu::candidate_outcome::runtime_error);
+    EXPECT_EQ(lost->outcome, vocabulary::branch_outcome::runtime_error);
     EXPECT_TRUE(lost->runner_exits);
   }
   auto good = keeper.run(behaving("pass"), short_watchdog);
   ASSERT_TRUE(good) << good.error().to_string();
-  EXPECT_EQ(good->outcome, gpu::candidate_outcome::passed);
+  EXPECT_EQ(good->outcome, vocabulary::branch_outcome::passed);
   EXPECT_FALSE(keeper.gave_up());
   EXPECT_EQ(keeper.restarts(), 3u);
   EXPECT_NE(seen.events.back().reason.find("CUDA context"), std::string::npos);
@@ -272,13 +272,13 @@ messages::run_request request_for(const gpu::candidate_request& body) {
 
 TEST(MeasurementFrom, APassedResultCarriesItsStatisticsAndClock) {
   gpu::candidate_result r;
-  r.outcome = gpu::candidate_outcome::passed;
+  r.outcome = vocabulary::branch_outcome::passed;
   const std::vector<double> samples{1e-3, 2e-3, 3e-3};
   r.stats = gpu::summarize(samples);
   r.sm_clock_hz_after = 1.98e9;
   const messages::device_summary device{0, "H100", "sm_90", 0, 132, 0};
-  auto m = measurement_from(request_for(behaving("k")), device, gpu::timing_mode::cold, r);
-  EXPECT_EQ(m.outcome, storage::branch_outcome::passed);
+  auto m = measurement_from(request_for(behaving("k")), device, vocabulary::timing_mode::cold, r);
+  EXPECT_EQ(m.outcome, vocabulary::branch_outcome::passed);
   EXPECT_EQ(m.ref.branch, 2);
   EXPECT_EQ(m.device.name, "H100");
   EXPECT_EQ(m.mode, messages::timing_mode::cold);
@@ -291,12 +291,12 @@ TEST(MeasurementFrom, APassedResultCarriesItsStatisticsAndClock) {
 
 TEST(MeasurementFrom, WrongOutputsAndChangedInputsSayWhere) {
   gpu::candidate_result r;
-  r.outcome = gpu::candidate_outcome::incorrect;
+  r.outcome = vocabulary::branch_outcome::incorrect;
   r.detail = "input x changed";
   r.seed = 7;
   r.input = gpu::input_check{false, 12};
-  auto m = measurement_from(request_for(behaving("k")), {}, gpu::timing_mode::warm, r);
-  EXPECT_EQ(m.outcome, storage::branch_outcome::incorrect);
+  auto m = measurement_from(request_for(behaving("k")), {}, vocabulary::timing_mode::warm, r);
+  EXPECT_EQ(m.outcome, vocabulary::branch_outcome::incorrect);
   EXPECT_FALSE(m.correctness.inputs_unchanged);
   EXPECT_EQ(m.error_text, "input x changed (seed 7)");
   EXPECT_EQ(m.timing.samples, 0u);
@@ -308,14 +308,14 @@ TEST(MeasurementFrom, RunnerErrorsMapToTimeoutRuntimeErrorOrNotRun) {
     gpu::runner_error e;
     e.kind = kind;
     e.detail = "what happened";
-    return measurement_from(request, {}, gpu::timing_mode::warm,
+    return measurement_from(request, {}, vocabulary::timing_mode::warm,
                             expected<gpu::candidate_result, gpu::runner_error>{unexpected{e}})
       .outcome;
   };
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::reply_timeout), storage::branch_outcome::timeout);
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::crashed), storage::branch_outcome::runtime_error);
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::start_timeout), storage::branch_outcome::not_run);
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::not_found), storage::branch_outcome::not_run);
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::reply_timeout), vocabulary::branch_outcome::timeout);
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::crashed), vocabulary::branch_outcome::runtime_error);
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::start_timeout), vocabulary::branch_outcome::not_run);
+  EXPECT_EQ(outcome_of(gpu::runner_error_kind::not_found), vocabulary::branch_outcome::not_run);
 }
 
 // --- the actor, on the runtime's feed and store -----------------------------------------------
@@ -372,12 +372,12 @@ TEST_F(GpuWorker, EveryMisbehaviourGetsItsOutcomeAndTheGoodKernelIsStillMeasured
   { // handles and the scoped actor go before the system does
     auto worker = system.spawn<caf::detached>(gpu_worker, worker_config(1));
     caf::scoped_actor self{system};
-    const std::vector<std::pair<std::string, storage::branch_outcome>> script{
-      {"crash", storage::branch_outcome::runtime_error},
-      {"hang", storage::branch_outcome::timeout},
-      {"lost_context", storage::branch_outcome::runtime_error},
-      {"incorrect", storage::branch_outcome::incorrect},
-      {"pass", storage::branch_outcome::passed},
+    const std::vector<std::pair<std::string, vocabulary::branch_outcome>> script{
+      {"crash", vocabulary::branch_outcome::runtime_error},
+      {"hang", vocabulary::branch_outcome::timeout},
+      {"lost_context", vocabulary::branch_outcome::runtime_error},
+      {"incorrect", vocabulary::branch_outcome::incorrect},
+      {"pass", vocabulary::branch_outcome::passed},
     };
     for (const auto& [entry, want] : script) {
       self->request(worker, 10s, request_for(behaving(entry)))
@@ -427,7 +427,7 @@ TEST_F(GpuWorker, ASecondWorkerOnALockedGpuAnswersNotRunNamingTheHolder) {
     self->request(second, 10s, request_for(behaving("pass")))
       .receive(
         [&](const messages::measurement& m) {
-          EXPECT_EQ(m.outcome, storage::branch_outcome::not_run);
+          EXPECT_EQ(m.outcome, vocabulary::branch_outcome::not_run);
           EXPECT_NE(m.error_text.find("gpu_worker_test"), std::string::npos) << m.error_text;
         },
         [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
@@ -572,7 +572,7 @@ TEST_F(GpuWorker, WithoutNcuRestrictedCountersGiveNoMetricsAndSaySoPlainly) {
         [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
     // The run path is untouched by profiling.
     self->request(worker, 10s, request_for(behaving("pass")))
-      .receive([&](const messages::measurement& m) { EXPECT_EQ(m.outcome, storage::branch_outcome::passed); },
+      .receive([&](const messages::measurement& m) { EXPECT_EQ(m.outcome, vocabulary::branch_outcome::passed); },
                [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
     self->send(worker, messages::stop_atom::value);
     self->wait_for(worker);

@@ -171,7 +171,7 @@ TEST_F(Runtime, AnIterationUpdateStoresItsStateFinishTimeAndRooflineGaps) {
   auto iteration = (*rt)->record(messages::iteration_record{*job, 1});
   ASSERT_TRUE(iteration) << iteration.error();
   const std::string gaps = R"({"compute":0.9,"memory":0.08,"latency":0.5})";
-  (*rt)->record(messages::iteration_update{*iteration, storage::iteration_state::finished, 0, true, gaps});
+  (*rt)->record(messages::iteration_update{*iteration, vocabulary::iteration_state::finished, 0, true, gaps});
   (*rt)->stop();
 
   auto db = storage::database::open_read_only(dir / "warpforge.db");
@@ -180,7 +180,7 @@ TEST_F(Runtime, AnIterationUpdateStoresItsStateFinishTimeAndRooflineGaps) {
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 1u);
   const auto& row = rows->front();
-  EXPECT_EQ(row.state, storage::iteration_state::finished);
+  EXPECT_EQ(row.state, vocabulary::iteration_state::finished);
   EXPECT_EQ(row.gaps_json, std::optional<std::string>{gaps});
   EXPECT_TRUE(row.finished_at.has_value());
   EXPECT_FALSE(row.champion_branch_id.has_value()) << "0 means none";

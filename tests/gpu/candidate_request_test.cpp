@@ -31,19 +31,19 @@ candidate_request sample_request() {
   r.seeds = {42, 43};
   r.timing.min_samples = 7;
   r.timing.max_noise = 0.02;
-  r.mode = timing_mode::cold;
+  r.mode = vocabulary::timing_mode::cold;
   return r;
 }
 
 } // namespace
 
 TEST(candidate_request, enums_round_trip_through_text) {
-  for (auto mode : all_timing_modes)
-    EXPECT_EQ(timing_mode_from_string(to_string(mode)), mode);
-  for (auto outcome : all_candidate_outcomes)
-    EXPECT_EQ(candidate_outcome_from_string(to_string(outcome)), outcome);
-  EXPECT_FALSE(timing_mode_from_string("tepid"));
-  EXPECT_EQ(to_string(candidate_outcome::runtime_error), "runtime_error"); // branch_outcome's text
+  for (auto mode : vocabulary::all_timing_modes)
+    EXPECT_EQ(vocabulary::from_string<vocabulary::timing_mode>(to_string(mode)), mode);
+  for (auto outcome : vocabulary::all_branch_outcomes)
+    EXPECT_EQ(vocabulary::from_string<vocabulary::branch_outcome>(to_string(outcome)), outcome);
+  EXPECT_FALSE(vocabulary::from_string<vocabulary::timing_mode>("tepid"));
+  EXPECT_EQ(to_string(vocabulary::branch_outcome::runtime_error), "runtime_error"); // branch_outcome's text
   EXPECT_EQ(runner_request_kind_from_string("run_candidate"), runner_request_kind::run_candidate);
 }
 
@@ -78,7 +78,7 @@ TEST(candidate_request, a_bad_field_is_named) {
 
 TEST(candidate_request, the_result_round_trips_with_infinities) {
   candidate_result r;
-  r.outcome = candidate_outcome::incorrect;
+  r.outcome = vocabulary::branch_outcome::incorrect;
   r.detail = "output 'c': 3 of 7";
   r.seed = 43;
   r.arg = "c";
@@ -175,7 +175,7 @@ TEST(candidate_request, without_a_gpu_the_runner_says_so_instead_of_crashing) {
     ASSERT_EQ(reply->status, runner_reply_status::ok) << reply->error;
     auto result = decode_candidate_result(reply->body_json);
     ASSERT_TRUE(result) << result.error().detail;
-    EXPECT_EQ(result->outcome, candidate_outcome::runtime_error);
+    EXPECT_EQ(result->outcome, vocabulary::branch_outcome::runtime_error);
   }
 
   request.reference.reset(); // expected-values file: not supported yet, GPU or not
@@ -186,5 +186,5 @@ TEST(candidate_request, without_a_gpu_the_runner_says_so_instead_of_crashing) {
   ASSERT_EQ(reply->status, runner_reply_status::ok) << reply->error;
   auto result = decode_candidate_result(reply->body_json);
   ASSERT_TRUE(result) << result.error().detail;
-  EXPECT_EQ(result->outcome, candidate_outcome::not_supported);
+  EXPECT_EQ(result->outcome, vocabulary::branch_outcome::not_supported);
 }

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 using namespace warpforge::gpu;
+namespace vocabulary = warpforge::vocabulary;
 
 namespace {
 
@@ -234,7 +235,7 @@ int main(int argc, char** argv) {
       if (const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS"))
         std::this_thread::sleep_for(std::chrono::milliseconds{std::atoi(delay)});
       candidate_result result;
-      result.outcome = candidate_outcome::passed;
+      result.outcome = vocabulary::branch_outcome::passed;
       const double t = body ? time_of_cubin(body->candidate.cubin_path) : 1e-3;
       const std::vector<double> samples{t, t * 1.001, t * 0.999, t, t * 1.002};
       result.stats = summarize(samples);
@@ -255,12 +256,12 @@ int main(int argc, char** argv) {
         abort_without_core();
       candidate_result result;
       if (entry == "pass") {
-        result.outcome = candidate_outcome::passed;
+        result.outcome = vocabulary::branch_outcome::passed;
         const std::vector<double> samples{1.00e-3, 1.01e-3, 0.99e-3, 1.02e-3, 1.00e-3};
         result.stats = summarize(samples);
         result.sm_clock_hz_after = 1.98e9;
       } else if (entry == "incorrect") {
-        result.outcome = candidate_outcome::incorrect;
+        result.outcome = vocabulary::branch_outcome::incorrect;
         result.detail = "output y differs at element 7";
         result.seed = 42;
         compare_report compare;
@@ -270,7 +271,7 @@ int main(int argc, char** argv) {
         compare.max_rel_error = 0.25;
         result.compare = compare;
       } else {
-        result.outcome = candidate_outcome::runtime_error;
+        result.outcome = vocabulary::branch_outcome::runtime_error;
         result.detail = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
         result.runner_exits = true;
       }

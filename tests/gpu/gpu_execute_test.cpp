@@ -145,7 +145,7 @@ runner_client start_runner() {
 
 void print(const std::string& what, const candidate_result& r) {
   std::cout << what << ": " << to_string(r.outcome) << " | " << r.detail;
-  if (r.outcome == candidate_outcome::passed)
+  if (r.outcome == vocabulary::branch_outcome::passed)
     std::cout << " | samples " << r.stats.count << ", median " << r.stats.median_s * 1e6
               << " us, mean " << r.stats.mean_s * 1e6 << " us, cv " << r.stats.cv << ", min "
               << r.stats.min_s * 1e6 << " us, median CI [" << r.stats.median_ci.low * 1e6 << ", "
@@ -166,11 +166,11 @@ candidate_result run(runner_client& runner, const candidate_request& request, co
   return *result;
 }
 
-void expect_good_kernel_measured(runner_client& runner, timing_mode mode = timing_mode::warm) {
+void expect_good_kernel_measured(runner_client& runner, vocabulary::timing_mode mode = vocabulary::timing_mode::warm) {
   auto request = request_for("vadd");
   request.mode = mode;
   auto r = run(runner, request, std::string{"vadd ("} + std::string{to_string(mode)} + ")");
-  EXPECT_EQ(r.outcome, candidate_outcome::passed) << r.detail;
+  EXPECT_EQ(r.outcome, vocabulary::branch_outcome::passed) << r.detail;
   EXPECT_GE(r.stats.count, request.timing.min_samples);
   EXPECT_GT(r.stats.median_s, 0.0);
   // A stable median (outliers, e.g. right after another process lost its context, move the mean
@@ -195,8 +195,8 @@ std::optional<int> wait_exit(runner_client& runner) {
 TEST(gpu_execute, a_correct_vector_add_passes_and_is_timed_warm_and_cold) {
   REQUIRE_GPU();
   auto runner = start_runner();
-  expect_good_kernel_measured(runner, timing_mode::warm);
-  expect_good_kernel_measured(runner, timing_mode::cold);
+  expect_good_kernel_measured(runner, vocabulary::timing_mode::warm);
+  expect_good_kernel_measured(runner, vocabulary::timing_mode::cold);
   EXPECT_EQ(runner.stop().exit_code, 0);
 }
 
@@ -204,26 +204,26 @@ TEST(gpu_execute, opting_in_to_large_dynamic_shared_memory_works) {
   REQUIRE_GPU();
   auto runner = start_runner();
   auto r = run(runner, request_for("smem_vadd", opt_in_smem_bytes), "smem_vadd 100 KiB");
-  EXPECT_EQ(r.outcome, candidate_outcome::passed) << r.detail;
+  EXPECT_EQ(r.outcome, vocabulary::branch_outcome::passed) << r.detail;
 }
 
 TEST(gpu_execute, broken_outputs_and_inputs_are_incorrect) {
   REQUIRE_GPU();
   auto runner = start_runner();
   auto nothing = run(runner, request_for("write_nothing"), "write_nothing");
-  EXPECT_EQ(nothing.outcome, candidate_outcome::incorrect);
+  EXPECT_EQ(nothing.outcome, vocabulary::branch_outcome::incorrect);
   ASSERT_TRUE(nothing.compare);
   EXPECT_EQ(nothing.compare->poisoned_elements, elements);
   EXPECT_EQ(nothing.arg, "c");
 
   auto half = run(runner, request_for("write_half"), "write_half");
-  EXPECT_EQ(half.outcome, candidate_outcome::incorrect);
+  EXPECT_EQ(half.outcome, vocabulary::branch_outcome::incorrect);
   ASSERT_TRUE(half.compare);
   EXPECT_EQ(half.compare->first_bad_index, std::optional<std::size_t>{elements / 2});
   EXPECT_EQ(half.compare->poisoned_elements, elements / 2);
 
   auto mutate = run(runner, request_for("mutate_input"), "mutate_input");
-  EXPECT_EQ(mutate.outcome, candidate_outcome::incorrect);
+  EXPECT_EQ(mutate.outcome, vocabulary::branch_outcome::incorrect);
   EXPECT_EQ(mutate.arg, "a");
   ASSERT_TRUE(mutate.input);
   EXPECT_EQ(mutate.input->first_difference, std::optional<std::size_t>{3 * sizeof(float)});
@@ -235,7 +235,7 @@ TEST(gpu_execute, too_much_shared_memory_is_not_supported) {
   REQUIRE_GPU();
   auto runner = start_runner();
   auto r = run(runner, request_for("smem_vadd", impossible_smem_bytes), "smem_vadd 1 MiB");
-  EXPECT_EQ(r.outcome, candidate_outcome::not_supported);
+  EXPECT_EQ(r.outcome, vocabulary::branch_outcome::not_supported);
   EXPECT_NE(r.detail.find("shared memory"), std::string::npos) << r.detail;
   EXPECT_FALSE(r.runner_exits);
 }
@@ -244,7 +244,7 @@ TEST(gpu_execute, an_illegal_address_ends_the_runner_and_a_new_one_measures_fine
   REQUIRE_GPU();
   auto runner = start_runner();
   auto r = run(runner, request_for("illegal_address"), "illegal_address");
-  EXPECT_EQ(r.outcome, candidate_outcome::runtime_error);
+  EXPECT_EQ(r.outcome, vocabulary::branch_outcome::runtime_error);
   EXPECT_NE(r.detail.find("IllegalAddress"), std::string::npos) << r.detail; // cudaError name
   EXPECT_TRUE(r.runner_exits);
   EXPECT_EQ(wait_exit(runner), std::optional<int>{5} /* runner_exit_context_lost */);
@@ -256,7 +256,7 @@ TEST(gpu_execute, a_trap_is_a_runtime_error) {
   REQUIRE_GPU();
   auto runner = start_runner();
   auto r = run(runner, request_for("trap"), "trap");
-  EXPECT_EQ(r.outcome, candidate_outcome::runtime_error);
+  EXPECT_EQ(r.outcome, vocabulary::branch_outcome::runtime_error);
   EXPECT_FALSE(r.detail.empty());
   EXPECT_TRUE(r.runner_exits);
   EXPECT_EQ(wait_exit(runner), std::optional<int>{5} /* runner_exit_context_lost */);
@@ -272,7 +272,7 @@ TEST(gpu_execute, a_hung_kernel_is_stopped_by_the_runners_watchdog_and_a_fresh_r
   auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(result) << result.error().to_string();
   print("spin", *result);
-  EXPECT_EQ(result->outcome, candidate_outcome::timeout);
+  EXPECT_EQ(result->outcome, vocabulary::branch_outcome::timeout);
   EXPECT_TRUE(result->runner_exits);
   EXPECT_DOUBLE_EQ(result->watchdog_s, 1.0);
   EXPECT_LT(took, 10.0);

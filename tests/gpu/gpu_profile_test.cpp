@@ -212,7 +212,7 @@ TEST(gpu_profile, the_runner_still_measures_after_profiling) {
   auto profiled = profile(runner, request, "before run_candidate");
   auto timed = runner.run_candidate(request.run, 60s);
   ASSERT_TRUE(timed) << timed.error().to_string();
-  EXPECT_EQ(timed->outcome, candidate_outcome::passed) << timed->detail;
+  EXPECT_EQ(timed->outcome, vocabulary::branch_outcome::passed) << timed->detail;
   EXPECT_GT(timed->stats.median_s, 0.0);
   if (profiled.status == profile_status::ok)
     std::cout << "event median " << timed->stats.median_s * 1e9 << " ns vs profiled "

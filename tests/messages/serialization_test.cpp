@@ -132,9 +132,9 @@ TEST_F(MessagesSerialization, ControlMessagesRoundTrip) {
   EXPECT_EQ(round_trip(system, campaign), campaign);
   job_record job{7, "transpose", "p.toml"};
   EXPECT_EQ(round_trip(system, job), job);
-  campaign_state_change cs{7, storage::campaign_state::failed, "gave up"};
+  campaign_state_change cs{7, vocabulary::campaign_state::failed, "gave up"};
   EXPECT_EQ(round_trip(system, cs), cs);
-  job_state_change js{9, storage::job_state::interrupted, "SIGINT"};
+  job_state_change js{9, vocabulary::job_state::interrupted, "SIGINT"};
   EXPECT_EQ(round_trip(system, js), js);
 }
 

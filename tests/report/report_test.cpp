@@ -41,7 +41,7 @@ protected:
     j.problem_path = "examples/transpose/problem.toml";
     const auto job = *db->insert_job(j);
     j.id = job;
-    j.state = storage::job_state::finished;
+    j.state = vocabulary::job_state::finished;
     j.iterations_done = 1;
     j.baseline_time_s = 1.2e-3;
     j.best_time_s = 0.4e-3;
@@ -51,9 +51,9 @@ protected:
     it.job_id = job;
     it.number = 1;
     const auto iteration = *db->insert_iteration(it);
-    auto branch = [&](std::int64_t ordinal, storage::branch_kind kind, std::string methods,
+    auto branch = [&](std::int64_t ordinal, vocabulary::branch_kind kind, std::string methods,
                       std::optional<storage::row_id> parent, std::optional<double> time,
-                      storage::branch_outcome outcome, std::string detail = "") {
+                      vocabulary::branch_outcome outcome, std::string detail = "") {
       storage::branch_row b;
       b.iteration_id = iteration;
       b.ordinal = ordinal;
@@ -76,19 +76,19 @@ protected:
       }
       return id;
     };
-    branch(0, storage::branch_kind::branch, "[]", std::nullopt, 1.0e-3, storage::branch_outcome::passed);
-    const auto champion = branch(1, storage::branch_kind::branch, R"(["smem_tiling","padding"])",
-                                 std::nullopt, 0.4e-3, storage::branch_outcome::passed);
-    branch(2, storage::branch_kind::branch, "[]", std::nullopt, std::nullopt,
-           storage::branch_outcome::runtime_error, "CUDA_ERROR_ILLEGAL_ADDRESS | lost");
-    branch(3, storage::branch_kind::ablation, R"(["smem_tiling"])", champion, 1.1e-3,
-           storage::branch_outcome::passed);
-    branch(4, storage::branch_kind::ablation, R"(["padding"])", champion, 0.401e-3,
-           storage::branch_outcome::passed);
-    branch(5, storage::branch_kind::ablation, R"(["vectorized_access"])", champion, std::nullopt,
-           storage::branch_outcome::not_run, "implementation_failed: no LDG.E.128 in the SASS");
+    branch(0, vocabulary::branch_kind::branch, "[]", std::nullopt, 1.0e-3, vocabulary::branch_outcome::passed);
+    const auto champion = branch(1, vocabulary::branch_kind::branch, R"(["smem_tiling","padding"])",
+                                 std::nullopt, 0.4e-3, vocabulary::branch_outcome::passed);
+    branch(2, vocabulary::branch_kind::branch, "[]", std::nullopt, std::nullopt,
+           vocabulary::branch_outcome::runtime_error, "CUDA_ERROR_ILLEGAL_ADDRESS | lost");
+    branch(3, vocabulary::branch_kind::ablation, R"(["smem_tiling"])", champion, 1.1e-3,
+           vocabulary::branch_outcome::passed);
+    branch(4, vocabulary::branch_kind::ablation, R"(["padding"])", champion, 0.401e-3,
+           vocabulary::branch_outcome::passed);
+    branch(5, vocabulary::branch_kind::ablation, R"(["vectorized_access"])", champion, std::nullopt,
+           vocabulary::branch_outcome::not_run, "implementation_failed: no LDG.E.128 in the SASS");
     it.id = iteration;
-    it.state = storage::iteration_state::finished;
+    it.state = vocabulary::iteration_state::finished;
     it.champion_branch_id = champion;
     it.gaps_json = R"({"compute":0.9,"memory":0.2,"latency":0.5,"near_peak":false,)"
                    R"("arithmetic_intensity":0.0,"achieved_flops":0,"achieved_bandwidth":2.68e12,)"

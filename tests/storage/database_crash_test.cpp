@@ -22,6 +22,9 @@
 namespace warpforge::storage {
 namespace {
 
+using namespace warpforge::vocabulary; // the column enums
+
+
 /// What the child writes: small transactions until killed, or one large one.
 enum class child_plan {
   small_transactions,    ///< 1 event + 1 branch per commit, acknowledged after each commit

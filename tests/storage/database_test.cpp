@@ -11,6 +11,9 @@
 namespace warpforge::storage {
 namespace {
 
+using namespace warpforge::vocabulary; // the column enums
+
+
 template <class T>
 T must(expected<T, store_error> result) {
   if (!result)
@@ -287,11 +290,11 @@ TEST_F(Database, AnUnknownEnumTextInAColumnIsCorruptNamingTheColumn) {
 
 TEST_F(Database, MeasurementsRoundTrip) {
   auto branch = make_branch(make_iteration(), 0, branch_outcome::passed);
-  measurement_row row{0,      branch, 3,      "NVIDIA H100 80GB HBM3", measurement_mode::cold,
+  measurement_row row{0,      branch, 3,      "NVIDIA H100 80GB HBM3", timing_mode::cold,
                       1.0e-3, 1.1e-3, 2.0e-5, 0.018,   0.98e-3,
                       1.02e-3, 0.95e-3, 200,  1980.0,  20.0};
   row.id = must(db_->insert_measurement(row));
-  row.mode = measurement_mode::warm;
+  row.mode = timing_mode::warm;
   row.sm_clock_mhz = std::nullopt;
   must(db_->insert_measurement(row));
 
@@ -302,7 +305,7 @@ TEST_F(Database, MeasurementsRoundTrip) {
   EXPECT_EQ(m.branch_id, branch);
   EXPECT_EQ(m.gpu, 3);
   EXPECT_EQ(m.gpu_name, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(m.mode, measurement_mode::cold);
+  EXPECT_EQ(m.mode, timing_mode::cold);
   EXPECT_EQ(m.median_s, 1.0e-3);
   EXPECT_EQ(m.mean_s, 1.1e-3);
   EXPECT_EQ(m.stddev_s, 2.0e-5);
@@ -313,7 +316,7 @@ TEST_F(Database, MeasurementsRoundTrip) {
   EXPECT_EQ(m.samples, 200);
   EXPECT_EQ(m.sm_clock_mhz, 1980.0);
   EXPECT_EQ(m.created_at, 20.0);
-  EXPECT_EQ(loaded[1].mode, measurement_mode::warm);
+  EXPECT_EQ(loaded[1].mode, timing_mode::warm);
   EXPECT_FALSE(loaded[1].sm_clock_mhz);
 }
 

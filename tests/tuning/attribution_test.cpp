@@ -5,7 +5,7 @@
 namespace warpforge::tuning {
 namespace {
 
-using storage::branch_outcome;
+using vocabulary::branch_outcome;
 
 ablation_result timed(std::string method, double median_s) {
   return {std::move(method), branch_outcome::passed, median_s, false};

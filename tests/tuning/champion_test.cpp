@@ -7,7 +7,7 @@
 namespace warpforge::tuning {
 namespace {
 
-using storage::branch_outcome;
+using vocabulary::branch_outcome;
 
 branch_result passed(std::string name, double median_s, std::optional<double> ci_high_s = {}) {
   branch_result b;

@@ -13,7 +13,7 @@ namespace warpforge::tuning {
 namespace {
 
 namespace fs = std::filesystem;
-using storage::branch_outcome;
+using vocabulary::branch_outcome;
 
 /// A fresh folder per test, removed with its contents afterwards.
 class ResultCache : public ::testing::Test {
@@ -103,7 +103,7 @@ TEST_F(ResultCache, OutcomesThatMayNotRepeatAreNotKept) {
   }
   auto untimed = cache->put(key_of({{"BLOCK", 1}}), {branch_outcome::passed, {}, {}});
   EXPECT_FALSE(untimed) << "a passed result needs its time";
-  for (auto outcome : storage::all_branch_outcomes)
+  for (auto outcome : vocabulary::all_branch_outcomes)
     EXPECT_EQ(is_cacheable(outcome), outcome != branch_outcome::timeout &&
                                          outcome != branch_outcome::interrupted &&
                                          outcome != branch_outcome::not_run);

@@ -19,7 +19,7 @@ namespace {
 
 using config::search_strategy;
 using config::tunable_point;
-using storage::branch_outcome;
+using vocabulary::branch_outcome;
 
 std::shared_ptr<const search_space> transpose_space() {
   auto spec = config::load_problem(std::string(WARPFORGE_SOURCE_DIR) +
@@ -271,11 +271,11 @@ TEST(Strategies, AShorterHistoryIsABrokenInvariant) {
 TEST(TuningHistory, NotRunAndInterruptedDoNotUseUpAPoint) {
   EXPECT_FALSE(counts_as_evaluated(branch_outcome::not_run));
   EXPECT_FALSE(counts_as_evaluated(branch_outcome::interrupted));
-  for (auto outcome : storage::all_branch_outcomes) {
+  for (auto outcome : vocabulary::all_branch_outcomes) {
     const bool evaluated = outcome != branch_outcome::not_run && outcome != branch_outcome::interrupted;
-    EXPECT_EQ(counts_as_evaluated(outcome), evaluated) << storage::to_string(outcome);
+    EXPECT_EQ(counts_as_evaluated(outcome), evaluated) << vocabulary::to_string(outcome);
     EXPECT_EQ(prunes_point(outcome), evaluated && outcome != branch_outcome::passed)
-        << storage::to_string(outcome);
+        << vocabulary::to_string(outcome);
   }
 }
 

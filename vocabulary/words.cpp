@@ -1,8 +1,13 @@
-#include "storage/column_enums.hpp"
+#include "vocabulary/artifact_kind.hpp"
+#include "vocabulary/branch.hpp"
+#include "vocabulary/states.hpp"
+#include "vocabulary/timing_mode.hpp"
+
+#include <array>
 
 #include <utility>
 
-namespace warpforge::storage {
+namespace warpforge::vocabulary {
 namespace {
 
 template <class Enum>
@@ -65,9 +70,9 @@ constexpr std::array<name_table<branch_outcome>, 9> branch_outcome_names{{
     {branch_outcome::interrupted, "interrupted"},
 }};
 
-constexpr std::array<name_table<measurement_mode>, 2> measurement_mode_names{{
-    {measurement_mode::warm, "warm"},
-    {measurement_mode::cold, "cold"},
+constexpr std::array<name_table<timing_mode>, 2> timing_mode_names{{
+    {timing_mode::warm, "warm"},
+    {timing_mode::cold, "cold"},
 }};
 
 constexpr std::array<name_table<artifact_kind>, 10> artifact_kind_names{{
@@ -89,7 +94,7 @@ static_assert(job_state_names.size() == all_job_states.size());
 static_assert(iteration_state_names.size() == all_iteration_states.size());
 static_assert(branch_kind_names.size() == all_branch_kinds.size());
 static_assert(branch_outcome_names.size() == all_branch_outcomes.size());
-static_assert(measurement_mode_names.size() == all_measurement_modes.size());
+static_assert(timing_mode_names.size() == all_timing_modes.size());
 static_assert(artifact_kind_names.size() == all_artifact_kinds.size());
 
 } // namespace
@@ -104,8 +109,8 @@ std::string_view to_string(job_state value) { return name_of(job_state_names, va
 std::string_view to_string(iteration_state value) { return name_of(iteration_state_names, value); }
 std::string_view to_string(branch_kind value) { return name_of(branch_kind_names, value); }
 std::string_view to_string(branch_outcome value) { return name_of(branch_outcome_names, value); }
-std::string_view to_string(measurement_mode value) {
-  return name_of(measurement_mode_names, value);
+std::string_view to_string(timing_mode value) {
+  return name_of(timing_mode_names, value);
 }
 std::string_view to_string(artifact_kind value) { return name_of(artifact_kind_names, value); }
 
@@ -130,12 +135,12 @@ std::optional<branch_outcome> from_string<branch_outcome>(std::string_view text)
   return value_of(branch_outcome_names, text);
 }
 template <>
-std::optional<measurement_mode> from_string<measurement_mode>(std::string_view text) {
-  return value_of(measurement_mode_names, text);
+std::optional<timing_mode> from_string<timing_mode>(std::string_view text) {
+  return value_of(timing_mode_names, text);
 }
 template <>
 std::optional<artifact_kind> from_string<artifact_kind>(std::string_view text) {
   return value_of(artifact_kind_names, text);
 }
 
-} // namespace warpforge::storage
+} // namespace warpforge::vocabulary

@@ -1,4 +1,7 @@
-#include "storage/column_enums.hpp"
+#include "vocabulary/artifact_kind.hpp"
+#include "vocabulary/branch.hpp"
+#include "vocabulary/states.hpp"
+#include "vocabulary/timing_mode.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace warpforge::storage {
+namespace warpforge::vocabulary {
 namespace {
 
 // The text is the on-disk format: these tables pin it, value by value.
@@ -23,7 +26,7 @@ void expect_names(const std::array<Enum, N>& all,
   EXPECT_FALSE(from_string<Enum>(""));
 }
 
-TEST(ColumnEnums, CampaignStatesAreStoredAsTheirNames) {
+TEST(Vocabulary, CampaignStatesAreStoredAsTheirNames) {
   expect_names(all_campaign_states, {{campaign_state::created, "created"},
                                      {campaign_state::running, "running"},
                                      {campaign_state::finished, "finished"},
@@ -31,7 +34,7 @@ TEST(ColumnEnums, CampaignStatesAreStoredAsTheirNames) {
                                      {campaign_state::interrupted, "interrupted"}});
 }
 
-TEST(ColumnEnums, OnlyFinishedFailedAndInterruptedCampaignsAreTerminal) {
+TEST(Vocabulary, OnlyFinishedFailedAndInterruptedCampaignsAreTerminal) {
   EXPECT_FALSE(is_terminal(campaign_state::created));
   EXPECT_FALSE(is_terminal(campaign_state::running));
   EXPECT_TRUE(is_terminal(campaign_state::finished));
@@ -39,7 +42,7 @@ TEST(ColumnEnums, OnlyFinishedFailedAndInterruptedCampaignsAreTerminal) {
   EXPECT_TRUE(is_terminal(campaign_state::interrupted));
 }
 
-TEST(ColumnEnums, JobStatesAreStoredAsTheirNames) {
+TEST(Vocabulary, JobStatesAreStoredAsTheirNames) {
   expect_names(all_job_states, {{job_state::pending, "pending"},
                                 {job_state::running, "running"},
                                 {job_state::finished, "finished"},
@@ -47,20 +50,20 @@ TEST(ColumnEnums, JobStatesAreStoredAsTheirNames) {
                                 {job_state::interrupted, "interrupted"}});
 }
 
-TEST(ColumnEnums, IterationStatesAreStoredAsTheirNames) {
+TEST(Vocabulary, IterationStatesAreStoredAsTheirNames) {
   expect_names(all_iteration_states, {{iteration_state::running, "running"},
                                       {iteration_state::finished, "finished"},
                                       {iteration_state::failed, "failed"},
                                       {iteration_state::interrupted, "interrupted"}});
 }
 
-TEST(ColumnEnums, BranchKindsAreStoredAsTheirNames) {
+TEST(Vocabulary, BranchKindsAreStoredAsTheirNames) {
   expect_names(all_branch_kinds, {{branch_kind::branch, "branch"},
                                   {branch_kind::ablation, "ablation"},
                                   {branch_kind::baseline, "baseline"}});
 }
 
-TEST(ColumnEnums, BranchOutcomesAreStoredAsTheirNames) {
+TEST(Vocabulary, BranchOutcomesAreStoredAsTheirNames) {
   expect_names(all_branch_outcomes, {{branch_outcome::passed, "passed"},
                                      {branch_outcome::compile_error, "compile_error"},
                                      {branch_outcome::sass_rejected, "sass_rejected"},
@@ -72,12 +75,12 @@ TEST(ColumnEnums, BranchOutcomesAreStoredAsTheirNames) {
                                      {branch_outcome::interrupted, "interrupted"}});
 }
 
-TEST(ColumnEnums, MeasurementModesAreStoredAsTheirNames) {
-  expect_names(all_measurement_modes,
-               {{measurement_mode::warm, "warm"}, {measurement_mode::cold, "cold"}});
+TEST(Vocabulary, MeasurementModesAreStoredAsTheirNames) {
+  expect_names(all_timing_modes,
+               {{timing_mode::warm, "warm"}, {timing_mode::cold, "cold"}});
 }
 
-TEST(ColumnEnums, ArtifactKindsAreStoredAsTheirNames) {
+TEST(Vocabulary, ArtifactKindsAreStoredAsTheirNames) {
   expect_names(all_artifact_kinds, {{artifact_kind::source, "source"},
                                     {artifact_kind::compile_log, "compile_log"},
                                     {artifact_kind::ptx, "ptx"},
@@ -91,4 +94,4 @@ TEST(ColumnEnums, ArtifactKindsAreStoredAsTheirNames) {
 }
 
 } // namespace
-} // namespace warpforge::storage
+} // namespace warpforge::vocabulary
