@@ -1,19 +1,12 @@
 #pragma once
 // gpu_worker: the only path to one GPU. It holds the GPU's advisory lock for its whole life,
 // keeps one warpforge-runner pinned to the GPU (CUDA_VISIBLE_DEVICES = its UUID) through a
-// runner_keeper, and answers run_request with a measurement and profile_request with a
-// metric_set, one request at a time, in arrival order. Spawned detached: the runner calls block.
+// runner_keeper, and answers race_order with a race_reply (every kernel checked, then timed in
+// interleaved rounds) and metrics_order with a metric_set, one request at a time, in arrival
+// order. Spawned detached: the runner calls block.
 //
-// Profiling (docs/measurement.md, "Metrics"): the request's metric-schema keys become Nsight
-// names (diagnosis/metric_schema.hpp; a derived key asks for its measured inputs; no keys: every
-// measured key of the schema), the runner's CUPTI range profiler collects them, and when it
-// cannot (counters_unavailable, not_supported, failed, the runner could not answer) the worker
-// asks Nsight Compute instead (gpu::profile_with_ncu, only when ncu is found; clocks are never
-// locked). Not when the candidate itself faulted or hung under the profiler: ncu would see the
-// same. When CUPTI answers but leaves metrics out (the range profiler has no SASS-patching
-// smsp__sass_* metrics and no launch__* attributes), ncu is asked for just those, and the source
-// stays cupti with the note saying how many ncu supplied. Values come back in schema units
-// (diagnosis::map_base_units); the note says why any requested metric has no value.
+// Profiling: gpu/profiling's policy (CUPTI in this worker's runner, ncu for what it lacks or when
+// counters are restricted), in passes apart from timing.
 //
 // Nothing a candidate does stops the worker: a hung kernel is a `timeout` (the runner is killed
 // and a fresh one started), a lost context is a `runtime_error` (likewise), and a runner that
@@ -22,9 +15,7 @@
 // give-up is an event on the feed.
 
 #include "actors/runner_keeper.hpp"
-#include "diagnosis/metric_schema.hpp"
 #include "gpu/runner/gpu_lock.hpp"
-#include "gpu/runner/profile_request.hpp"
 #include "messages/gpu_worker.hpp"
 
 #include <caf/stateful_actor.hpp>
@@ -38,16 +29,15 @@
 
 namespace warpforge::actors {
 
-/// A reply deadline for a request that names none: generous, since one request covers the
-/// correctness runs on every seed and the whole timing loop.
+/// A reply deadline per kernel of a race that names none: generous, since it covers the checks on
+/// every seed and the kernel's share of the timing rounds.
 inline constexpr std::chrono::seconds default_request_watchdog{120};
-/// The reply deadline of one profile request: every replay pass of the launch (a full schema
-/// takes dozens), plus the ncu fallback's own start-up when it runs.
+/// The reply deadline of one profile: every replay pass of the launch (a full schema takes
+/// dozens), plus the ncu fallback's own start-up when it runs.
 inline constexpr std::chrono::seconds default_profile_watchdog{300};
 
 struct gpu_worker_config {
-  messages::device_summary device; // ordinal, name, arch...: stamped on every measurement
-  std::string uuid;                // the GPU's UUID: runner pinning and lock key
+  gpu::device_info device;         // the GPU: stamped on every reply
   runner_keeper_options keeper;    // executable and restart policy (visible_devices is set here)
   std::string lock_holder;         // how a refused process sees us ("warpforge bench x.toml")
   gpu::lock_policy lock = gpu::lock_policy::wait;
@@ -66,37 +56,8 @@ struct gpu_worker_config {
 /// The registry name of the worker of GPU `ordinal` ("gpu.0").
 std::string gpu_worker_name(int ordinal);
 
-/// The measurement for `request` from what the runner said (or why it could not).
-messages::measurement
-measurement_from(const messages::run_request& request, const messages::device_summary& device,
-                 vocabulary::timing_mode mode,
-                 const expected<gpu::candidate_result, gpu::runner_error>& result);
-
-/// The Nsight names a profile request must collect for metric-schema `keys`.
-struct nsight_selection {
-  std::vector<std::string> names;        // to collect, in schema order, no duplicates
-  std::vector<std::string> unknown_keys; // keys the schema does not know, in the order asked
-};
-
-/// `keys` as Nsight names: a measured key gives its own name, a derived key the names of the
-/// measured metrics its formula reads (transitively); empty `keys`: every measured metric.
-nsight_selection nsight_names_for(const std::vector<std::string>& keys,
-                                  const diagnosis::metric_schema& schema);
-
-/// The metric_set from what a metric source answered: `result`'s Nsight values (base units)
-/// mapped to schema keys, restricted to `selection.names`. `note` starts the set's note; every
-/// requested metric without a value is then named with the reason (the source's `missing`, a
-/// unit it could not convert, or "not returned"), and so is every unknown key.
-messages::metric_set metric_set_from(const messages::profile_request& request,
-                                     const messages::device_summary& device,
-                                     messages::metric_source source,
-                                     const gpu::profile_result& result,
-                                     const nsight_selection& selection,
-                                     const diagnosis::metric_schema& schema, std::string note);
-
-/// The ncu executable: `configured` when set (empty: none), else the first `ncu` on PATH or in
-/// the CUDA home's bin/.
-std::optional<std::filesystem::path> locate_ncu(const std::optional<std::filesystem::path>& configured);
+/// A race every kernel of which got the runner error's outcome (the runner could not answer).
+gpu::race_result race_failed(const gpu::race_request& request, const gpu::runner_error& error);
 
 struct gpu_worker_state {
   static inline const char* name = "gpu_worker";
@@ -105,16 +66,15 @@ struct gpu_worker_state {
   std::optional<gpu::gpu_lock> lock;
   std::optional<runner_keeper> keeper;
   std::string failure;          // why the worker cannot measure (lock refused, runner gave up)
-  std::int64_t requests = 0;
+  std::int64_t races = 0;
+  std::int64_t kernels = 0;
   std::int64_t timeouts = 0;
   std::int64_t profiles = 0;
-  std::int64_t ncu_fallbacks = 0;
 
-  /// Counters of one launch of `request`'s candidate: CUPTI in the runner (ncu adding what it
-  /// left out), else ncu alone.
-  messages::metric_set profile(const messages::profile_request& request);
-  /// `asked` through the ncu fallback around a one-shot runner; nullopt when ncu is not here.
-  std::optional<gpu::profile_result> ask_ncu(const gpu::profile_request& asked);
+  /// Every kernel of the race checked and timed (or why not).
+  messages::race_reply race(const messages::race_order& order);
+  /// Counters of one launch: CUPTI in the runner, ncu adding what it left out or standing in.
+  gpu::metric_set profile(const messages::metrics_order& order);
   messages::component_status status() const;
 };
 

@@ -24,5 +24,6 @@ Handle lookup(caf::actor_system& system, std::string_view name) {
 
 inline constexpr std::string_view store_name = "store";
 inline constexpr std::string_view feed_name = "feed";
+inline constexpr std::string_view supervisor_name = "supervisor";
 
 } // namespace warpforge::actors

@@ -1,7 +1,12 @@
 #include "actors/runtime.hpp"
 
+#include "actors/campaign.hpp"
+#include "actors/compiler.hpp"
 #include "actors/emit.hpp"
+#include "actors/profiler.hpp"
+#include "actors/proposer.hpp"
 #include "actors/registry.hpp"
+#include "actors/sass_checker.hpp"
 #include "actors/store.hpp"
 #include "actors/supervisor.hpp"
 #include "logging/logging.hpp"
@@ -24,19 +29,55 @@ system_config::system_config() {
   set("scheduler.max-threads", static_cast<std::size_t>(threads));
 }
 
+namespace {
+
+template <class Handle>
+caf::actor untyped(Handle h) {
+  return caf::actor_cast<caf::actor>(std::move(h));
+}
+
+// Every actor of the pipeline, in start order (the supervisor stops them in reverse).
+std::vector<child_spec> pipeline_children(const runtime_options& options) {
+  std::vector<child_spec> children;
+  children.push_back({std::string{store_name}, [db = options.database](caf::actor_system& sys) {
+                        return untyped(sys.spawn<caf::detached>(store, db));
+                      }});
+  children.push_back({std::string{feed_name}, [feed_opts = options.feed](caf::actor_system& sys) {
+                        return untyped(sys.spawn<caf::detached>(feed, feed_opts));
+                      }});
+  if (!options.pipeline)
+    return children;
+  const auto& p = *options.pipeline;
+  for (std::size_t i = 0; i < p.compilers; ++i)
+    children.push_back({compiler_name(i), [name = compiler_name(i), compile = p.compile](caf::actor_system& sys) {
+                          return untyped(sys.spawn<caf::detached>(compiler, name, compile));
+                        }});
+  children.push_back({std::string{sass_checker_name},
+                      [](caf::actor_system& sys) { return untyped(sys.spawn<caf::detached>(sass_checker)); }});
+  children.push_back({std::string{proposer_name}, [spec = p.proposer](caf::actor_system& sys) {
+                        return untyped(sys.spawn(proposer, spec));
+                      }});
+  for (const auto& worker : p.workers)
+    children.push_back({gpu_worker_name(worker.device.ordinal), [worker](caf::actor_system& sys) {
+                          return untyped(sys.spawn<caf::detached>(gpu_worker, worker));
+                        }});
+  children.push_back({std::string{profiler_name}, [](caf::actor_system& sys) { return untyped(sys.spawn(profiler)); }});
+  children.push_back({std::string{scheduler_name}, [o = p.scheduler](caf::actor_system& sys) {
+                        return untyped(sys.spawn(scheduler, o));
+                      }});
+  children.push_back({std::string{campaign_name}, [](caf::actor_system& sys) { return untyped(sys.spawn(campaign)); }});
+  return children;
+}
+
+} // namespace
+
 expected<std::unique_ptr<runtime>, std::string> runtime::start(runtime_options options) {
   std::unique_ptr<runtime> rt{new runtime};
   rt->config_ = std::make_unique<system_config>();
   rt->system_ = std::make_unique<caf::actor_system>(*rt->config_);
   rt->self_ = std::make_unique<caf::scoped_actor>(*rt->system_);
 
-  std::vector<child_spec> children;
-  children.push_back({std::string{store_name}, [db = options.database](caf::actor_system& sys) {
-                        return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(store, db));
-                      }});
-  children.push_back({std::string{feed_name}, [feed_opts = options.feed](caf::actor_system& sys) {
-                        return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(feed, feed_opts));
-                      }});
+  auto children = pipeline_children(options);
   rt->supervisor_ = rt->system_->spawn(supervisor, options.supervision, std::move(children),
                                        caf::actor_cast<caf::actor>(*rt->self_), default_stop_grace);
 
@@ -82,67 +123,50 @@ runtime::~runtime() {
   stop();
 }
 
-namespace {
-
-template <class Request>
-expected<std::int64_t, std::string> ask_store(caf::actor_system& sys, caf::scoped_actor& self,
-                                              const Request& request) {
-  auto store_handle = lookup<messages::store_actor>(sys, store_name);
+template <class Record>
+expected<std::int64_t, std::string> runtime::record(const Record& r) {
+  auto store_handle = lookup<messages::store_actor>(*system_, store_name);
   if (!store_handle)
     return unexpected{std::string{"the store is not running"}};
   expected<std::int64_t, std::string> result = unexpected{std::string{"no answer"}};
-  self->request(store_handle, request_timeout, request)
+  (*self_)->request(store_handle, request_timeout, r)
     .receive([&](std::int64_t id) { result = id; },
-             [&](caf::error& err) { result = unexpected{sys.render(err)}; });
+             [&](caf::error& err) { result = unexpected{system_->render(err)}; });
   return result;
 }
 
-} // namespace
+template expected<std::int64_t, std::string> runtime::record(const storage::campaign_record&);
+template expected<std::int64_t, std::string> runtime::record(const storage::job_record&);
+template expected<std::int64_t, std::string> runtime::record(const storage::campaign_state_change&);
+template expected<std::int64_t, std::string> runtime::record(const storage::job_state_change&);
+template expected<std::int64_t, std::string> runtime::record(const storage::iteration_update&);
+template expected<std::int64_t, std::string> runtime::record(const storage::branch_record&);
+template expected<std::int64_t, std::string> runtime::record(const storage::branch_outcome_change&);
+template expected<std::int64_t, std::string> runtime::record(const storage::measurement_record&);
 
-expected<std::int64_t, std::string> runtime::record(const messages::campaign_record& r) {
-  return ask_store(*system_, *self_, r);
-}
-
-expected<std::int64_t, std::string> runtime::record(const messages::job_record& r) {
-  return ask_store(*system_, *self_, r);
-}
-
-expected<std::int64_t, std::string> runtime::record(const messages::iteration_record& r) {
-  return ask_store(*system_, *self_, r);
-}
-
-expected<std::int64_t, std::string> runtime::record(const messages::branch_record& r) {
-  return ask_store(*system_, *self_, r);
-}
-
-expected<std::int64_t, std::string> runtime::record(const messages::measurement_record& r) {
-  return ask_store(*system_, *self_, r);
-}
-
-namespace {
-
-template <class Change>
-void tell_store(caf::actor_system& sys, const Change& change) {
-  if (auto s = lookup<messages::store_actor>(sys, store_name))
-    caf::anon_send(s, change);
-}
-
-} // namespace
-
-void runtime::record(const messages::campaign_state_change& c) {
-  tell_store(*system_, c);
-}
-
-void runtime::record(const messages::job_state_change& c) {
-  tell_store(*system_, c);
-}
-
-void runtime::record(const messages::branch_outcome_change& c) {
-  tell_store(*system_, c);
-}
-
-void runtime::record(const messages::iteration_update& u) {
-  tell_store(*system_, u);
+expected<pipeline::campaign_result, std::string> runtime::run(const messages::campaign_plan& plan,
+                                                              const std::function<bool()>& interrupted) {
+  auto& self = *self_;
+  std::optional<pipeline::campaign_result> result;
+  bool interrupt_sent = false;
+  // Asked again every poll: in between, the interrupt flag and the supervisor are looked at. The
+  // campaign actor keeps one answer per asker, and a restarted one finds its rows in the store.
+  while (!result) {
+    if (auto gave_up = failure())
+      return unexpected{gave_up->reason};
+    auto campaign_handle = lookup<messages::campaign_actor>(*system_, campaign_name);
+    if (campaign_handle && interrupted() && !interrupt_sent) {
+      self->send(campaign_handle, messages::interrupt_atom::value);
+      interrupt_sent = true;
+    }
+    if (!campaign_handle) {
+      self->receive(caf::after(campaign_poll) >> [] {});
+      continue;
+    }
+    self->request(campaign_handle, campaign_poll, plan)
+      .receive([&](pipeline::campaign_result& r) { result = std::move(r); }, [](caf::error&) {});
+  }
+  return std::move(*result);
 }
 
 void runtime::emit(feed::event e) {

@@ -1,11 +1,17 @@
 #pragma once
-// runtime: one campaign's actor system. Boots the supervisor with the store and the feed (the
-// pipeline's other actors join here as they land), offers the few synchronous calls the command
-// line needs, and stops everything in order: the feed drains into the store before the store
-// closes.
+// runtime: one campaign's actor system. Boots the supervisor with every actor of the pipeline —
+// store, feed, the compilers, the SASS checker, the proposer, one gpu_worker per GPU, the
+// profiler, the scheduler and the campaign actor, in that order — watched and restarted with the
+// campaign's policy; offers the few synchronous calls the command line needs; and stops
+// everything in the reverse order, each actor draining what was queued before it (the campaign
+// records how it ended, ..., the feed drains into the store before the store closes).
 
 #include "actors/feed.hpp"
+#include "actors/gpu_worker.hpp"
+#include "actors/scheduler.hpp"
+#include "config/campaign_spec.hpp"
 #include "config/supervision_policy.hpp"
+#include "messages/campaign.hpp"
 #include "expected/expected.hpp"
 #include "messages/store.hpp"
 #include "messages/supervisor.hpp"
@@ -15,6 +21,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -29,16 +36,28 @@ public:
   system_config();
 };
 
+/// The actors of the pipeline (a runtime without them records and publishes only: `program`).
+struct pipeline_options {
+  std::vector<gpu_worker_config> workers;  // one per GPU; empty: no GPU here
+  std::size_t compilers = 1;               // compiler actors (as many as cores, or [compiler] workers)
+  pipeline::compile_function compile;      // NVRTC through the content cache (a slower one in tests)
+  config::proposer_spec proposer;
+  scheduler_options scheduler;
+};
+
 struct runtime_options {
   std::filesystem::path database;  // the run directory's SQLite file
   feed_options feed;
   config::supervision_policy supervision;
+  std::optional<pipeline_options> pipeline;
 };
 
 /// How long the runtime waits for a synchronous answer from one of its actors.
 inline constexpr std::chrono::seconds request_timeout{30};
 /// How often start() looks again for a feed that the supervisor is restarting.
 inline constexpr std::chrono::milliseconds feed_start_poll{50};
+/// How often run() looks at the interrupt flag while the campaign runs.
+inline constexpr std::chrono::milliseconds campaign_poll{200};
 /// How long stop() waits for the actors to drain and quit.
 inline constexpr std::chrono::seconds stop_timeout{30};
 
@@ -50,15 +69,15 @@ public:
 
   caf::actor_system& system() { return *system_; }
 
-  expected<std::int64_t, std::string> record(const messages::campaign_record& r);
-  expected<std::int64_t, std::string> record(const messages::job_record& r);
-  void record(const messages::campaign_state_change& c);
-  void record(const messages::job_state_change& c);
-  expected<std::int64_t, std::string> record(const messages::iteration_record& r);
-  void record(const messages::iteration_update& u);
-  expected<std::int64_t, std::string> record(const messages::branch_record& r);
-  void record(const messages::branch_outcome_change& c);
-  expected<std::int64_t, std::string> record(const messages::measurement_record& r);
+  /// One store write, answered with its row id once durable (program mode records through this).
+  template <class Record>
+  expected<std::int64_t, std::string> record(const Record& r);
+
+  /// Runs `plan` through the campaign actor to its end. `interrupted` is polled: once it says
+  /// so, in-flight work is ended interrupted and the campaign stops. The error: the supervisor
+  /// gave up (its reason), or the pipeline is not running.
+  expected<pipeline::campaign_result, std::string> run(const messages::campaign_plan& plan,
+                                                       const std::function<bool()>& interrupted);
 
   /// Puts an event on the feed (fire and forget; the feed stamps seq and time).
   void emit(feed::event e);

@@ -1,62 +1,62 @@
 #pragma once
-// scheduler: runs a campaign's jobs to their end across the GPU workers. A blocking actor with
-// one loop: ask every job's driver what it wants next, build it (branch row, NVRTC through the
-// cache, SASS check of the claimed methods, the runner request), queue it, hand queued work to
-// any idle GPU worker, and record each measurement as it comes back, from whichever GPU. So
-// compilation of the next candidates runs while GPUs time the current ones, branches and
-// ablations of all jobs share the GPUs, and every state change is a store row and an event.
+// scheduler: plans, dispatches, records — nothing else. The campaign's flow is the campaign
+// engine's (pipeline/campaign_engine.hpp); this actor carries its orders to the stages (the
+// compilers, the SASS checker, the proposer, the GPU workers, the profiler), brings the answers
+// back, and sends the rows and events it returns to the store and the feed.
 //
-// Without a GPU it compiles and SASS-checks the baseline and a first proposal of every job,
-// records them not_run ("measurements need a GPU") and ends: no number is invented.
-// A stop_atom (Ctrl-C) ends the loop at once: work in flight and queued is recorded
-// `interrupted`, the jobs and the campaign `interrupted`, resumable.
+// Every order is a request. One that fails (its actor crashed and is being restarted by the
+// supervisor) is sent again after a short delay to whatever actor is registered under that name
+// then, so a crash costs time, never a branch. Store writes are keyed and idempotent, so they are
+// repeated the same way. Restarted itself, the scheduler is handed the plan again by the campaign
+// actor and rebuilds every job from the store (what has an outcome is replayed, the rest rebuilt).
 
-#include "actors/job_driver.hpp"
-#include "config/campaign_spec.hpp"
-#include "messages/campaign.hpp"
-#include "messages/gpu_worker.hpp"
-#include "report/campaign_report.hpp"
+#include "messages/scheduler.hpp"
+#include "pipeline/campaign_engine.hpp"
 
-#include <caf/blocking_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
-#include <filesystem>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace warpforge::actors {
 
-struct scheduler_worker {
-  int ordinal = -1;
-  std::string name; // "NVIDIA H100 80GB HBM3": with arch, the tuner cache's GPU key
-  std::string arch; // "sm_90": what its candidates are compiled for
-  messages::gpu_worker_actor handle;
-  std::optional<double> peak_dram_bandwidth; // bytes/s (specs table or the device's clocks)
+inline constexpr std::string_view scheduler_name = "scheduler";
+
+struct scheduler_options {
+  std::size_t compilers = 1;                         // compiler actors: "compile.0" ...
+  std::chrono::milliseconds tick{500};               // how often budgets and idle GPUs are looked at
+  std::chrono::milliseconds retry_delay{200};        // before repeating an order whose actor failed
+  std::filesystem::path tuner_cache;                 // the cross-run result cache; empty: none
 };
 
-struct scheduler_config {
-  config::campaign_spec spec;
-  std::filesystem::path run_dir;
-  std::int64_t campaign_id = 0;
-  std::vector<std::int64_t> job_ids;      // the jobs' rows, in spec.jobs order
-  std::vector<scheduler_worker> workers;  // empty: no GPU here
-  std::string why_no_gpu;                 // when workers is empty
-  std::string fallback_arch = "sm_90";    // compile target without a GPU
-  std::optional<report::campaign_report> resume_from; // what an earlier run of this directory did
-  std::optional<std::filesystem::path> tuner_cache;   // the cross-run result cache; none: default path
-  caf::actor owner;                       // receives the campaign_result at the end
+struct scheduler_state {
+  static inline const char* name = "scheduler";
+
+  scheduler_options options;
+  std::optional<messages::campaign_plan> plan;
+  std::unique_ptr<pipeline::campaign_engine> engine;
+  std::vector<caf::typed_response_promise<pipeline::campaign_result>> waiting; // hear the end
+  std::chrono::steady_clock::time_point started;
+  std::deque<std::function<void()>> retries;  // orders to send again at the next retry tick
+  std::size_t writes_in_flight = 0;           // store writes not yet acknowledged
+  std::size_t next_compiler = 0;
+  std::vector<std::string> failed_jobs;       // jobs whose problem could not be opened
+
+  /// The engine for `plan`: its jobs opened (a job that cannot be is recorded failed), started
+  /// afresh or from `earlier`.
+  void begin(const messages::campaign_plan& plan, const std::optional<pipeline::earlier_run>& earlier,
+             std::vector<pipeline::store_write>& failures, std::vector<feed::event>& failure_events);
+  messages::component_status status() const;
 };
 
-/// How busy the GPUs were: time inside worker requests over wall time times GPUs.
-struct gpu_usage {
-  double wall_s = 0;
-  double busy_s = 0;           // summed over the GPUs
-  std::size_t gpus = 0;
-  std::uint64_t measured = 0;  // candidates the GPUs answered
-  double busy_fraction() const { return wall_s > 0 && gpus > 0 ? busy_s / (wall_s * gpus) : 0; }
-};
-
-/// The scheduler's body (spawned detached with the blocking API by the run command).
-void scheduler(caf::blocking_actor* self, scheduler_config config);
+messages::scheduler_actor::behavior_type
+scheduler(messages::scheduler_actor::stateful_pointer<scheduler_state> self, scheduler_options options);
 
 } // namespace warpforge::actors

@@ -22,7 +22,7 @@ void store_state::open(const std::filesystem::path& path) {
   logging::get("store")->info("opened {}", path.string());
 }
 
-expected<std::int64_t, storage::store_error> store_state::record(const messages::campaign_record& r) {
+expected<std::int64_t, storage::store_error> store_state::record(const storage::campaign_record& r) {
   storage::campaign_row row;
   row.name = r.name;
   row.spec_path = r.spec_path;
@@ -32,7 +32,7 @@ expected<std::int64_t, storage::store_error> store_state::record(const messages:
   return db->insert_campaign(row);
 }
 
-expected<std::int64_t, storage::store_error> store_state::record(const messages::job_record& r) {
+expected<std::int64_t, storage::store_error> store_state::record(const storage::job_record& r) {
   storage::job_row row;
   row.campaign_id = r.campaign_id;
   row.name = r.name;
@@ -41,12 +41,18 @@ expected<std::int64_t, storage::store_error> store_state::record(const messages:
   return db->insert_job(row);
 }
 
-expected<void, storage::store_error> store_state::record(const messages::campaign_state_change& c) {
-  return db->set_campaign_state(c.campaign_id, c.state, c.reason, unix_now_s());
+expected<std::int64_t, storage::store_error> store_state::record(const storage::campaign_state_change& c) {
+  auto done = db->set_campaign_state(c.campaign_id, c.state, c.reason, unix_now_s());
+  if (!done)
+    return unexpected{std::move(done).error()};
+  return c.campaign_id;
 }
 
-expected<void, storage::store_error> store_state::record(const messages::job_state_change& c) {
-  return db->set_job_state(c.job_id, c.state, c.reason, unix_now_s());
+expected<std::int64_t, storage::store_error> store_state::record(const storage::job_state_change& c) {
+  auto done = db->set_job_state(c.job_id, c.state, c.reason, unix_now_s());
+  if (!done)
+    return unexpected{std::move(done).error()};
+  return c.job_id;
 }
 
 expected<std::int64_t, storage::store_error> store_state::record(const feed::event& e) {
@@ -68,40 +74,90 @@ expected<std::int64_t, storage::store_error> store_state::record(const feed::eve
   return db->append_event(row);
 }
 
-expected<std::int64_t, storage::store_error> store_state::record(const messages::iteration_record& r) {
+expected<std::int64_t, storage::store_error> store_state::iteration_id(std::int64_t job_id, std::int64_t number) {
+  auto found = db->find_iteration(job_id, number);
+  if (!found)
+    return unexpected{std::move(found).error()};
+  if (*found)
+    return **found;
   storage::iteration_row row;
-  row.job_id = r.job_id;
-  row.number = r.number;
+  row.job_id = job_id;
+  row.number = number;
   row.started_at = unix_now_s();
   return db->insert_iteration(row);
 }
 
-expected<void, storage::store_error> store_state::record(const messages::job_update& u) {
-  auto known = [](double v) { return v > 0 ? std::optional<double>{v} : std::nullopt; };
-  return db->set_job_progress(u.job_id, u.iterations_done, known(u.best_time_s), known(u.baseline_time_s),
-                              unix_now_s());
+expected<std::int64_t, storage::store_error> store_state::branch_id(const storage::branch_key& key) {
+  auto iteration = iteration_id(key.job_id, key.iteration);
+  if (!iteration)
+    return iteration;
+  auto found = db->find_branch(*iteration, key.ordinal);
+  if (!found)
+    return unexpected{std::move(found).error()};
+  if (!*found)
+    return unexpected{storage::store_error{storage::store_error_code::not_found,
+                                           "no branch " + std::to_string(key.ordinal) + " in iteration " +
+                                             std::to_string(key.iteration) + " of job " + std::to_string(key.job_id)}};
+  return **found;
 }
 
-expected<void, storage::store_error> store_state::record(const messages::iteration_update& u) {
+expected<std::int64_t, storage::store_error> store_state::record(const storage::job_update& u) {
+  auto known = [](double v) { return v > 0 ? std::optional<double>{v} : std::nullopt; };
+  auto done = db->set_job_progress(u.job_id, u.iterations_done, known(u.best_time_s), known(u.baseline_time_s),
+                                   unix_now_s());
+  if (!done)
+    return unexpected{std::move(done).error()};
+  return u.job_id;
+}
+
+expected<std::int64_t, storage::store_error> store_state::record(const storage::iteration_update& u) {
+  auto id = iteration_id(u.job_id, u.number);
+  if (!id)
+    return id;
   storage::iteration_row row;
-  row.id = u.iteration_id;
+  row.id = *id;
   row.state = u.state;
-  if (u.champion_branch_id != 0)
-    row.champion_branch_id = u.champion_branch_id;
+  if (u.champion_ordinal >= 0) {
+    auto champion = branch_id({u.job_id, u.number, u.champion_ordinal});
+    if (!champion)
+      return champion;
+    row.champion_branch_id = *champion;
+  }
   if (u.finished)
     row.finished_at = unix_now_s();
-  if (!u.gaps_json.empty())
+  if (!u.gaps_json.empty()) {
     row.gaps_json = u.gaps_json;
-  return db->update_iteration(row);
+  } else { // keep the gaps an earlier update wrote
+    auto rows = db->load_iterations(u.job_id);
+    if (rows)
+      for (const auto& r : *rows)
+        if (r.id == *id)
+          row.gaps_json = r.gaps_json;
+  }
+  auto done = db->update_iteration(row);
+  if (!done)
+    return unexpected{std::move(done).error()};
+  return *id;
 }
 
-expected<std::int64_t, storage::store_error> store_state::record(const messages::branch_record& r) {
+expected<std::int64_t, storage::store_error> store_state::record(const storage::branch_record& r) {
+  auto iteration = iteration_id(r.key.job_id, r.key.iteration);
+  if (!iteration)
+    return iteration;
+  if (auto found = db->find_branch(*iteration, r.key.ordinal); !found)
+    return unexpected{std::move(found).error()};
+  else if (*found)
+    return **found; // recorded before (a repeated write, a resumed campaign)
   storage::branch_row row;
-  row.iteration_id = r.iteration_id;
-  row.ordinal = r.ordinal;
+  row.iteration_id = *iteration;
+  row.ordinal = r.key.ordinal;
   row.kind = r.kind;
-  if (r.parent_branch_id != 0)
-    row.parent_branch_id = r.parent_branch_id;
+  if (r.parent_ordinal >= 0) {
+    auto parent = branch_id({r.key.job_id, r.key.iteration, r.parent_ordinal});
+    if (!parent)
+      return parent;
+    row.parent_branch_id = *parent;
+  }
   row.methods_json = r.methods_json;
   row.defines_json = r.defines_json;
   row.source_path = r.source_path;
@@ -109,13 +165,22 @@ expected<std::int64_t, storage::store_error> store_state::record(const messages:
   return db->insert_branch(row);
 }
 
-expected<void, storage::store_error> store_state::record(const messages::branch_outcome_change& c) {
-  return db->set_branch_outcome(c.branch_id, c.outcome, c.detail, unix_now_s());
+expected<std::int64_t, storage::store_error> store_state::record(const storage::branch_outcome_change& c) {
+  auto id = branch_id(c.key);
+  if (!id)
+    return id;
+  auto done = db->set_branch_outcome(*id, c.outcome, c.detail, unix_now_s());
+  if (!done)
+    return unexpected{std::move(done).error()};
+  return *id;
 }
 
-expected<std::int64_t, storage::store_error> store_state::record(const messages::measurement_record& r) {
+expected<std::int64_t, storage::store_error> store_state::record(const storage::measurement_record& r) {
+  auto branch = branch_id(r.key);
+  if (!branch)
+    return branch;
   storage::measurement_row row;
-  row.branch_id = r.branch_id;
+  row.branch_id = *branch;
   row.gpu = r.gpu;
   row.gpu_name = r.gpu_name;
   row.mode = r.mode;
@@ -130,7 +195,16 @@ expected<std::int64_t, storage::store_error> store_state::record(const messages:
   if (r.sm_clock_mhz > 0)
     row.sm_clock_mhz = r.sm_clock_mhz;
   row.created_at = unix_now_s();
-  return db->insert_measurement(row);
+  auto existing = db->find_measurement(*branch, r.gpu, r.mode);
+  if (!existing)
+    return unexpected{std::move(existing).error()};
+  if (!*existing)
+    return db->insert_measurement(row);
+  row.id = **existing;
+  auto done = db->update_measurement(row);
+  if (!done)
+    return unexpected{std::move(done).error()};
+  return row.id;
 }
 
 void store_state::note_failure(const storage::store_error& error) {
@@ -169,17 +243,16 @@ store(messages::store_actor::stateful_pointer<store_state> self, std::filesystem
       ++self->state.rows_written;
   };
   return {
-    [self, reply](const messages::campaign_record& r) { return reply(self->state.record(r)); },
-    [self, reply](const messages::job_record& r) { return reply(self->state.record(r)); },
-    [self, apply](const messages::campaign_state_change& c) { apply(self->state.record(c)); },
-    [self, apply](const messages::job_state_change& c) { apply(self->state.record(c)); },
+    [self, reply](const storage::campaign_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const storage::job_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const storage::campaign_state_change& c) { return reply(self->state.record(c)); },
+    [self, reply](const storage::job_state_change& c) { return reply(self->state.record(c)); },
+    [self, reply](const storage::job_update& u) { return reply(self->state.record(u)); },
+    [self, reply](const storage::iteration_update& u) { return reply(self->state.record(u)); },
+    [self, reply](const storage::branch_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const storage::branch_outcome_change& c) { return reply(self->state.record(c)); },
+    [self, reply](const storage::measurement_record& r) { return reply(self->state.record(r)); },
     [self, apply](const feed::event& e) { apply(self->state.record(e)); },
-    [self, reply](const messages::iteration_record& r) { return reply(self->state.record(r)); },
-    [self, apply](const messages::iteration_update& u) { apply(self->state.record(u)); },
-    [self, apply](const messages::job_update& u) { apply(self->state.record(u)); },
-    [self, reply](const messages::branch_record& r) { return reply(self->state.record(r)); },
-    [self, apply](const messages::branch_outcome_change& c) { apply(self->state.record(c)); },
-    [self, reply](const messages::measurement_record& r) { return reply(self->state.record(r)); },
     [self](messages::next_seq_atom) -> caf::result<std::int64_t> {
       auto next = self->state.db->next_event_seq();
       if (!next)

@@ -26,17 +26,24 @@ struct store_state {
   /// write is dead, and its supervisor decides what follows.
   void open(const std::filesystem::path& path);
 
-  expected<std::int64_t, storage::store_error> record(const messages::campaign_record& r);
-  expected<std::int64_t, storage::store_error> record(const messages::job_record& r);
-  expected<void, storage::store_error> record(const messages::campaign_state_change& c);
-  expected<void, storage::store_error> record(const messages::job_state_change& c);
+  // Each write answers a row id (the one written, or the one it changed) once it is durable.
+  expected<std::int64_t, storage::store_error> record(const storage::campaign_record& r);
+  expected<std::int64_t, storage::store_error> record(const storage::job_record& r);
+  expected<std::int64_t, storage::store_error> record(const storage::campaign_state_change& c);
+  expected<std::int64_t, storage::store_error> record(const storage::job_state_change& c);
   expected<std::int64_t, storage::store_error> record(const feed::event& e);
-  expected<std::int64_t, storage::store_error> record(const messages::iteration_record& r);
-  expected<void, storage::store_error> record(const messages::iteration_update& u);
-  expected<void, storage::store_error> record(const messages::job_update& u);
-  expected<std::int64_t, storage::store_error> record(const messages::branch_record& r);
-  expected<void, storage::store_error> record(const messages::branch_outcome_change& c);
-  expected<std::int64_t, storage::store_error> record(const messages::measurement_record& r);
+  expected<std::int64_t, storage::store_error> record(const storage::job_update& u);
+  // Keyed by (job, iteration, ordinal): the rows are found or made, so repeating a write after a
+  // store restart changes nothing.
+  expected<std::int64_t, storage::store_error> record(const storage::iteration_update& u);
+  expected<std::int64_t, storage::store_error> record(const storage::branch_record& r);
+  expected<std::int64_t, storage::store_error> record(const storage::branch_outcome_change& c);
+  expected<std::int64_t, storage::store_error> record(const storage::measurement_record& r);
+
+  /// The row of the job's iteration `number`, made when missing.
+  expected<std::int64_t, storage::store_error> iteration_id(std::int64_t job_id, std::int64_t number);
+  /// The row of an existing branch (not_found otherwise).
+  expected<std::int64_t, storage::store_error> branch_id(const storage::branch_key& key);
 
   /// Counts a failed write and logs it; the store goes on (degraded) with the next one.
   void note_failure(const storage::store_error& error);

@@ -115,6 +115,7 @@ supervisor(supervisor_pointer self, config::supervision_policy policy,
       finish_stop();
   };
 
+  self->system().registry().put(registry_key(supervisor_name), self);
   for (auto& spec : children) {
     supervisor_state::child c;
     c.spec = std::move(spec);

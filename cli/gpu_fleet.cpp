@@ -1,10 +1,6 @@
 #include "cli/gpu_fleet.hpp"
 
-#include "actors/registry.hpp"
 #include "gpu/runner/runner_client.hpp"
-
-#include <caf/scoped_actor.hpp>
-#include <caf/send.hpp>
 
 #include <cstdlib>
 #include <sstream>
@@ -65,53 +61,6 @@ expected<gpu_fleet, std::string> discover_gpus(const std::string& gpus_option) {
     return unexpected{chosen.error()};
   fleet.chosen = std::move(*chosen);
   return fleet;
-}
-
-diagnosis::device_properties properties_of(const gpu::device_info& device) {
-  diagnosis::device_properties p;
-  p.name = device.name;
-  p.sm_count = device.sm_count;
-  p.sm_clock_khz = device.sm_clock_khz;
-  p.memory_clock_khz = device.memory_clock_khz;
-  p.memory_bus_width_bits = device.memory_bus_width_bits;
-  p.l2_bytes = device.l2_bytes;
-  return p;
-}
-
-messages::device_summary summary_of(const gpu::device_info& device) {
-  return {device.ordinal, device.name,  device.arch(), device.memory_bytes,
-          static_cast<std::uint32_t>(device.sm_count), device.l2_bytes};
-}
-
-std::vector<worker_handle> spawn_workers(caf::actor_system& system, const gpu_fleet& fleet,
-                                         const fleet_options& options) {
-  std::vector<worker_handle> workers;
-  for (int ordinal : fleet.chosen) {
-    const auto& device = fleet.device(ordinal);
-    actors::gpu_worker_config config;
-    config.device = summary_of(device);
-    config.uuid = device.uuid;
-    config.keeper.runner.executable = fleet.runner;
-    config.keeper.restarts = options.restarts;
-    config.lock_holder = options.holder;
-    config.lock_timeout = options.lock_timeout;
-    config.default_watchdog = options.default_watchdog;
-    auto handle = system.spawn<caf::detached>(actors::gpu_worker, config);
-    system.registry().put(actors::registry_key(actors::gpu_worker_name(ordinal)),
-                          caf::actor_cast<caf::strong_actor_ptr>(handle));
-    workers.push_back({ordinal, handle});
-  }
-  return workers;
-}
-
-void stop_workers(caf::actor_system& system, std::vector<worker_handle>& workers) {
-  caf::scoped_actor self{system};
-  for (auto& w : workers) {
-    system.registry().erase(actors::registry_key(actors::gpu_worker_name(w.ordinal)));
-    self->send(w.handle, messages::stop_atom::value);
-    self->wait_for(w.handle);
-  }
-  workers.clear();
 }
 
 } // namespace warpforge::cli

@@ -7,7 +7,6 @@
 #include "cli/commands.hpp"
 
 #include "cli/gpu_fleet.hpp"
-#include "cli/kernel_build.hpp"
 #include "cli/recording.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "gpu/compile/nvcc_compiler.hpp"
@@ -45,19 +44,19 @@ exit_code program(const program_options& options) {
   }
   auto& dir = started->dir;
   auto& runtime = *started->runtime;
-  auto campaign_id = runtime.record(messages::campaign_record{"program-" + name, options.source_path,
+  auto campaign_id = runtime.record(storage::campaign_record{"program-" + name, options.source_path,
                                                               source.str(), dir.path().string()});
-  auto job_id = campaign_id ? runtime.record(messages::job_record{*campaign_id, name, options.source_path})
+  auto job_id = campaign_id ? runtime.record(storage::job_record{*campaign_id, name, options.source_path})
                             : campaign_id;
   if (!job_id) {
     std::cerr << "warpforge program: cannot record: " << job_id.error() << '\n';
     return exit_code::failure;
   }
   auto finish = [&](vocabulary::campaign_state state, const std::string& reason, exit_code code) {
-    runtime.record(messages::job_state_change{*job_id, state == vocabulary::campaign_state::finished
+    runtime.record(storage::job_state_change{*job_id, state == vocabulary::campaign_state::finished
                                                          ? vocabulary::job_state::finished
                                                          : vocabulary::job_state::failed, reason});
-    runtime.record(messages::campaign_state_change{*campaign_id, state, reason});
+    runtime.record(storage::campaign_state_change{*campaign_id, state, reason});
     runtime.stop();
     if (!reason.empty())
       std::cerr << "warpforge program: " << reason << '\n';
@@ -74,7 +73,7 @@ exit_code program(const program_options& options) {
   request.source = source.str();
   request.source_name = fs::path{options.source_path}.filename().string();
   request.arch = options.arch.empty() ? (fleet->usable() ? fleet->device(fleet->chosen.front()).arch()
-                                                         : std::string{fallback_arch})
+                                                         : std::string{gpu::fallback_arch})
                                       : options.arch;
   auto built = compiler->compile(request);
   if (!built) {

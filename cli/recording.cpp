@@ -10,7 +10,8 @@ namespace {
 
 expected<recording, recording_failure> boot(storage::run_directory dir, const std::string& name,
                                             feed::publisher_options feed,
-                                            config::supervision_policy supervision) {
+                                            config::supervision_policy supervision,
+                                            std::optional<actors::pipeline_options> pipeline) {
   logging::add_file_sink(dir.logs_dir() / "warpforge.log");
   logging::get("campaign")->info("run directory {}", dir.path().string());
   actors::runtime_options options;
@@ -19,6 +20,7 @@ expected<recording, recording_failure> boot(storage::run_directory dir, const st
   options.feed.campaign = name;
   options.feed.endpoint_file = dir.path() / "feed.endpoint";
   options.supervision = supervision;
+  options.pipeline = std::move(pipeline);
   auto rt = actors::runtime::start(options);
   if (!rt) {
     logging::get("campaign")->error("cannot start: {}", rt.error());
@@ -32,21 +34,23 @@ expected<recording, recording_failure> boot(storage::run_directory dir, const st
 expected<recording, recording_failure> start_recording(const std::filesystem::path& root,
                                                        const std::string& name,
                                                        feed::publisher_options feed,
-                                                       config::supervision_policy supervision) {
+                                                       config::supervision_policy supervision,
+                                                       std::optional<actors::pipeline_options> pipeline) {
   auto dir = storage::run_directory::create(root, name, std::chrono::system_clock::now());
   if (!dir)
     return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
-  return boot(std::move(*dir), name, std::move(feed), supervision);
+  return boot(std::move(*dir), name, std::move(feed), supervision, std::move(pipeline));
 }
 
 expected<recording, recording_failure> resume_recording(const std::filesystem::path& run_dir,
                                                         const std::string& name,
                                                         feed::publisher_options feed,
-                                                        config::supervision_policy supervision) {
+                                                        config::supervision_policy supervision,
+                                                        std::optional<actors::pipeline_options> pipeline) {
   auto dir = storage::run_directory::open(run_dir);
   if (!dir)
     return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
-  return boot(std::move(*dir), name, std::move(feed), supervision);
+  return boot(std::move(*dir), name, std::move(feed), supervision, std::move(pipeline));
 }
 
 } // namespace warpforge::cli

@@ -1,6 +1,7 @@
 #pragma once
-// How every command that records (run, bench) starts: a fresh run directory, its log file, and
-// the actor system (supervisor, store, feed) recording into it.
+// How every command that records starts: a fresh (or reopened) run directory, its log file, and
+// the actor system recording into it (supervisor, store, feed, and, for the commands that run a
+// campaign, the whole pipeline).
 
 #include "actors/runtime.hpp"
 #include "cli/exit_codes.hpp"
@@ -11,6 +12,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace warpforge::cli {
@@ -30,12 +32,14 @@ struct recording_failure {
 expected<recording, recording_failure> start_recording(const std::filesystem::path& root,
                                                        const std::string& name,
                                                        feed::publisher_options feed,
-                                                       config::supervision_policy supervision);
+                                                       config::supervision_policy supervision,
+                                                       std::optional<actors::pipeline_options> pipeline = std::nullopt);
 
 /// The same on an existing run directory (resume): its database and feed seq continue.
 expected<recording, recording_failure> resume_recording(const std::filesystem::path& run_dir,
                                                         const std::string& name,
                                                         feed::publisher_options feed,
-                                                        config::supervision_policy supervision);
+                                                        config::supervision_policy supervision,
+                                                        std::optional<actors::pipeline_options> pipeline = std::nullopt);
 
 } // namespace warpforge::cli

@@ -13,5 +13,7 @@ using next_seq_atom = caf::atom_constant<caf::atom("next_seq")>; // store: where
 using endpoint_atom = caf::atom_constant<caf::atom("endpoint")>; // feed: the bound address
 using wait_atom = caf::atom_constant<caf::atom("wait")>;         // feed: wait for subscribers
 using restart_atom = caf::atom_constant<caf::atom("restart")>; // supervisor: a back-off elapsed
+using interrupt_atom = caf::atom_constant<caf::atom("interrupt")>; // Ctrl-C: end in-flight work interrupted
+using tick_atom = caf::atom_constant<caf::atom("tick")>;           // a timer: look at budgets and idle work
 
 } // namespace warpforge::messages

@@ -1,117 +1,200 @@
 #pragma once
-// gpu_worker (one per GPU): run_request → measurement, and profiling → metric_set. It owns
-// one warpforge-runner child process pinned to its GPU and is the only path to that GPU.
+// gpu_worker (one per GPU): race_order -> race_reply, metrics_order -> gpu::metric_set. It owns
+// one warpforge-runner child process pinned to its GPU and is the only path to that GPU. The
+// race travels typed (gpu::race_request, docs/runner-protocol.md); it becomes JSON only inside
+// the runner client, at the process boundary.
 
+#include "gpu/device_report.hpp"
+#include "gpu/profiling/metric_collection.hpp"
+#include "gpu/runner/race_request.hpp"
 #include "messages/atoms.hpp"
 #include "messages/ids.hpp"
-#include "messages/metrics.hpp"
-#include "messages/outcome.hpp"
+#include "messages/inspect_support.hpp"
 #include "messages/status.hpp"
 
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
+// --- the runner's request and result, given inspects ---------------------------------------------
+
+namespace warpforge::config {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, launch_geometry& x) {
+  return f(caf::meta::type_name("launch_geometry"), x.grid[0], x.grid[1], x.grid[2], x.block[0],
+           x.block[1], x.block[2], x.dynamic_smem_bytes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, init_spec& x) {
+  return f(caf::meta::type_name("init_spec"), x.kind, x.low, x.high, x.mean, x.stddev, x.value);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, tolerance& x) {
+  return f(caf::meta::type_name("tolerance"), x.rtol, x.atol);
+}
+
+} // namespace warpforge::config
+
+namespace warpforge::gpu {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kernel_launch& x) {
+  auto cubin = messages::path_field(x.cubin_path);
+  return f(caf::meta::type_name("kernel_launch"), cubin, x.entry, x.launch);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_buffer_arg& x) {
+  return f(caf::meta::type_name("buffer_arg"), x.name, x.type, x.count, x.role, x.init, x.tol);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_scalar_arg& x) {
+  auto value = messages::variant_field(x.value);
+  return f(caf::meta::type_name("scalar_arg"), x.name, x.type, value);
+}
+
+/// A candidate_arg is a std::variant of the two kinds (found by ADL through its alternatives).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_arg& x) {
+  auto value = messages::variant_field(x);
+  return f(value);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kernel_watchdog& x) {
+  return f(caf::meta::type_name("kernel_watchdog"), x.reference_multiple, x.floor_s, x.reference_limit_s);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, timing_policy& x) {
+  return f(caf::meta::type_name("timing_policy"), x.warmup_launches, x.warmup_min_time_s,
+           x.min_samples, x.min_time_s, x.max_noise, x.max_time_s, x.max_samples,
+           x.stop_on_noise_plateau, x.noise_window, x.noise_min_history, x.noise_check_every,
+           x.noise_plateau);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, race_request& x) {
+  auto reference = messages::optional_field(x.reference);
+  return f(caf::meta::type_name("race_request"), x.kernels, reference, x.args, x.seeds, x.timing,
+           x.mode, x.watchdog);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, confidence_interval& x) {
+  return f(caf::meta::type_name("confidence_interval"), x.low, x.high, x.level);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sample_stats& x) {
+  return f(caf::meta::type_name("sample_stats"), x.count, x.median_s, x.mean_s, x.stddev_s, x.cv,
+           x.min_s, x.max_s, x.median_ci, x.mean_ci, x.rse);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, compare_report& x) {
+  auto first_bad = messages::optional_field(x.first_bad_index);
+  return f(caf::meta::type_name("compare_report"), x.passed, x.elements, x.mismatches,
+           x.max_abs_error, x.max_rel_error, first_bad, x.first_bad_got, x.first_bad_want,
+           x.first_bad_got_bits, x.first_bad_want_bits, x.poisoned_elements);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, input_check& x) {
+  auto first = messages::optional_field(x.first_difference);
+  return f(caf::meta::type_name("input_check"), x.unchanged, first);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kernel_result& x) {
+  auto seed = messages::optional_field(x.seed);
+  auto compare = messages::optional_field(x.compare);
+  auto input = messages::optional_field(x.input);
+  return f(caf::meta::type_name("kernel_result"), x.outcome, x.detail, seed, x.arg, compare, input,
+           x.stats, x.decision, x.rounds, x.kernel_s, x.load_s, x.check_s, x.warmup_s, x.timing_s,
+           x.notes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, race_result& x) {
+  auto ended_by = messages::optional_field(x.ended_by);
+  return f(caf::meta::type_name("race_result"), x.kernels, x.reference_s, x.watchdog_s,
+           x.sm_clock_hz_before, x.sm_clock_hz_after, x.inputs_s, x.reference_wall_s, x.setup_s,
+           x.wall_s, ended_by, x.runner_exits, x.notes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_info& x) {
+  return f(caf::meta::type_name("device_info"), x.ordinal, x.name, x.uuid, x.pci_bus_id, x.sm_major,
+           x.sm_minor, x.memory_bytes, x.sm_count, x.l2_bytes, x.shared_memory_per_block_optin_bytes,
+           x.registers_per_sm, x.max_threads_per_sm, x.sm_clock_khz, x.memory_clock_khz,
+           x.memory_bus_width_bits, x.ecc_enabled, x.counters, x.counter_reason, x.notes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metric_value& x) {
+  return f(caf::meta::type_name("metric_value"), x.key, x.value);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metric_set& x) {
+  auto source = messages::optional_field(x.source);
+  return f(caf::meta::type_name("metric_set"), source, x.values, x.note);
+}
+
+} // namespace warpforge::gpu
+
 namespace warpforge::messages {
 
-/// One candidate to check and time on the worker's GPU. The layout (CUBINs, entries, launch
-/// geometry, arguments, seeds, timing policy, warm or cold) travels as the runner's own
-/// run_candidate body (gpu::candidate_request, docs/runner-protocol.md), so it is defined once.
-struct run_request {
-  branch_ref ref;
-  candidate_kind kind = candidate_kind::branch;
-  std::string request_json; // gpu::encode_body(candidate_request)
-  double watchdog_s = 0;    // reply deadline; 0: the worker's default
-  friend bool operator==(const run_request&, const run_request&) = default;
+/// One race on the worker's GPU.
+struct race_order {
+  pipeline::branch_ref ref;   // the job and iteration it belongs to (branch -1)
+  gpu::race_request request;  // the kernels, the problem's arguments, seeds, timing
+  double deadline_s = 0;      // reply deadline per kernel, seconds; 0: the worker's default
+  friend bool operator==(const race_order&, const race_order&) = default;
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, run_request& x) {
-  return f(caf::meta::type_name("run_request"), x.ref, x.kind, x.request_json, x.watchdog_s);
+typename Inspector::result_type inspect(Inspector& f, race_order& x) {
+  return f(caf::meta::type_name("race_order"), x.ref, x.request, x.deadline_s);
 }
 
-/// Timing statistics of one candidate on one GPU. Seconds throughout; cv is a ratio.
-struct timing_stats {
-  double median_s = 0;
-  double mean_s = 0;
-  double stddev_s = 0;
-  double cv = 0;          // stddev / mean
-  double ci95_low_s = 0;
-  double ci95_high_s = 0;
-  double min_s = 0;
-  std::uint32_t samples = 0;
-  double sm_clock_mhz = 0; // SM clock seen while timing
-  double loop_wall_s = 0;  // wall seconds of the timing loop (warm-up excluded; flushes, launch
-                           // and sync overhead included): against samples * mean, the overhead
-  friend bool operator==(const timing_stats&, const timing_stats&) = default;
+struct race_reply {
+  gpu::device_info device;  // the GPU it ran on
+  gpu::race_result result;  // one kernel_result per request kernel, always complete
+  double wall_s = 0;        // seconds the worker spent on it (a runner start included)
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, timing_stats& x) {
-  return f(caf::meta::type_name("timing_stats"), x.median_s, x.mean_s, x.stddev_s, x.cv,
-           x.ci95_low_s, x.ci95_high_s, x.min_s, x.samples, x.sm_clock_mhz, x.loop_wall_s);
+typename Inspector::result_type inspect(Inspector& f, race_reply& x) {
+  return f(caf::meta::type_name("race_reply"), x.device, x.result, x.wall_s);
 }
 
-/// How far the candidate's output is from the reference.
-struct correctness_report {
-  double max_abs_error = 0;
-  double max_rel_error = 0;
-  std::int64_t first_bad_index = -1; // -1: none
-  std::uint32_t seeds_checked = 0;
-  bool inputs_unchanged = true;
-  friend bool operator==(const correctness_report&, const correctness_report&) = default;
+/// Counters of one launch of `launch.kernels[0]`, in passes apart from timing.
+struct metrics_order {
+  pipeline::branch_ref ref;
+  gpu::race_request launch;             // its arguments and seeds, as for a race
+  std::vector<std::string> metric_keys; // metric-schema keys; empty: every measured key
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, correctness_report& x) {
-  return f(caf::meta::type_name("correctness_report"), x.max_abs_error, x.max_rel_error,
-           x.first_bad_index, x.seeds_checked, x.inputs_unchanged);
-}
-
-struct measurement {
-  branch_ref ref;
-  branch_outcome outcome = branch_outcome::not_run;
-  device_summary device;
-  correctness_report correctness;
-  timing_stats timing;
-  timing_mode mode = timing_mode::warm;
-  std::string error_text; // CUDA error text for runtime_error, watchdog note for timeout,
-                          // the mismatch for incorrect, why for not_run / not_supported
-  double wall_s = 0;      // seconds the worker spent on the request (runner start included)
-  friend bool operator==(const measurement&, const measurement&) = default;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, measurement& x) {
-  return f(caf::meta::type_name("measurement"), x.ref, x.outcome, x.device, x.correctness,
-           x.timing, x.mode, x.error_text, x.wall_s);
-}
-
-/// Hardware counters of one candidate, in passes apart from timing. The launch travels as in
-/// run_request (the runner's candidate body); the metrics are metric-schema keys.
-struct profile_request {
-  branch_ref ref;
-  std::string request_json;             // gpu::encode_body(candidate_request)
-  std::vector<std::string> metric_keys; // metric-schema keys; empty: the default set
-  friend bool operator==(const profile_request&, const profile_request&) = default;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, profile_request& x) {
-  return f(caf::meta::type_name("profile_request"), x.ref, x.request_json, x.metric_keys);
+typename Inspector::result_type inspect(Inspector& f, metrics_order& x) {
+  return f(caf::meta::type_name("metrics_order"), x.ref, x.launch, x.metric_keys);
 }
 
 using gpu_worker_actor = caf::typed_actor<
-  caf::replies_to<run_request>::with<measurement>,   // check correctness, then time
-  caf::replies_to<profile_request>::with<metric_set>, // counters, in passes apart from timing
-  caf::replies_to<query_atom>::with<device_summary>,  // which GPU this worker owns
-  caf::reacts_to<restart_atom>,                       // internal: bring a dead runner back
-  caf::reacts_to<stop_atom>,                          // stop the runner, release the GPU, quit
+  caf::replies_to<race_order>::with<race_reply>,          // check every kernel, then time them
+  caf::replies_to<metrics_order>::with<gpu::metric_set>,  // counters: CUPTI, else ncu
+  caf::replies_to<query_atom>::with<gpu::device_info>,    // which GPU this worker owns
+  caf::reacts_to<restart_atom>,                           // internal: bring a dead runner back
+  caf::reacts_to<stop_atom>,                              // stop the runner, release the GPU, quit
   status_handler>;
 
 } // namespace warpforge::messages
-

@@ -1,53 +1,42 @@
 #pragma once
-// sass: compiled_candidate → checked_candidate. Disassembles the CUBIN and checks that every
-// method the candidate claims shows up in the machine code.
+// sass: sass_order -> sass_verdict. Disassembles a built kernel (nvdisasm or cuobjdump) and
+// checks that every method the candidate claims shows in its machine code. Without a
+// disassembler every method is unavailable, never absent.
 
-#include "messages/compiler.hpp"
+#include "messages/atoms.hpp"
+#include "messages/ids.hpp"
 #include "messages/status.hpp"
+#include "pipeline/build.hpp"
 
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include <string>
-#include <vector>
+namespace warpforge::pipeline {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sass_order& x) {
+  return f(caf::meta::type_name("sass_order"), x.ref, x.cubin_path, x.methods, x.listing_path);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, method_presence_entry& x) {
+  return f(caf::meta::type_name("method_presence_entry"), x.method, x.presence, x.reason, x.evidence,
+           x.matches);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sass_verdict& x) {
+  return f(caf::meta::type_name("sass_verdict"), x.ref, x.methods, x.absent, x.listing_path);
+}
+
+} // namespace warpforge::pipeline
 
 namespace warpforge::messages {
 
-enum class method_presence : std::uint8_t {
-  present,     // the method's SASS signature matched
-  absent,      // disassembled, and the signature did not match
-  unavailable, // no disassembler on this host: never reported as passed
-};
-
-struct method_check {
-  std::string method;                 // method-catalog id
-  method_presence presence = method_presence::unavailable;
-  std::vector<std::string> evidence;  // matching SASS lines (a few)
-  friend bool operator==(const method_check&, const method_check&) = default;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, method_check& x) {
-  return f(caf::meta::type_name("method_check"), x.method, x.presence, x.evidence);
-}
-
-struct checked_candidate {
-  compiled_candidate compiled;
-  branch_outcome outcome = branch_outcome::not_run; // passed or sass_rejected
-  std::vector<method_check> checks;
-  std::string sass_path;              // the disassembly, in the run directory
-  friend bool operator==(const checked_candidate&, const checked_candidate&) = default;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, checked_candidate& x) {
-  return f(caf::meta::type_name("checked_candidate"), x.compiled, x.outcome, x.checks,
-           x.sass_path);
-}
-
 using sass_actor = caf::typed_actor<
-  caf::replies_to<compiled_candidate>::with<checked_candidate>, // disassemble and check
+  caf::replies_to<pipeline::sass_order>::with<pipeline::sass_verdict>, // disassemble and check
+  caf::reacts_to<stop_atom>,                                           // quit after what is queued
   status_handler>;
 
 } // namespace warpforge::messages

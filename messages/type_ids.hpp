@@ -4,15 +4,13 @@
 
 #include "messages/campaign.hpp"
 #include "messages/compiler.hpp"
-#include "messages/deployer.hpp"
-#include "messages/diagnoser.hpp"
 #include "messages/feed.hpp"
 #include "messages/gpu_worker.hpp"
 #include "messages/ids.hpp"
-#include "messages/llm.hpp"
-#include "messages/metrics.hpp"
+#include "messages/profiler.hpp"
 #include "messages/proposer.hpp"
 #include "messages/sass.hpp"
+#include "messages/scheduler.hpp"
 #include "messages/status.hpp"
 #include "messages/store.hpp"
 #include "messages/supervisor.hpp"
@@ -20,46 +18,43 @@
 #include <caf/type_id.hpp>
 
 CAF_BEGIN_TYPE_ID_BLOCK(warpforge, caf::first_custom_type_id)
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::branch_ref))
+  // ids and status
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::branch_ref))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::counter))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::component_status))
+  // campaign and scheduler
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::campaign_plan))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::campaign_result))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::define))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::candidate))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::attempt_record))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::propose_request))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::proposal))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::llm_request))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::llm_reply))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::resource_usage))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::compiled_candidate))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::method_check))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::checked_candidate))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::device_summary))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::run_request))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::timing_stats))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::correctness_report))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::measurement))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::profile_request))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::metric_value))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::metric_set))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::roofline_gaps))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::finding))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::diagnosis))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_request))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_result))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::campaign_result))
+  // proposer
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::candidate))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::attempt))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::diagnosis_summary))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::propose_request))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::proposal))
+  // compiler and sass
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::compile_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::built_kernel))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::sass_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::sass_verdict))
+  // gpu_worker and profiler
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::gpu::device_info))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::race_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::race_reply))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::metrics_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::gpu::metric_set))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::profile_order))
+  // supervisor, feed and store
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::supervision_report))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::supervision_failed))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::feed::event))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::campaign_record))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::job_record))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::campaign_state_change))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::job_state_change))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::iteration_record))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::job_update))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::iteration_update))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::branch_record))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::branch_outcome_change))
-  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::measurement_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::campaign_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::job_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::campaign_state_change))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::job_state_change))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::branch_key))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::job_update))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::iteration_update))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::branch_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::branch_outcome_change))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::measurement_record))
 CAF_END_TYPE_ID_BLOCK(warpforge)

@@ -74,6 +74,16 @@ expected<row_id, store_error> run_insert(connection& conn, statement& stmt) {
 }
 
 /// Runs an UPDATE of one row; not_found naming table and id when no row matched.
+// The id of the one row `stmt` selects, when there is one.
+expected<std::optional<row_id>, store_error> select_id(statement& stmt) {
+  auto step = stmt.step();
+  if (!step)
+    return unexpected{std::move(step).error()};
+  if (*step != step_result::row)
+    return std::optional<row_id>{};
+  return std::optional<row_id>{stmt.column_int64(0)};
+}
+
 expected<void, store_error> run_update(connection& conn, statement& stmt, std::string_view table,
                                        row_id id) {
   if (auto r = stmt.run(); !r)
@@ -463,7 +473,27 @@ expected<std::vector<iteration_row>, store_error> database::load_iterations(row_
   });
 }
 
+expected<std::optional<row_id>, store_error> database::find_iteration(row_id job_id, std::int64_t number) {
+  return named("find_iteration", [&]() -> expected<std::optional<row_id>, store_error> {
+    auto stmt = conn_.prepare("SELECT id FROM iterations WHERE job_id = ? AND number = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, job_id).bind(2, number);
+    return select_id(*stmt);
+  });
+}
+
 // --- branches ----------------------------------------------------------------------------------
+
+expected<std::optional<row_id>, store_error> database::find_branch(row_id iteration_id, std::int64_t ordinal) {
+  return named("find_branch", [&]() -> expected<std::optional<row_id>, store_error> {
+    auto stmt = conn_.prepare("SELECT id FROM branches WHERE iteration_id = ? AND ordinal = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, iteration_id).bind(2, ordinal);
+    return select_id(*stmt);
+  });
+}
 
 expected<row_id, store_error> database::insert_branch(const branch_row& row) {
   return named("insert_branch", [&]() -> expected<row_id, store_error> {
@@ -540,6 +570,41 @@ expected<row_id, store_error> database::insert_measurement(const measurement_row
         .bind(13, row.sm_clock_mhz)
         .bind(14, row.created_at);
     return run_insert(conn_, *stmt);
+  });
+}
+
+expected<std::optional<row_id>, store_error> database::find_measurement(row_id branch_id, std::int64_t gpu,
+                                                                        vocabulary::timing_mode mode) {
+  return named("find_measurement", [&]() -> expected<std::optional<row_id>, store_error> {
+    auto stmt = conn_.prepare("SELECT id FROM measurements WHERE branch_id = ? AND gpu = ? AND mode = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, branch_id).bind(2, gpu).bind(3, vocabulary::to_string(mode));
+    return select_id(*stmt);
+  });
+}
+
+expected<void, store_error> database::update_measurement(const measurement_row& row) {
+  return named("update_measurement", [&]() -> expected<void, store_error> {
+    auto stmt = conn_.prepare(
+        "UPDATE measurements SET gpu_name = ?, median_s = ?, mean_s = ?, stddev_s = ?, cv = ?, "
+        "ci95_low_s = ?, ci95_high_s = ?, min_s = ?, samples = ?, sm_clock_mhz = ?, created_at = ? "
+        "WHERE id = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, row.gpu_name)
+        .bind(2, row.median_s)
+        .bind(3, row.mean_s)
+        .bind(4, row.stddev_s)
+        .bind(5, row.cv)
+        .bind(6, row.ci95_low_s)
+        .bind(7, row.ci95_high_s)
+        .bind(8, row.min_s)
+        .bind(9, row.samples)
+        .bind(10, row.sm_clock_mhz)
+        .bind(11, row.created_at)
+        .bind(12, row.id);
+    return run_update(conn_, *stmt, "measurements", row.id);
   });
 }
 

@@ -94,6 +94,8 @@ public:
   expected<void, store_error> update_iteration(const iteration_row& row);
   /// The job's iterations by number.
   expected<std::vector<iteration_row>, store_error> load_iterations(row_id job_id);
+  /// The row of the job's iteration `number`, when there is one.
+  expected<std::optional<row_id>, store_error> find_iteration(row_id job_id, std::int64_t number);
 
   // branches -------------------------------------------------------------------------------------
   expected<row_id, store_error> insert_branch(const branch_row& row);
@@ -101,11 +103,18 @@ public:
                                                  std::string_view detail, unix_seconds now);
   /// The iteration's branches by ordinal.
   expected<std::vector<branch_row>, store_error> load_branches(row_id iteration_id);
+  /// The row of the iteration's branch `ordinal`, when there is one.
+  expected<std::optional<row_id>, store_error> find_branch(row_id iteration_id, std::int64_t ordinal);
 
   // measurements ---------------------------------------------------------------------------------
   expected<row_id, store_error> insert_measurement(const measurement_row& row);
   /// The branch's measurements in insertion order.
   expected<std::vector<measurement_row>, store_error> load_measurements(row_id branch_id);
+  /// The branch's measurement on `gpu` in `mode`, when there is one.
+  expected<std::optional<row_id>, store_error> find_measurement(row_id branch_id, std::int64_t gpu,
+                                                                vocabulary::timing_mode mode);
+  /// Writes every column of row.id but branch_id, gpu and mode.
+  expected<void, store_error> update_measurement(const measurement_row& row);
 
   // events ---------------------------------------------------------------------------------------
   /// Persists an event under the seq the feed gave it and returns that seq. The seq must be

@@ -4,9 +4,14 @@
 // cache key, so two requests that compile the same way share one cache entry.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpforge::gpu {
+
+/// The architecture compiled for when neither the spec nor a GPU says which (a host without a GPU
+/// still compiles and checks every kernel for it).
+inline constexpr std::string_view fallback_arch = "sm_90";
 
 /// One preprocessor definition: `-D<name>=<value>`, or `-D<name>` when value is empty.
 struct macro_define {

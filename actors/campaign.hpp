@@ -1,0 +1,47 @@
+#pragma once
+// campaign: owns the campaign's and its jobs' rows and the campaign's events. For a plan from the
+// command line it finds the campaign in the run directory's store (a resume, or itself restarted
+// after a crash) or records it and its jobs, marks it running, hands the plan to the scheduler,
+// and records how it ended: the state, the reason, and the campaign_* event with the usage
+// figures (GPU busy as kernel time over wall time, worker occupancy, waits for compiles).
+//
+// Every step is a request repeated after a delay when its actor is down, like the scheduler's.
+
+#include "messages/campaign.hpp"
+#include "report/campaign_report.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace warpforge::actors {
+
+inline constexpr std::string_view campaign_name = "campaign";
+
+struct campaign_state {
+  static inline const char* name = "campaign";
+
+  std::chrono::milliseconds retry_delay{200};
+  std::optional<messages::campaign_plan> plan;  // with its rows' ids once recorded
+  std::map<caf::actor_addr, caf::typed_response_promise<pipeline::campaign_result>> waiting; // one per asker
+  std::optional<pipeline::campaign_result> result; // once the scheduler answered
+  bool interrupt_asked = false;
+  std::deque<std::function<void()>> retry;     // requests to send again at the next tick
+
+  /// The rows an earlier recording left in the store (none: record them now).
+  static std::optional<messages::campaign_plan> with_stored_ids(messages::campaign_plan plan,
+                                                                const report::campaign_report& stored);
+  messages::component_status status() const;
+};
+
+messages::campaign_actor::behavior_type
+campaign(messages::campaign_actor::stateful_pointer<campaign_state> self);
+
+} // namespace warpforge::actors

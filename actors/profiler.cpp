@@ -1,0 +1,57 @@
+#include "actors/profiler.hpp"
+
+#include "actors/exceptions.hpp"
+#include "actors/gpu_worker.hpp"
+#include "actors/registry.hpp"
+#include "logging/logging.hpp"
+#include "pipeline/diagnose_metrics.hpp"
+
+#include <caf/exit_reason.hpp>
+#include <caf/typed_response_promise.hpp>
+
+namespace warpforge::actors {
+
+pipeline::diagnosis_summary profiler_state::finish(const messages::profile_order& order, const gpu::metric_set& metrics) {
+  ++profiles;
+  if (!order.metrics_path.empty())
+    if (auto written = pipeline::write_metric_file(order.metrics_path, {metrics, order.device}); !written)
+      logging::get("profiler")->warn("{}", written.error());
+  auto summary = pipeline::summarize_metrics(metrics, order.device, order.ref);
+  diagnosed += summary.diagnosed;
+  return summary;
+}
+
+messages::component_status profiler_state::status() const {
+  return {std::string{profiler_name}, messages::component_state::running, "counters, then roofline and rules",
+          {{"profiles", profiles}, {"diagnosed", diagnosed}}};
+}
+
+messages::profiler_actor::behavior_type profiler(messages::profiler_actor::stateful_pointer<profiler_state> self) {
+  keep_exception_text(self);
+  return {
+    [self](messages::profile_order& order) -> caf::typed_response_promise<pipeline::diagnosis_summary> {
+      auto promise = self->make_response_promise<pipeline::diagnosis_summary>();
+      auto worker = lookup<messages::gpu_worker_actor>(self->system(), gpu_worker_name(order.device.ordinal));
+      if (!worker) {
+        gpu::metric_set none;
+        none.note = "no worker for GPU " + std::to_string(order.device.ordinal);
+        promise.deliver(self->state.finish(order, none));
+        return promise;
+      }
+      self->request(worker, caf::infinite, messages::metrics_order{order.ref, order.launch, {}})
+        .then([self, promise, order](gpu::metric_set& metrics) mutable {
+                promise.deliver(self->state.finish(order, metrics));
+              },
+              [self, promise, order](caf::error& e) mutable {
+                gpu::metric_set none;
+                none.note = "the GPU worker did not answer: " + self->system().render(e);
+                promise.deliver(self->state.finish(order, none));
+              });
+      return promise;
+    },
+    [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },
+    [self](messages::status_atom) { return self->state.status(); },
+  };
+}
+
+} // namespace warpforge::actors

@@ -1,0 +1,106 @@
+#include "cli/pipeline_session.hpp"
+
+#include "cli/gpu_fleet.hpp"
+#include "cli/interrupt.hpp"
+#include "gpu/compile/compile_cache.hpp"
+#include "logging/logging.hpp"
+#include "tuning/result_cache.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+namespace warpforge::cli {
+
+namespace {
+
+// NVRTC through the host's content cache, shared by every compiler actor (it is thread-safe).
+pipeline::compile_function cached_nvrtc() {
+  auto compiler = std::make_shared<gpu::cached_compiler>(gpu::compile_cache{gpu::default_cache_root()});
+  return [compiler](const gpu::compile_request& r) { return compiler->compile(r); };
+}
+
+actors::pipeline_options pipeline_for(const session_request& request, const gpu_fleet& fleet) {
+  actors::pipeline_options p;
+  for (int ordinal : fleet.chosen) {
+    actors::gpu_worker_config worker;
+    worker.device = fleet.device(ordinal);
+    worker.keeper.runner.executable = fleet.runner;
+    worker.keeper.restarts = request.spec.supervision;
+    worker.lock_holder = "warpforge " + request.verb + " " + request.spec_path;
+    worker.lock_timeout = request.lock_timeout;
+    if (request.watchdog)
+      worker.default_watchdog = *request.watchdog;
+    p.workers.push_back(std::move(worker));
+  }
+  p.compilers = std::max(1u, std::thread::hardware_concurrency());
+  p.compile = cached_nvrtc();
+  p.proposer = request.spec.proposer;
+  p.scheduler.compilers = p.compilers;
+  if (request.mode == pipeline::campaign_mode::optimize)
+    p.scheduler.tuner_cache = tuning::default_cache_path();
+  return p;
+}
+
+} // namespace
+
+expected<session_outcome, recording_failure> run_session(const session_request& request) {
+  const auto& spec = request.spec;
+  auto fleet = discover_gpus(request.gpus);
+  if (!fleet)
+    return unexpected{recording_failure{exit_code::usage, fleet.error()}};
+  feed::publisher_options feed;
+  feed.endpoint = request.feed_endpoint.empty() ? spec.feed.endpoint : request.feed_endpoint;
+  feed.allow_remote = spec.feed.allow_remote;
+  feed.high_water_mark = static_cast<int>(spec.feed.high_water_mark);
+  auto pipeline = pipeline_for(request, *fleet);
+  auto started = request.resume_dir
+                   ? resume_recording(*request.resume_dir, spec.name, feed, spec.supervision, std::move(pipeline))
+                   : start_recording(spec.run_root, spec.name, feed, spec.supervision, std::move(pipeline));
+  if (!started)
+    return unexpected{started.error()};
+  auto& runtime = *started->runtime;
+  const auto dir = started->dir.path();
+  watch_for_interrupt();
+  std::cerr << "warpforge " << request.verb << ": " << spec.name << " → " << dir.string()
+            << "\n  feed: " << runtime.feed_endpoint() << "   (watch: warpforge tail --run-dir " << dir.string() << ")\n";
+  if (request.wait_subscribers_s > 0 &&
+      !runtime.wait_for_subscribers(1, std::chrono::duration<double>(request.wait_subscribers_s)))
+    logging::get("campaign")->warn("no feed subscriber within {} s; going on (late monitors replay from the store)",
+                                   request.wait_subscribers_s);
+
+  session_outcome outcome;
+  outcome.run_dir = dir;
+  outcome.why_no_gpu = fleet->why_none;
+  messages::campaign_plan plan;
+  plan.name = spec.name;
+  plan.spec_path = request.spec_path;
+  plan.spec_toml = spec.raw_text;
+  plan.run_dir = dir.string();
+  plan.mode = request.mode;
+  plan.candidate_paths = request.candidates;
+  plan.timing = request.timing;
+  for (int ordinal : fleet->chosen)
+    plan.gpus.push_back(fleet->device(ordinal));
+  plan.why_no_gpu = fleet->why_none;
+  plan.resume = request.resume_dir.has_value();
+  outcome.gpus = plan.gpus;
+  bool stop_said = false;
+  auto result = runtime.run(plan, [&] {
+    if (interrupted() && !stop_said) {
+      std::cerr << "\nwarpforge: stopping (in-flight work is recorded interrupted; `warpforge resume` continues)\n";
+      stop_said = true;
+    }
+    return interrupted();
+  });
+  runtime.stop();
+  if (!result)
+    return unexpected{recording_failure{exit_code::failure, "the supervisor gave up: " + result.error() +
+                                                              "\n  recorded in " + dir.string() +
+                                                              " (resumable: warpforge resume " + dir.string() + ")"}};
+  outcome.result = std::move(*result);
+  return outcome;
+}
+
+} // namespace warpforge::cli

@@ -1,0 +1,109 @@
+#pragma once
+// Which counters a profile needs and where they come from (docs/measurement.md, "Metrics"): the
+// request's metric-schema keys become Nsight names (a derived key asks for the measured metrics
+// its formula reads; no keys: every measured key of the schema), the runner's CUPTI range
+// profiler collects them, and when it cannot (counters_unavailable, not_supported, failed, the
+// runner could not answer) Nsight Compute is asked instead, when it is here. Not when the kernel
+// itself faulted or hung under the profiler: ncu would see the same. When CUPTI answers but
+// leaves metrics out (the range profiler has no SASS-patching smsp__sass_* metrics and no
+// launch__* attributes), ncu is asked for just those, and the source stays cupti with the note
+// saying how many ncu supplied. Values come back in schema units; the note says why any
+// requested metric has no value. Clocks are never locked, by either source.
+//
+//   cupti_source cupti{[&](const profile_request& r) { return keeper.profile(r, timeout); }};
+//   auto ncu = ncu_source::locate(options);                  // nullopt: no ncu here
+//   metric_set set = collect_metrics(request, keys, cupti, ncu ? &*ncu : nullptr);
+
+#include "diagnosis/metric_schema.hpp"
+#include "diagnosis/ncu_csv.hpp"
+#include "expected/expected.hpp"
+#include "gpu/runner/ncu_profile.hpp"
+#include "gpu/runner/profile_request.hpp"
+#include "gpu/runner/runner_client.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::gpu {
+
+/// One metric-schema key's value, in the schema's unit.
+struct metric_value {
+  std::string key;
+  double value = 0;
+  friend bool operator==(const metric_value&, const metric_value&) = default;
+};
+
+/// The counters of one launch, in schema keys.
+struct metric_set {
+  std::optional<metric_source> source; // who measured them; none: nothing could be read
+  std::vector<metric_value> values;
+  std::string note;                    // why metrics are missing, which source filled in
+  friend bool operator==(const metric_set&, const metric_set&) = default;
+};
+
+/// Where counters come from. An error: the source could not answer at all (its reason); a
+/// status other than ok is an answer (counters restricted, not supported...).
+class counter_source {
+public:
+  virtual ~counter_source() = default;
+  virtual metric_source kind() const = 0;
+  virtual expected<profile_result, std::string> collect(const profile_request& request) = 0;
+  /// Whether the failed attempt is worth asking another source about (not when the kernel
+  /// itself faulted or hung under the profiler).
+  virtual bool worth_a_second_opinion(const expected<profile_result, std::string>& attempt) const;
+};
+
+/// The runner's CUPTI range profiler, reached through `ask` (the worker's runner keeper).
+class cupti_source final : public counter_source {
+public:
+  using ask_runner = std::function<expected<profile_result, runner_error>(const profile_request&)>;
+  explicit cupti_source(ask_runner ask) : ask_(std::move(ask)) {}
+  metric_source kind() const override { return metric_source::cupti; }
+  expected<profile_result, std::string> collect(const profile_request& request) override;
+  /// Not after a reply timeout: the kernel hung under the profiler.
+  bool worth_a_second_opinion(const expected<profile_result, std::string>& attempt) const override;
+
+private:
+  ask_runner ask_;
+  bool last_timed_out_ = false;
+};
+
+/// Nsight Compute's CLI around a one-shot `warpforge-runner --execute` (gpu/runner/ncu_profile.hpp).
+class ncu_source final : public counter_source {
+public:
+  explicit ncu_source(ncu_options options) : options_(std::move(options)) {}
+  /// The ncu executable: `configured` when set (an empty path: none), else the first `ncu` on
+  /// PATH or in the CUDA home's bin/.
+  static std::optional<std::filesystem::path> locate(const std::optional<std::filesystem::path>& configured);
+  metric_source kind() const override { return metric_source::ncu; }
+  expected<profile_result, std::string> collect(const profile_request& request) override;
+
+private:
+  ncu_options options_;
+};
+
+/// The Nsight names a profile must collect for metric-schema `keys`.
+struct nsight_selection {
+  std::vector<std::string> names;        // to collect, in schema order, no duplicates
+  std::vector<std::string> unknown_keys; // keys the schema does not know, in the order asked
+};
+
+/// `keys` as Nsight names: a measured key gives its own name, a derived key the names of the
+/// measured metrics its formula reads (transitively); empty `keys`: every measured metric.
+nsight_selection nsight_names_for(const std::vector<std::string>& keys, const diagnosis::metric_schema& schema);
+
+/// The metric_set from what a source answered: `result`'s Nsight values (base units) mapped to
+/// schema keys, restricted to `selection.names`. `note` starts the set's note; every requested
+/// metric without a value is then named with the reason, and so is every unknown key.
+metric_set metric_set_from(metric_source source, const profile_result& result, const nsight_selection& selection,
+                           const diagnosis::metric_schema& schema, std::string note);
+
+/// The policy above. `launch.run` is the launch to profile; its `metrics` are replaced by the
+/// selection. `ncu` may be null (no fallback here).
+metric_set collect_metrics(profile_request launch, const std::vector<std::string>& keys, counter_source& cupti,
+                           counter_source* ncu, const diagnosis::metric_schema& schema);
+
+} // namespace warpforge::gpu

@@ -1,0 +1,157 @@
+#include "pipeline/build.hpp"
+
+#include "sass/disassembler.hpp"
+#include "sass/method_catalog.hpp"
+#include "sass/signature_table.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+namespace warpforge::pipeline {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The tunables' values as -D defines, in the spec's order (a kernel reads them as macros).
+std::vector<gpu::macro_define> defines_of(const config::problem_spec& problem, const config::tunable_point& point) {
+  std::vector<gpu::macro_define> defines;
+  for (const auto& t : problem.tunables)
+    if (auto v = point.find(t.name); v != point.end())
+      defines.push_back({t.name, std::to_string(v->second)});
+  return defines;
+}
+
+bool write_file(const fs::path& file, const std::string& bytes) {
+  std::error_code ignored;
+  fs::create_directories(file.parent_path(), ignored);
+  std::ofstream out{file, std::ios::binary};
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+} // namespace
+
+expected<config::resolved_problem, std::string> resolve_branch(const job_setup& job, const candidate& what) {
+  auto resolved = config::resolve_problem(job.problem, what.point);
+  if (!resolved)
+    return unexpected{config::to_string(resolved.error())};
+  return std::move(*resolved);
+}
+
+compile_order compile_order_for(const job_setup& job, const candidate& what,
+                                const config::resolved_problem& resolved, const branch_ref& ref,
+                                const std::string& arch, const fs::path& dir) {
+  compile_order order;
+  order.ref = ref;
+  order.request.source = what.source.empty() ? job.kernel_text : what.source;
+  order.request.source_name = job.problem.kernel.source.filename().string();
+  order.request.entry = job.problem.kernel.entry;
+  order.request.arch = arch;
+  order.request.defines = defines_of(job.problem, resolved.point);
+  order.request.extra_flags = job.problem.kernel.flags;
+  order.output_dir = dir.string();
+  order.file_stem = "kernel-" + arch;
+  return order;
+}
+
+compile_order reference_order_for(const job_setup& job, const branch_ref& job_ref, const std::string& arch,
+                                  const fs::path& dir) {
+  compile_order order;
+  order.ref = job_ref;
+  order.ref.branch = -1;
+  order.request.source = job.reference_text;
+  order.request.source_name = "reference.cu";
+  order.request.entry = job.reference_entry;
+  order.request.arch = arch;
+  order.request.defines = defines_of(job.problem, job.defaults.point);
+  order.request.extra_flags = job.reference_flags;
+  order.output_dir = dir.string();
+  order.file_stem = "reference-" + arch;
+  return order;
+}
+
+built_kernel compile(const compile_order& order, const compile_function& compile) {
+  built_kernel out;
+  out.ref = order.ref;
+  out.arch = order.request.arch;
+  auto result = compile(order.request);
+  const fs::path dir{order.output_dir};
+  if (!result) {
+    out.outcome = vocabulary::branch_outcome::compile_error;
+    out.log = result.error().log;
+    write_file(dir / (order.file_stem + ".log"), out.log);
+    return out;
+  }
+  out.log = result->log;
+  out.compile_s = result->compile_s;
+  out.cache_hit = result->cache_hit;
+  const fs::path cubin = dir / (order.file_stem + ".cubin");
+  if (!write_file(cubin, std::string{reinterpret_cast<const char*>(result->cubin.data()), result->cubin.size()})) {
+    out.outcome = vocabulary::branch_outcome::not_run;
+    out.log = "compiled, but the CUBIN could not be written to " + cubin.string();
+    return out;
+  }
+  out.outcome = vocabulary::branch_outcome::passed;
+  out.cubin_path = cubin.string();
+  return out;
+}
+
+std::vector<std::string> sass_checkable_methods() {
+  std::vector<std::string> ids;
+  const auto& table = sass::signature_table::builtin();
+  for (const auto& m : sass::method_catalog::builtin().methods())
+    if (const auto* signature = table.find(m.signature); signature != nullptr && signature->verify == sass::verify_mode::sass)
+      ids.push_back(m.signature);
+  return ids;
+}
+
+std::string catalog_id(const std::string& method) {
+  const auto& table = sass::signature_table::builtin();
+  if (table.find(method))
+    return method;
+  for (const char* axis : {"memory.", "compute.", "latency."})
+    if (table.find(axis + method))
+      return axis + method;
+  return method;
+}
+
+sass_order sass_order_for(const built_kernel& kernel, const std::vector<std::string>& methods,
+                          const fs::path& listing_path) {
+  return {kernel.ref, kernel.cubin_path, methods, listing_path.string()};
+}
+
+sass_verdict check_sass(const sass_order& order) {
+  sass_verdict verdict;
+  verdict.ref = order.ref;
+  auto listing = sass::disassemble(order.cubin_path);
+  if (listing) {
+    std::string text;
+    for (const auto& kernel : listing->kernels) {
+      text += "// " + kernel.name + "\n";
+      for (const auto& instruction : kernel.instructions)
+        text += "  " + instruction.text + ";\n";
+    }
+    if (write_file(order.listing_path, text))
+      verdict.listing_path = order.listing_path;
+  }
+  std::vector<std::string> ids;
+  for (const auto& m : order.methods)
+    ids.push_back(catalog_id(m));
+  const auto checks = sass::check_methods(listing, sass::signature_table::builtin(), ids);
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    method_presence_entry entry{order.methods[i], checks[i].presence, checks[i].reason, {}, checks[i].match_count};
+    if (!checks[i].matches.empty()) {
+      const auto& m = checks[i].matches.front();
+      char address[24];
+      std::snprintf(address, sizeof address, " +0x%04llx: ", static_cast<unsigned long long>(m.address));
+      entry.evidence = m.kernel + address + m.text;
+    }
+    verdict.methods.push_back(std::move(entry));
+    if (checks[i].presence == sass::method_presence::absent)
+      verdict.absent.push_back(order.methods[i]);
+  }
+  return verdict;
+}
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,55 @@
+#pragma once
+// A campaign as the pipeline runs it: what it does with its jobs (optimize, bench, diagnose), what
+// it runs on, and how it ended. The campaign actor and the scheduler carry these (messages/
+// campaign.hpp gives them an inspect); the campaign engine (campaign_engine.hpp) runs one.
+
+#include "config/campaign_spec.hpp"
+#include "gpu/device_report.hpp"
+#include "vocabulary/timing_mode.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpforge::pipeline {
+
+/// What a campaign does with its jobs.
+enum class campaign_mode : std::uint8_t {
+  optimize, // per job: baseline, then iterations of proposals, races, elections, ablations
+  bench,    // per job: the problem's kernel and the given candidates, checked and timed on every GPU
+  diagnose, // per job: the kernel checked, timed, profiled and diagnosed on every GPU
+};
+std::string_view to_string(campaign_mode mode);
+
+/// Everything a campaign engine needs besides its jobs' problems.
+struct campaign_setup {
+  config::campaign_spec spec;                   // budget, proposer, seed, jobs
+  std::filesystem::path run_dir;
+  campaign_mode mode = campaign_mode::optimize;
+  std::vector<std::filesystem::path> candidates; // bench, diagnose: kernels besides the problem's own
+  vocabulary::timing_mode timing = vocabulary::timing_mode::warm;
+  std::vector<gpu::device_info> gpus;           // with a worker each; empty: no GPU here
+  std::string why_no_gpu;                       // when `gpus` is empty
+  std::vector<std::int64_t> job_ids;            // the jobs' rows, in spec order
+  std::filesystem::path tuner_cache;            // the cross-run result cache; empty: none
+};
+
+enum class campaign_result_kind : std::uint8_t { finished, failed, interrupted };
+
+struct campaign_result {
+  std::string name;
+  campaign_result_kind kind = campaign_result_kind::finished;
+  std::string reason;            // why it failed or stopped; empty when finished
+  double wall_s = 0;             // seconds the campaign ran
+  double gpu_busy_fraction = 0;  // kernel execution time on the GPUs / (wall time x GPUs)
+  double worker_occupancy = 0;   // time the GPU workers spent on requests / (wall time x GPUs)
+  double gpu_wait_for_compile_s = 0; // seconds GPUs sat idle while kernels were compiling, after
+                                     // the first measurement, summed over GPUs
+  std::uint64_t measured = 0;    // kernels the GPUs answered (a race counts each kernel)
+  std::uint64_t compiled = 0;    // kernels built (cache hits included)
+  friend bool operator==(const campaign_result&, const campaign_result&) = default;
+};
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,167 @@
+#pragma once
+// campaign_engine: a campaign's whole flow as plain code, so the scheduler actor only carries
+// messages. It keeps every job's plan (job_driver for optimize, fixed_plan for bench, diagnose
+// and hosts without a GPU), turns what the plans want into orders for the pipeline's stages, and
+// what comes back into the next orders, store writes and events:
+//
+//   planned branch → its row and source file → resolve → compile order ──built──→ (SASS order
+//   ──checked──) → the plan's next race, on an idle GPU, with the incumbent first ──raced──→
+//   measurement rows, events, the plan's verdicts → a profile of the best on an idle GPU
+//   ──profiled──→ the diagnosis → the next proposal ──proposed──→ more planned branches.
+//
+//   campaign_engine engine{setup, jobs, clock};
+//   engine.start();
+//   for (;;) { auto out = engine.take_outbox(); send(out); ...; engine.built(kernel); ... }
+//   if (engine.finished()) reply(engine.result());
+//
+// Orders carry a ticket; every answer comes back with its ticket (an order answered twice, or
+// answered after an interrupt, is ignored). GPUs are handed out here: a GPU is busy from the
+// race or profile given to it until its answer. Without a GPU, a race is answered at once: every
+// kernel not_run, with the reason.
+
+#include "expected/expected.hpp"
+#include "feed/event.hpp"
+#include "gpu/runner/race_request.hpp"
+#include "pipeline/build.hpp"
+#include "pipeline/campaign.hpp"
+#include "pipeline/job_plan.hpp"
+#include "pipeline/job_setup.hpp"
+#include "pipeline/records.hpp"
+#include "report/campaign_report.hpp"
+#include "tuning/result_cache.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace warpforge::pipeline {
+
+using ticket = std::uint64_t;
+
+struct race_dispatch {
+  ticket id = 0;
+  int gpu = -1;                // the worker to send it to
+  branch_ref ref;              // the job and iteration
+  gpu::race_request request;
+};
+
+struct profile_dispatch {
+  ticket id = 0;
+  branch_ref ref;              // the branch profiled
+  gpu::device_info device;     // where
+  gpu::race_request launch;    // its kernel (kernels[0]) with the problem's arguments
+  std::string metrics_path;    // where the metric set is kept
+};
+
+struct proposal_dispatch {
+  ticket id = 0;
+  propose_request request;
+};
+
+/// What the engine wants sent, since the last take_outbox().
+struct outbox {
+  std::vector<std::pair<ticket, compile_order>> compiles;
+  std::vector<std::pair<ticket, sass_order>> sass_checks;
+  std::vector<proposal_dispatch> proposals;
+  std::vector<race_dispatch> races;
+  std::vector<profile_dispatch> profiles;
+  std::vector<store_write> writes;
+  std::vector<feed::event> events;
+  bool empty() const;
+};
+
+/// What an earlier run of this campaign left (resume, or a restarted scheduler).
+struct earlier_run {
+  report::campaign_report report; // the store's view
+};
+
+class campaign_engine {
+public:
+  using clock = std::function<double()>; // seconds since the campaign started
+
+  campaign_engine(campaign_setup setup, std::vector<job_setup> jobs, clock now);
+  ~campaign_engine();
+
+  /// Plans every job's first work; with `earlier`, first replays what the store holds: finished
+  /// work is not redone, a branch without an outcome is built and measured again under its row.
+  void start(const std::optional<earlier_run>& earlier = std::nullopt);
+
+  void built(ticket id, const built_kernel& kernel);
+  void checked(ticket id, const sass_verdict& verdict);
+  void proposed(ticket id, const expected<proposal, std::string>& answer);
+  void raced(ticket id, const gpu::device_info& device, const gpu::race_result& result, double request_s);
+  void profiled(ticket id, const diagnosis_summary& summary);
+  /// Looks at the wall-time budget and idle GPUs again.
+  void tick();
+  /// Ctrl-C: every branch in flight ends interrupted, every open job interrupted; the campaign
+  /// finishes at once.
+  void interrupt(const std::string& reason);
+
+  outbox take_outbox();
+  bool finished() const;
+  campaign_result result() const;
+
+  // For the status protocol.
+  std::size_t open_jobs() const;
+  std::size_t busy_gpus() const;
+
+private:
+  struct branch_slot;
+  struct job_slot;
+  struct gpu_slot;
+  struct order;
+
+  // planning
+  void pump();
+  void plan_job(job_slot& job);
+  void record_planned(job_slot& job, const planned_branch& b);
+  void build(job_slot& job, branch_slot& slot);
+  void end_branch(job_slot& job, const planned_branch& b, const branch_result& result, int gpu);
+  void after_plan(job_slot& job);
+  void close_job(job_slot& job);
+  // GPUs
+  void dispatch();
+  bool dispatch_race(gpu_slot& gpu, bool eager);
+  bool dispatch_profile(gpu_slot& gpu);
+  void race_without_gpu(job_slot& job, const race_plan& race);
+  gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent) const;
+  gpu::kernel_launch launch_of(const job_slot& job, const branch_slot& slot) const;
+  void gpu_busy(gpu_slot& gpu, bool busy);
+  void remember(job_slot& job, const planned_branch& b, const branch_result& r, const gpu::device_info& device);
+  void update_usage();
+  std::vector<attempt> known_invalid(job_slot& job);
+  std::size_t index_of(const job_slot& job) const;
+  // resume
+  void replay(job_slot& job, const report::job_entry& stored);
+
+  ticket next_ticket() { return ++last_ticket_; }
+  double now() const { return clock_(); }
+  branch_ref ref_of(const job_slot& job, std::int64_t iteration, std::int64_t ordinal) const;
+  std::string arch() const;
+
+  campaign_setup setup_;
+  clock clock_;
+  std::vector<std::unique_ptr<job_slot>> jobs_;
+  std::vector<gpu_slot> gpus_;
+  std::map<ticket, order> orders_;   // in flight
+  ticket last_ticket_ = 0;
+  outbox out_;
+  std::optional<tuning::result_cache> cache_;
+  bool interrupted_ = false;
+  std::string interrupt_reason_;
+  std::uint64_t compiled_ = 0;
+  std::uint64_t measured_ = 0;
+  std::size_t compiles_in_flight_ = 0;
+  double kernel_busy_s_ = 0;          // summed over GPUs
+  double worker_busy_s_ = 0;          // summed over GPUs
+  double wait_for_compile_s_ = 0;     // summed over GPUs
+  bool first_measured_ = false;
+  double last_usage_update_ = 0;
+};
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,61 @@
+#pragma once
+// What the profiler/diagnoser says about a job's best kernel, in the form the rest of the
+// pipeline needs: the proposer reads it to choose what to try next, the scheduler stops a job at
+// near-peak, the store keeps the gaps with the iteration. The full diagnosis (every metric, rule
+// and note) is diagnosis::diagnosis; this is its summary, made once by summarize() below.
+
+#include "diagnosis/diagnose.hpp"
+#include "pipeline/branch_ref.hpp"
+#include "sass/method_catalog.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpforge::pipeline {
+
+struct finding_summary {
+  std::string rule_id;
+  diagnosis::severity level = diagnosis::severity::info;
+  std::string text;    // what the rule saw, with the numbers
+  std::string action;  // what it suggests
+  friend bool operator==(const finding_summary&, const finding_summary&) = default;
+};
+
+/// A catalog method the findings call for (sass/data/method_catalog.toml).
+struct method_suggestion {
+  std::string id;               // "memory.tiling_smem"
+  std::uint32_t priority = 0;   // 1 = try first within its axis
+  std::string name;             // human name
+  friend bool operator==(const method_suggestion&, const method_suggestion&) = default;
+};
+
+struct diagnosis_summary {
+  branch_ref of;                 // the branch whose launch was profiled
+  int gpu = -1;                  // the GPU it was profiled on
+  bool diagnosed = false;        // counters were read and diagnosed; false: `note` says why not
+  std::string note;              // the metric source's note (why metrics are missing, ncu used)
+  double gap_compute = 1;        // roofline gaps, ratios in [0, 1]: 0 is at the peak
+  double gap_memory = 1;
+  double gap_latency = 1;
+  bool near_peak = false;        // every gap under the threshold: stop optimising this job
+  diagnosis::widest_gap widest = diagnosis::widest_gap::near_peak;
+  std::uint32_t budget_compute = 0; // methods to try next per axis
+  std::uint32_t budget_memory = 0;
+  std::uint32_t budget_latency = 0;
+  std::vector<finding_summary> findings;   // fired rules, as diagnose() ordered them
+  std::vector<method_suggestion> methods;  // catalog methods the findings call for, best first
+  std::string gaps_json;                   // the iteration row's gaps column (docs/run-directory.md)
+  friend bool operator==(const diagnosis_summary&, const diagnosis_summary&) = default;
+};
+
+/// The summary of `d` (a diagnosis of `of` on GPU `gpu`); `sm` is the GPU's compute capability
+/// x 10 (methods needing a newer one are left out; 0: no filter).
+diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of, int gpu, int sm);
+
+/// Catalog methods that some fired finding names, best priority first within each axis, at most
+/// the budget's count per axis, never two coupled methods, none needing a newer GPU than `sm`
+/// (compute capability x 10; 0: no filter). None when near peak: the loop stops.
+std::vector<const sass::method_entry*> candidate_methods(const diagnosis::diagnosis& d, int sm);
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,235 @@
+// The campaign engine's GPU half: which race or profile an idle GPU gets, the race's request (the
+// incumbent first, then the challengers), what its answer records, and how busy the GPUs were.
+
+#include "pipeline/campaign_engine.hpp"
+#include "pipeline/engine_slots.hpp"
+
+#include "tuning/point_text.hpp"
+
+namespace warpforge::pipeline {
+
+namespace {
+using vocabulary::branch_outcome;
+} // namespace
+
+// GPU busy and the wait for compiles are integrals over time: called before every state change.
+void campaign_engine::update_usage() {
+  const double t = now();
+  const double dt = t - last_usage_update_;
+  last_usage_update_ = t;
+  if (dt <= 0 || !first_measured_ || compiles_in_flight_ == 0)
+    return;
+  for (const auto& g : gpus_)
+    if (!g.busy)
+      wait_for_compile_s_ += dt;
+}
+
+std::size_t campaign_engine::busy_gpus() const {
+  std::size_t busy = 0;
+  for (const auto& g : gpus_)
+    busy += g.busy;
+  return busy;
+}
+
+void campaign_engine::gpu_busy(gpu_slot& gpu, bool busy) {
+  gpu.busy = busy;
+  gpu.since = now();
+}
+
+void campaign_engine::dispatch() {
+  if (gpus_.empty()) {
+    for (auto& job : jobs_) {
+      if (job->closed || !job->reference_ready())
+        continue;
+      while (auto race = job->plan->next_race(true, std::nullopt))
+        race_without_gpu(*job, *race);
+      while (auto profile = job->plan->profile_due(std::nullopt))
+        job->plan->diagnosed(*profile, std::nullopt);
+    }
+    return;
+  }
+  // Profiles first (a diagnosis may stop a job), then whole phases, then whatever is built.
+  for (auto& gpu : gpus_)
+    if (!gpu.busy && !dispatch_profile(gpu) && !dispatch_race(gpu, false))
+      dispatch_race(gpu, true);
+}
+
+bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
+  for (auto& job : jobs_) {
+    if (job->closed)
+      continue;
+    if (!job->pending_profile)
+      job->pending_profile = job->plan->profile_due(gpu.device.ordinal);
+    if (!job->pending_profile || (job->pending_profile->gpu && *job->pending_profile->gpu != gpu.device.ordinal))
+      continue;
+    auto profile = *std::exchange(job->pending_profile, std::nullopt);
+    const auto& b = profile.branch;
+    const auto& slot = job->branches.at({b.iteration, b.ordinal});
+    const auto t = next_ticket();
+    orders_[t] = order{order::kind::profile, index_of(*job), {b.iteration, b.ordinal}, {}, false, profile,
+                       gpu.device.ordinal};
+    race_plan one{b.iteration, {}, false, gpu.device.ordinal};
+    auto launch = race_request_for(*job, one, false);
+    launch.kernels = {launch_of(*job, slot)};
+    const auto folder = branch_folder(setup_.run_dir, job->setup.name, b.iteration, b.ordinal);
+    out_.profiles.push_back({t, ref_of(*job, b.iteration, b.ordinal), gpu.device, std::move(launch),
+                             (folder / ("metrics-gpu" + std::to_string(gpu.device.ordinal) + ".json")).string()});
+    gpu_busy(gpu, true);
+    return true;
+  }
+  return false;
+}
+
+bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
+  for (auto& job : jobs_) {
+    if (job->closed || !job->reference_ready())
+      continue;
+    auto race = job->plan->next_race(eager, gpu.device.ordinal);
+    if (!race)
+      continue;
+    if (!job->reference_failure.empty()) { // nothing can be checked against it
+      race_without_gpu(*job, *race);
+      continue;
+    }
+    const auto t = next_ticket();
+    orders_[t] = order{order::kind::race, index_of(*job), {race->iteration, -1}, *race, race->with_incumbent, {},
+                       gpu.device.ordinal};
+    out_.races.push_back({t, gpu.device.ordinal, ref_of(*job, race->iteration, -1),
+                          race_request_for(*job, *race, race->with_incumbent)});
+    out_.events.push_back(job_event(feed::event_type::gpu_leased, job->setup.name, race->iteration, feed::no_branch,
+                                    gpu.device.ordinal,
+                                    feed::detail{}.add("kernels", static_cast<std::uint64_t>(race->ordinals.size()))
+                                      .add("incumbent", race->with_incumbent).json()));
+    gpu_busy(gpu, true);
+    return true;
+  }
+  return false;
+}
+
+// No GPU (or a reference that does not build): every kernel of the race ends not_run, with why.
+void campaign_engine::race_without_gpu(job_slot& job, const race_plan& race) {
+  race_outcome outcome;
+  for (auto ordinal : race.ordinals) {
+    const auto& b = job.branches.at({race.iteration, ordinal}).plan;
+    branch_result r;
+    r.outcome = branch_outcome::not_run;
+    r.detail = !job.reference_failure.empty()
+                 ? job.reference_failure
+                 : "compiled for " + arch() + " and checked; measurements need a GPU (" + setup_.why_no_gpu + ")";
+    end_branch(job, b, r, feed::no_gpu);
+    outcome.branches.push_back(std::move(r));
+  }
+  job.plan->measured(race, outcome);
+}
+
+gpu::kernel_launch campaign_engine::launch_of(const job_slot& job, const branch_slot& slot) const {
+  return {slot.cubin_path, job.setup.problem.kernel.entry,
+          slot.resolved ? slot.resolved->launch : job.setup.defaults.launch};
+}
+
+gpu::race_request campaign_engine::race_request_for(job_slot& job, const race_plan& race, bool with_incumbent) const {
+  gpu::race_inputs inputs;
+  if (with_incumbent) {
+    const auto& best = job.plan->best();
+    inputs.kernels.push_back(launch_of(job, job.branches.at({best.iteration, best.ordinal})));
+  }
+  for (auto ordinal : race.ordinals)
+    inputs.kernels.push_back(launch_of(job, job.branches.at({race.iteration, ordinal})));
+  inputs.reference_cubin = job.reference_cubin;
+  inputs.reference_entry = job.setup.reference_entry;
+  if (job.setup.problem.reference.kind == config::reference_kind::self)
+    inputs.reference_launch = job.setup.defaults.launch;
+  inputs.seed = setup_.spec.proposer.seed;
+  inputs.mode = setup_.timing;
+  return gpu::make_race_request(job.setup.defaults, job.setup.problem.reference, inputs);
+}
+
+void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu::race_result& result, double request_s) {
+  update_usage();
+  auto it = orders_.find(id);
+  if (it == orders_.end())
+    return;
+  auto o = it->second;
+  orders_.erase(it);
+  for (auto& g : gpus_)
+    if (g.device.ordinal == o.gpu)
+      gpu_busy(g, false);
+  first_measured_ = true;
+  worker_busy_s_ += request_s;
+  auto& job = *jobs_.at(o.job);
+  const std::size_t offset = o.with_incumbent ? 1 : 0;
+  race_outcome outcome;
+  if (o.with_incumbent && !result.kernels.empty() && result.kernels[0].outcome == branch_outcome::passed)
+    outcome.incumbent_s = result.kernels[0].stats.median_s;
+  for (const auto& k : result.kernels) {
+    kernel_busy_s_ += k.kernel_s;
+    ++measured_;
+  }
+  for (std::size_t i = 0; i < o.race.ordinals.size(); ++i) {
+    auto& slot = job.branches.at({o.race.iteration, o.race.ordinals[i]});
+    gpu::kernel_result k;
+    if (offset + i < result.kernels.size()) {
+      k = result.kernels[offset + i];
+    } else {
+      k.outcome = branch_outcome::runtime_error;
+      k.detail = "the runner answered " + std::to_string(result.kernels.size()) + " kernels for a race of " +
+                 std::to_string(o.race.ordinals.size() + offset);
+    }
+    const storage::branch_key key{job.id, slot.plan.iteration, slot.plan.ordinal};
+    if (k.outcome == branch_outcome::passed)
+      out_.writes.push_back(measurement_row(key, device, setup_.timing, k,
+                                            result.sm_clock_hz_after > 0 ? result.sm_clock_hz_after
+                                                                         : result.sm_clock_hz_before));
+    out_.events.push_back(kernel_event(job.setup.name, slot.plan, device.ordinal, device, k, result, request_s));
+    auto r = result_of(k, slot.sass_absent);
+    end_branch(job, slot.plan, r, device.ordinal);
+    remember(job, slot.plan, r, device);
+    outcome.branches.push_back(std::move(r));
+  }
+  out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.race.iteration, feed::no_branch,
+                                  device.ordinal, feed::detail{}.add("request_s", request_s).json()));
+  job.plan->measured(o.race, outcome);
+  pump();
+}
+
+void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
+  update_usage();
+  auto it = orders_.find(id);
+  if (it == orders_.end())
+    return;
+  auto o = it->second;
+  orders_.erase(it);
+  for (auto& g : gpus_)
+    if (g.device.ordinal == o.gpu) {
+      worker_busy_s_ += now() - g.since;
+      gpu_busy(g, false);
+    }
+  auto& job = *jobs_.at(o.job);
+  const auto iteration = std::max<std::int64_t>(1, job.plan->iterations_done());
+  if (summary.diagnosed) {
+    out_.writes.push_back(storage::iteration_update{job.id, iteration,
+                                                    job.plan->iterations_done() >= iteration
+                                                      ? vocabulary::iteration_state::finished
+                                                      : vocabulary::iteration_state::running,
+                                                    -1, false, summary.gaps_json});
+    out_.events.push_back(job_event(feed::event_type::diagnosis_ready, job.setup.name, iteration, o.profile.branch.ordinal,
+                                    o.gpu, summary.gaps_json));
+  } else {
+    out_.events.push_back(job_event(feed::event_type::warning, job.setup.name, iteration, o.profile.branch.ordinal, o.gpu,
+                                    feed::detail{}.add("detail", "not diagnosed: " + summary.note).json()));
+  }
+  job.plan->diagnosed(o.profile, summary.diagnosed ? std::optional<diagnosis_summary>{summary} : std::nullopt);
+  pump();
+}
+
+// Into the cross-run cache: what a point did on this kind of GPU, for a later run of the problem.
+void campaign_engine::remember(job_slot& job, const planned_branch& b, const branch_result& r,
+                               const gpu::device_info& device) {
+  if (!cache_ || job.problem_id.empty() || !tuning::is_cacheable(r.outcome))
+    return;
+  const tuning::cache_key key{job.problem_id, tuning::gpu_key(device.name, device.arch()),
+                              tuning::canonical_text(b.what.point)};
+  (void)cache_->put(key, {r.outcome, r.median_s, std::nullopt});
+}
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,59 @@
+#pragma once
+// The campaign engine's bookkeeping (private to pipeline/campaign_engine*.cpp): per job its plan
+// and the branches it has built, per GPU whether it is busy, per order what it was for.
+
+#include "pipeline/campaign_engine.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace warpforge::pipeline {
+
+using branch_key = std::pair<std::int64_t, std::int64_t>; // (iteration, ordinal)
+
+struct campaign_engine::branch_slot {
+  planned_branch plan;
+  std::optional<config::resolved_problem> resolved; // its point resolved (launch, arguments)
+  std::string cubin_path;                           // once built
+  std::vector<std::string> sass_absent;             // claimed methods the SASS did not show
+  bool ended = false;                               // its outcome is recorded
+};
+
+struct campaign_engine::job_slot {
+  job_setup setup;
+  std::int64_t id = 0;                               // its row
+  std::unique_ptr<job_plan> plan;
+  std::map<branch_key, branch_slot> branches;
+  std::string reference_cubin;                       // once built
+  std::string reference_failure;                     // why the reference does not build
+  std::set<std::int64_t> iterations_started;         // iteration_started sent
+  std::optional<profile_plan> pending_profile;       // asked of the plan, waiting for a GPU
+  std::string problem_id;                            // the tuner cache's identity of the problem
+  bool closed = false;                               // its end is recorded
+
+  bool reference_ready() const { return !reference_cubin.empty() || !reference_failure.empty(); }
+};
+
+struct campaign_engine::gpu_slot {
+  gpu::device_info device;
+  std::optional<double> peak_bandwidth; // bytes/s (the specs table, or the device's clocks)
+  bool busy = false;
+  double since = 0;                     // when it became busy, seconds since the start
+};
+
+struct campaign_engine::order {
+  enum class kind { compile, sass, proposal, race, profile };
+  kind what = kind::compile;
+  std::size_t job = 0;
+  branch_key branch{-1, -1};  // compile, sass: the branch; ordinal -1: the job's reference
+  race_plan race;             // race
+  bool with_incumbent = false;
+  profile_plan profile;       // profile
+  int gpu = -1;               // race, profile
+};
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,356 @@
+#include "pipeline/job_driver.hpp"
+
+#include "tuning/attempt_memory.hpp"
+#include "tuning/champion.hpp"
+#include "tuning/point_text.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace warpforge::pipeline {
+
+namespace {
+
+using vocabulary::branch_kind;
+using vocabulary::branch_outcome;
+
+bool passed(const branch_result& r) {
+  return r.outcome == branch_outcome::passed && r.median_s.has_value();
+}
+
+// A raced result in the job's time frame: scaled by best / incumbent-in-this-race.
+branch_result in_frame(branch_result r, std::optional<double> factor) {
+  if (!factor)
+    return r;
+  for (auto* t : {&r.median_s, &r.ci_low_s, &r.ci_high_s})
+    if (*t)
+      **t *= *factor;
+  return r;
+}
+
+tuning::branch_result for_election(const planned_branch& b, const branch_result& r) {
+  return {tuning::canonical_text(b.what.point), b.what.methods, r.outcome, r.median_s.value_or(0),
+          r.ci_low_s, r.ci_high_s, r.detail};
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+} // namespace
+
+job_driver::job_driver(std::string name, std::string problem_path, const config::budget_spec& budget,
+                       std::optional<std::uint64_t> max_evaluations, candidate baseline)
+    : name_(std::move(name)), problem_path_(std::move(problem_path)), budget_(budget) {
+  limits_.iterations = budget.iterations;
+  limits_.patience = budget.patience;
+  limits_.wall_time_s = budget.wall_time_s;
+  limits_.max_evaluations = max_evaluations;
+  baseline.kind = branch_kind::baseline;
+  plan({1, next_ordinal_++, std::nullopt, std::move(baseline), std::nullopt});
+}
+
+void job_driver::remember(attempt known) {
+  known.iteration = 0;
+  memory_.push_back(std::move(known));
+}
+
+void job_driver::plan(planned_branch b) {
+  const auto key = std::pair{b.iteration, b.ordinal};
+  tracked t;
+  t.plan = b;
+  if (b.ended) {
+    t.state = branch_state::ended;
+    t.result = *b.ended;
+  }
+  branches_[key] = std::move(t);
+  newly_planned_.push_back(std::move(b));
+}
+
+std::vector<planned_branch> job_driver::take_planned() {
+  return std::exchange(newly_planned_, {});
+}
+
+void job_driver::built(std::int64_t iteration, std::int64_t ordinal) {
+  auto it = branches_.find({iteration, ordinal});
+  if (it == branches_.end() || it->second.state != branch_state::planned)
+    throw std::logic_error("job_driver::built: branch " + std::to_string(iteration) + "/" +
+                           std::to_string(ordinal) + " is not waiting for its build");
+  it->second.state = branch_state::built;
+}
+
+void job_driver::failed(std::int64_t iteration, std::int64_t ordinal, branch_result result) {
+  auto it = branches_.find({iteration, ordinal});
+  if (it == branches_.end() || it->second.state == branch_state::ended)
+    throw std::logic_error("job_driver::failed: branch " + std::to_string(iteration) + "/" +
+                           std::to_string(ordinal) + " is not in flight");
+  it->second.state = branch_state::ended;
+  it->second.result = std::move(result);
+  if (phase_complete())
+    end_phase();
+}
+
+std::vector<job_driver::tracked*> job_driver::current_phase() {
+  std::vector<tracked*> out;
+  const auto kind = phase_ == phase::baseline   ? branch_kind::baseline
+                    : phase_ == phase::branches ? branch_kind::branch
+                                                : branch_kind::ablation;
+  if (phase_ != phase::baseline && phase_ != phase::branches && phase_ != phase::ablations)
+    return out;
+  for (auto& [key, t] : branches_)
+    if (key.first == iteration_ && t.plan.what.kind == kind)
+      out.push_back(&t);
+  return out;
+}
+
+bool job_driver::phase_complete() {
+  auto branches = current_phase();
+  return !branches.empty() &&
+         std::all_of(branches.begin(), branches.end(),
+                     [](const tracked* t) { return t->state == branch_state::ended; });
+}
+
+std::optional<race_plan> job_driver::next_race(bool eager, std::optional<int>) {
+  auto branches = current_phase();
+  std::vector<std::int64_t> ready;
+  bool waiting_for_builds = false;
+  for (const auto* t : branches) {
+    if (t->state == branch_state::built)
+      ready.push_back(t->plan.ordinal);
+    waiting_for_builds = waiting_for_builds || t->state == branch_state::planned;
+  }
+  if (ready.empty() || (waiting_for_builds && !eager))
+    return std::nullopt;
+  for (auto ordinal : ready)
+    branches_[{iteration_, ordinal}].state = branch_state::racing;
+  return race_plan{iteration_, std::move(ready), phase_ != phase::baseline, std::nullopt};
+}
+
+void job_driver::measured(const race_plan& race, const race_outcome& outcome) {
+  if (outcome.branches.size() != race.ordinals.size())
+    throw std::logic_error("job_driver::measured: " + std::to_string(outcome.branches.size()) +
+                           " results for a race of " + std::to_string(race.ordinals.size()));
+  std::optional<double> factor;
+  if (race.with_incumbent && outcome.incumbent_s && *outcome.incumbent_s > 0 && best_s_)
+    factor = *best_s_ / *outcome.incumbent_s;
+  for (std::size_t i = 0; i < race.ordinals.size(); ++i) {
+    auto it = branches_.find({race.iteration, race.ordinals[i]});
+    if (it == branches_.end() || it->second.state != branch_state::racing)
+      throw std::logic_error("job_driver::measured: branch " + std::to_string(race.ordinals[i]) +
+                             " was not racing");
+    it->second.result = in_frame(outcome.branches[i], factor);
+    it->second.state = branch_state::ended;
+  }
+  if (phase_complete())
+    end_phase();
+}
+
+void job_driver::end_phase() {
+  evaluations_this_iteration_ += current_phase().size();
+  switch (phase_) {
+  case phase::baseline: return end_baseline();
+  case phase::branches: return end_branches();
+  case phase::ablations: return end_ablations();
+  default: return;
+  }
+}
+
+// The phase's branches go into the memory together, by ordinal (the map's order).
+void job_driver::remember_phase(branch_kind kind, const std::vector<std::string>& details) {
+  std::size_t i = 0;
+  for (const auto& [key, t] : branches_) {
+    if (key.first != iteration_ || t.plan.what.kind != kind)
+      continue;
+    attempt a;
+    a.iteration = iteration_;
+    a.kind = kind;
+    a.point = t.plan.what.point;
+    a.methods = t.plan.what.methods;
+    a.outcome = t.result.outcome;
+    a.median_s = passed(t.result) ? t.result.median_s : std::nullopt;
+    a.detail = i < details.size() ? details[i] : t.result.detail;
+    memory_.push_back(std::move(a));
+    ++i;
+  }
+}
+
+void job_driver::end_baseline() {
+  const auto& baseline = branches_.at({iteration_, 0});
+  remember_phase(branch_kind::baseline, {});
+  if (!passed(baseline.result))
+    return fail("the baseline (the job's own kernel at its default point) did not pass: " +
+                std::string{vocabulary::to_string(baseline.result.outcome)} +
+                (baseline.result.detail.empty() ? "" : ": " + baseline.result.detail));
+  baseline_s_ = best_s_ = baseline.result.median_s;
+  best_ = baseline.plan;
+  next_ordinal_ = 1; // the first proposal's branches follow the baseline in iteration 1
+  phase_ = phase::profiling;
+  asked_ = false;
+}
+
+void job_driver::end_branches() {
+  std::vector<const tracked*> branches;
+  std::vector<tuning::branch_result> results;
+  for (const auto& [key, t] : branches_)
+    if (key.first == iteration_ && t.plan.what.kind == branch_kind::branch) {
+      branches.push_back(&t);
+      results.push_back(for_election(t.plan, t.result));
+    }
+  const auto election = tuning::elect_champion(best_s_, results, budget_.noise_threshold);
+  std::vector<std::string> lines;
+  for (const auto& record : tuning::record_attempts(election, results))
+    lines.push_back(record.line());
+  remember_phase(branch_kind::branch, lines);
+  std::vector<std::string> memory_lines;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    memory_lines.push_back(results[i].name + ": " + lines[i]);
+
+  if (!election.champion)
+    return finish_iteration(std::nullopt, {}, std::move(memory_lines));
+  const auto& champion = *branches[*election.champion];
+  champion_ = champion.plan.ordinal;
+  best_s_ = champion.result.median_s;
+  best_ = champion.plan;
+  // The champion's leave-one-out variants. A method the SASS shows absent is judged without a
+  // measurement (implementation_failed): its row ends at once.
+  for (const auto& ablation : champion.plan.what.ablations) {
+    if (ablation.methods.empty())
+      continue;
+    planned_branch b{iteration_, next_ordinal_++, champion.plan.ordinal, ablation, std::nullopt};
+    b.what.kind = branch_kind::ablation;
+    if (contains(champion.result.sass_absent, ablation.methods.front()))
+      b.ended = branch_result{branch_outcome::not_run, std::nullopt, std::nullopt, std::nullopt,
+                              "implementation_failed: the SASS shows no sign of " + ablation.methods.front(),
+                              {ablation.methods.front()}};
+    plan(std::move(b));
+  }
+  // Methods SASS showed absent but with no variant still get their verdict.
+  for (const auto& method : champion.result.sass_absent) {
+    const bool has_variant = std::any_of(champion.plan.what.ablations.begin(), champion.plan.what.ablations.end(),
+                                         [&](const candidate& c) { return !c.methods.empty() && c.methods.front() == method; });
+    if (has_variant || !contains(champion.plan.what.methods, method))
+      continue;
+    candidate absent;
+    absent.kind = branch_kind::ablation;
+    absent.point = champion.plan.what.point;
+    absent.methods = {method};
+    plan({iteration_, next_ordinal_++, champion.plan.ordinal, absent,
+          branch_result{branch_outcome::not_run, std::nullopt, std::nullopt, std::nullopt,
+                        "implementation_failed: the SASS shows no sign of " + method, {method}}});
+  }
+  phase_ = phase::ablations;
+  iteration_memory_ = std::move(memory_lines);
+  if (current_phase().empty()) // no method to judge
+    return finish_iteration(champion_, {}, std::exchange(iteration_memory_, {}));
+  if (phase_complete()) // every method was judged without a measurement
+    end_ablations();
+}
+
+void job_driver::end_ablations() {
+  std::vector<tuning::ablation_result> ablations;
+  std::vector<std::string> details;
+  for (const auto& [key, t] : branches_)
+    if (key.first == iteration_ && t.plan.what.kind == branch_kind::ablation) {
+      const auto& method = t.plan.what.methods.front();
+      ablations.push_back({method, t.result.outcome, t.result.median_s.value_or(0),
+                           t.plan.ended.has_value() && !t.result.sass_absent.empty()});
+    }
+  auto methods = tuning::attribute_methods(*best_s_, ablations, budget_.noise_threshold);
+  for (const auto& m : methods)
+    details.push_back(std::string{tuning::to_string(m.verdict)} + ": " + m.note);
+  remember_phase(branch_kind::ablation, details);
+  finish_iteration(champion_, std::move(methods), std::exchange(iteration_memory_, {}));
+}
+
+void job_driver::finish_iteration(std::optional<std::int64_t> champion,
+                                  std::vector<tuning::method_attribution> methods,
+                                  std::vector<std::string> lines) {
+  iteration_summary summary;
+  summary.iteration = iteration_;
+  summary.champion = champion;
+  summary.best_s = best_s_;
+  summary.methods = std::move(methods);
+  summary.memory = std::move(lines);
+  finished_.push_back(std::move(summary));
+  progress_ = tuning::after_iteration(progress_, champion.has_value(), evaluations_this_iteration_);
+  evaluations_this_iteration_ = 0;
+  champion_.reset();
+  ++iteration_;
+  next_ordinal_ = 0;
+  phase_ = champion ? phase::profiling : phase::proposing; // an unchanged best keeps its diagnosis
+  asked_ = false;
+}
+
+std::optional<profile_plan> job_driver::profile_due(std::optional<int>) {
+  if (phase_ != phase::profiling || asked_)
+    return std::nullopt;
+  asked_ = true;
+  return profile_plan{best_, std::nullopt};
+}
+
+void job_driver::diagnosed(const profile_plan&, const std::optional<diagnosis_summary>& summary) {
+  if (phase_ != phase::profiling)
+    return;
+  diagnosis_ = summary;
+  progress_.near_peak = summary && summary->diagnosed && summary->near_peak;
+  phase_ = phase::proposing;
+  asked_ = false;
+}
+
+std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
+  if (phase_ != phase::proposing || asked_)
+    return std::nullopt;
+  progress_.elapsed_s = elapsed_s;
+  if (auto why = tuning::should_stop(progress_, limits_)) {
+    finish(*why);
+    return std::nullopt;
+  }
+  asked_ = true;
+  propose_request r;
+  r.job = name_;
+  r.problem_path = problem_path_;
+  r.iteration = iteration_;
+  r.branches = budget_.branches;
+  r.current_best = best_.what;
+  r.best_s = best_s_;
+  r.diagnosis = diagnosis_;
+  r.memory = memory_;
+  return r;
+}
+
+void job_driver::accept(const proposal& answer) {
+  if (phase_ != phase::proposing || !asked_)
+    return;
+  asked_ = false;
+  if (answer.candidates.empty()) {
+    progress_.space_exhausted = true;
+    return finish(tuning::stop_reason::space_exhausted);
+  }
+  for (const auto& c : answer.candidates) {
+    planned_branch b{iteration_, next_ordinal_++, std::nullopt, c, std::nullopt};
+    b.what.kind = branch_kind::branch;
+    plan(std::move(b));
+  }
+  phase_ = phase::branches;
+}
+
+void job_driver::proposal_failed(const std::string& why) {
+  if (phase_ == phase::proposing)
+    fail("the proposer could not propose iteration " + std::to_string(iteration_) + ": " + why);
+}
+
+void job_driver::finish(tuning::stop_reason why) {
+  stop_ = why;
+  phase_ = phase::done;
+}
+
+void job_driver::fail(std::string why) {
+  failure_ = std::move(why);
+  phase_ = phase::done;
+}
+
+std::vector<iteration_summary> job_driver::take_finished() {
+  return std::exchange(finished_, {});
+}
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,125 @@
+#pragma once
+// job_driver: one job's optimisation loop as a state machine, without actors, CUDA or files, so
+// the scheduler stays a dispatcher and this logic is tested on recorded outcomes.
+//
+//   baseline (the job's own kernel at its default point: iteration 1, branch 0), measured alone
+//   → profile the best and diagnose it
+//   → per iteration: a proposal of K candidates → build each → measure them in races, each with
+//     the incumbent (the job's best kernel) first, so every challenger is timed beside it
+//     → champion election → the champion's leave-one-out variants (its ablations), raced with
+//     the champion → attribution → profile the new best (only when it changed) → next iteration
+//   → stop at a budget, after `patience` iterations without gain, at near-peak, or when the
+//     proposer has nothing new.
+//
+//   job_driver job{name, problem_path, budget, max_evaluations, baseline};
+//   for (auto& b : job.take_planned()) build(b);            // then job.built(...) / job.failed(...)
+//   if (auto race = job.next_race(gpu_idle)) measure(*race); // then job.measured(*race, outcome)
+//   if (auto who = job.profile_due()) profile(*who);         // then job.diagnosed(summary)
+//   if (auto ask = job.proposal_due(elapsed_s)) propose(*ask); // then job.accept(proposal)
+//   if (job.done()) report(job.stop(), job.failure());
+//
+// Times: a challenger's median is divided by the incumbent's median in the same race and
+// multiplied by the job's best time, so drift between races cancels and every time the job
+// compares is in one frame (the baseline's first measurement). Results are recorded in the
+// attempt memory a whole phase at a time, by ordinal, so the memory a proposer sees does not
+// depend on which GPU answered first.
+
+#include "config/campaign_spec.hpp"
+#include "pipeline/job_plan.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::pipeline {
+
+class job_driver final : public job_plan {
+public:
+  /// `baseline` is the job's own kernel at its default point (kind baseline).
+  job_driver(std::string name, std::string problem_path, const config::budget_spec& budget,
+             std::optional<std::uint64_t> max_evaluations, candidate baseline);
+
+  /// Something an earlier run learnt (the tuner's result cache: a point known invalid on this
+  /// GPU), put in the memory before anything else (iteration 0).
+  void remember(attempt known);
+
+  // job_plan. Races: all of the current phase once every branch is built, or, when `eager`,
+  // those built so far. Profiles: the job's best, after the baseline and after each iteration
+  // that changed it (an unchanged best keeps its diagnosis). Proposals: the next iteration's,
+  // once the stop rule lets it go on.
+  std::vector<planned_branch> take_planned() override;
+  void built(std::int64_t iteration, std::int64_t ordinal) override;
+  void failed(std::int64_t iteration, std::int64_t ordinal, branch_result result) override;
+  std::optional<race_plan> next_race(bool eager, std::optional<int> gpu) override;
+  void measured(const race_plan& race, const race_outcome& outcome) override;
+  std::optional<profile_plan> profile_due(std::optional<int> gpu) override;
+  void diagnosed(const profile_plan& profile, const std::optional<diagnosis_summary>& summary) override;
+  std::optional<propose_request> proposal_due(double elapsed_s) override;
+  void accept(const proposal& answer) override;
+  void proposal_failed(const std::string& why) override;
+  bool done() const override { return phase_ == phase::done; }
+  const std::string& failure() const override { return failure_; }
+  std::optional<tuning::stop_reason> stop() const override { return stop_; }
+  std::vector<iteration_summary> take_finished() override;
+  const planned_branch& best() const override { return best_; }
+  std::optional<double> best_s() const override { return best_s_; }
+  std::optional<double> baseline_s() const override { return baseline_s_; }
+  std::uint32_t iterations_done() const override { return progress_.iterations; }
+
+  const std::string& name() const { return name_; }
+  const std::optional<diagnosis_summary>& diagnosis() const { return diagnosis_; }
+  const std::vector<attempt>& memory() const { return memory_; }
+  std::int64_t iteration() const { return iteration_; }
+
+private:
+  enum class phase { baseline, profiling, proposing, branches, ablations, done };
+  enum class branch_state { planned, built, racing, ended };
+  struct tracked {
+    planned_branch plan;
+    branch_state state = branch_state::planned;
+    branch_result result;
+  };
+
+  void plan(planned_branch b);
+  std::vector<tracked*> current_phase();
+  bool phase_complete();
+  void end_phase();
+  void end_baseline();
+  void end_branches();
+  void end_ablations();
+  void finish_iteration(std::optional<std::int64_t> champion,
+                        std::vector<tuning::method_attribution> methods,
+                        std::vector<std::string> lines);
+  void finish(tuning::stop_reason why);
+  void fail(std::string why);
+  void remember_phase(vocabulary::branch_kind kind, const std::vector<std::string>& details);
+
+  std::string name_;
+  std::string problem_path_;
+  config::budget_spec budget_;
+  tuning::stop_limits limits_;
+  tuning::job_progress progress_;
+
+  phase phase_ = phase::baseline;
+  bool asked_ = false;                 // the current profile / proposal request is out
+  std::int64_t iteration_ = 1;
+  std::int64_t next_ordinal_ = 0;
+  std::uint64_t evaluations_this_iteration_ = 0;
+  std::map<std::pair<std::int64_t, std::int64_t>, tracked> branches_; // (iteration, ordinal)
+  std::vector<planned_branch> newly_planned_;
+  std::optional<std::int64_t> champion_; // this iteration's, ordinal
+  std::vector<std::string> iteration_memory_; // its branches' lines, while ablations run
+
+  std::optional<tuning::stop_reason> stop_;
+  std::string failure_;
+  std::optional<double> baseline_s_;
+  std::optional<double> best_s_;
+  planned_branch best_;
+  std::optional<diagnosis_summary> diagnosis_;
+  std::vector<attempt> memory_;
+  std::vector<iteration_summary> finished_;
+};
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,68 @@
+#include "pipeline/job_setup.hpp"
+
+#include "tuning/search_space.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace warpforge::pipeline {
+
+namespace {
+
+expected<std::string, std::string> read_source(const std::filesystem::path& file) {
+  std::ifstream in{file};
+  if (!in)
+    return unexpected{"cannot read kernel source " + file.string() + ": " + std::strerror(errno)};
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace
+
+expected<job_setup, std::string> open_job(std::string name, std::filesystem::path problem_path,
+                                          config::problem_spec problem) {
+  job_setup job;
+  job.name = std::move(name);
+  job.problem_path = std::move(problem_path);
+  if (problem.reference.kind == config::reference_kind::file)
+    return unexpected{job.problem_path.string() +
+                      ": a reference from an expected-values file is not supported by the runner yet"};
+  auto kernel = read_source(problem.kernel.source);
+  if (!kernel)
+    return unexpected{kernel.error()};
+  job.kernel_text = std::move(*kernel);
+  const bool own_reference = problem.reference.kind == config::reference_kind::self;
+  const auto& reference = own_reference ? problem.kernel : problem.reference.kernel;
+  auto reference_text = own_reference ? expected<std::string, std::string>{job.kernel_text}
+                                      : read_source(reference.source);
+  if (!reference_text)
+    return unexpected{reference_text.error()};
+  job.reference_text = std::move(*reference_text);
+  job.reference_entry = reference.entry;
+  job.reference_flags = reference.flags;
+  auto defaults = config::resolve_problem(problem, config::default_point(problem));
+  if (!defaults)
+    return unexpected{config::to_string(defaults.error())};
+  job.defaults = std::move(*defaults);
+  auto space = tuning::search_space::from_problem(problem);
+  if (!space)
+    return unexpected{job.problem_path.string() + ": " + tuning::to_string(space.error())};
+  job.baseline.kind = vocabulary::branch_kind::baseline;
+  job.baseline.point = space->default_point();
+  job.baseline.methods = space->claimed_methods(job.baseline.point);
+  job.problem = std::move(problem);
+  return job;
+}
+
+double buffer_bytes(const job_setup& job) {
+  double bytes = 0;
+  for (const auto& arg : job.defaults.args)
+    if (const auto* b = std::get_if<config::resolved_buffer>(&arg))
+      bytes += static_cast<double>(b->bytes);
+  return bytes;
+}
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,43 @@
+#pragma once
+// A job's problem as the pipeline's steps need it: the spec, the kernel and reference sources
+// read once, the problem resolved at its default point, and the baseline candidate. Made once per
+// job when a campaign (or bench, or diagnose) starts; an error names the file or the spec field.
+//
+//   auto job = open_job(name, problem_path, spec);   // expected<job_setup, std::string>
+//   job->baseline                                    // the job's own kernel, default point
+
+#include "config/problem_spec.hpp"
+#include "config/resolved_problem.hpp"
+#include "expected/expected.hpp"
+#include "pipeline/candidate.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace warpforge::pipeline {
+
+struct job_setup {
+  std::string name;                   // the job's name in the campaign
+  std::filesystem::path problem_path; // its problem spec
+  config::problem_spec problem;
+  std::string kernel_text;            // the problem's kernel source
+  std::string reference_text;         // the reference kernel's source (the kernel's own for
+                                      // reference kind self)
+  std::string reference_entry;
+  std::vector<std::string> reference_flags;
+  config::resolved_problem defaults;  // the problem at its default point
+  candidate baseline;                 // the kernel at its default point, with the methods its
+                                      // tunables claim there
+};
+
+/// Reads the job's sources and resolves its default point. Errors: a source that cannot be read,
+/// a default point that does not resolve, a search space that cannot be built, a reference kind
+/// the runner cannot use yet (an expected-values file).
+expected<job_setup, std::string> open_job(std::string name, std::filesystem::path problem_path,
+                                          config::problem_spec problem);
+
+/// The bytes every buffer of the problem holds at its default point (each moved once: what an
+/// achieved bandwidth is counted against).
+double buffer_bytes(const job_setup& job);
+
+} // namespace warpforge::pipeline

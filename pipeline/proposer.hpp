@@ -1,0 +1,70 @@
+#pragma once
+// The proposer seam: one interface for every way of finding the next kernels to try. In: the job,
+// the diagnosis of its best kernel, its attempt memory and the current best; out: K candidates
+// with the methods each claims and their leave-one-out variants. The built-in tuner
+// (tune_proposer.hpp) is the first implementation; a language model and a replay of an earlier
+// run are the next. The proposer actor is a thin shell over one of these.
+//
+//   auto p = make_proposer(campaign.proposer);            // tune_proposer for kind = "tune"
+//   auto next = p->propose(request);                      // expected<proposal, std::string>
+//
+// A proposer must be a pure function of the request and its configuration (seed included): the
+// actor around it may be restarted between two calls, and a campaign resumed from its store, and
+// both must get the proposals an undisturbed run would have got.
+
+#include "config/campaign_spec.hpp"
+#include "expected/expected.hpp"
+#include "pipeline/candidate.hpp"
+#include "pipeline/diagnosis_summary.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::pipeline {
+
+/// One earlier evaluation of the job, as the proposer sees it (in the order they were recorded:
+/// a phase's branches together, by ordinal, when the phase completes).
+struct attempt {
+  std::int64_t iteration = 0;       // 0: known from an earlier run (the result cache)
+  vocabulary::branch_kind kind = vocabulary::branch_kind::branch;
+  config::tunable_point point;
+  std::vector<std::string> methods;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
+  std::optional<double> median_s;   // seconds, when it passed (in the job's time frame)
+  std::string detail;               // why it failed, or its verdict, one line
+  friend bool operator==(const attempt&, const attempt&) = default;
+};
+
+struct propose_request {
+  std::string job;                        // the job's name (a proposer may keep per-job state)
+  std::string problem_path;               // the job's problem spec
+  std::int64_t iteration = 1;             // the iteration to fill
+  std::uint32_t branches = 4;             // K
+  candidate current_best;                 // the kernel to improve on
+  std::optional<double> best_s;           // its time, seconds
+  std::optional<diagnosis_summary> diagnosis; // of the current best; none: not profiled
+  std::vector<attempt> memory;            // every evaluation of the job so far
+  friend bool operator==(const propose_request&, const propose_request&) = default;
+};
+
+struct proposal {
+  std::vector<candidate> candidates; // at most K; fewer (or none) when nothing new is left
+  std::string note;                  // what the proposer did, or why fewer than K
+  friend bool operator==(const proposal&, const proposal&) = default;
+};
+
+class proposer {
+public:
+  virtual ~proposer() = default;
+  /// K candidates for the request's iteration; an error names why none could be made (the job's
+  /// problem does not load, ...). An empty proposal is not an error: the job has run out of ideas.
+  virtual expected<proposal, std::string> propose(const propose_request& request) = 0;
+};
+
+/// The proposer the campaign asks for; an error when its kind is not in this build.
+expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec);
+
+} // namespace warpforge::pipeline

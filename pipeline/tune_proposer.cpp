@@ -1,0 +1,102 @@
+#include "pipeline/tune_proposer.hpp"
+
+#include "config/problem_spec.hpp"
+#include "tuning/strategy_factory.hpp"
+
+namespace warpforge::pipeline {
+
+namespace {
+
+// Whether the proposal for `iteration` had seen `a` (entries are recorded a phase at a time, so
+// the ones it saw form a prefix of the memory).
+bool seen_before(const attempt& a, std::int64_t iteration) {
+  return a.iteration < iteration || a.kind == vocabulary::branch_kind::baseline;
+}
+
+} // namespace
+
+tune_proposer::tune_proposer(config::search_strategy strategy, std::uint64_t seed)
+    : strategy_(strategy), seed_(seed) {}
+
+expected<tune_proposer::job_search*, std::string> tune_proposer::search_for(const propose_request& request) {
+  auto& s = jobs_[request.job];
+  // What this proposer holds must be the start of what the request says happened; otherwise
+  // (restarted, resumed, another campaign) the strategy is rebuilt from its seed.
+  bool consistent = s.strategy && s.problem_path == request.problem_path && s.proposed < request.iteration &&
+                    s.seen.size() <= request.memory.size();
+  for (std::size_t i = 0; consistent && i < s.seen.size(); ++i)
+    consistent = s.seen[i] == request.memory[i];
+  if (consistent)
+    return &s;
+  auto spec = config::load_problem(request.problem_path);
+  if (!spec)
+    return unexpected{"cannot load the problem " + request.problem_path + ": " + config::to_string(spec.error())};
+  auto space = tuning::search_space::from_problem(*spec);
+  if (!space)
+    return unexpected{request.problem_path + ": " + tuning::to_string(space.error())};
+  s = job_search{};
+  s.problem_path = request.problem_path;
+  s.space = std::make_shared<const tuning::search_space>(std::move(*space));
+  s.strategy = tuning::make_strategy(strategy_, s.space, seed_);
+  return &s;
+}
+
+std::vector<config::tunable_point> tune_proposer::propose_iteration(job_search& s, const propose_request& request,
+                                                                  std::int64_t iteration) {
+  while (s.seen.size() < request.memory.size() && seen_before(request.memory[s.seen.size()], iteration)) {
+    const auto& a = request.memory[s.seen.size()];
+    s.history.record({a.point, a.outcome, a.median_s});
+    s.seen.push_back(a);
+  }
+  s.proposed = iteration;
+  return s.strategy->propose(request.branches, s.history);
+}
+
+candidate tune_proposer::make_candidate(const tuning::search_space& space, config::tunable_point point) const {
+  candidate c;
+  c.kind = vocabulary::branch_kind::branch;
+  c.methods = space.claimed_methods(point);
+  for (const auto& method : c.methods) {
+    auto variant = space.leave_one_out(point, method);
+    if (!variant)
+      continue; // no valid point without it: the method cannot be judged alone
+    candidate ablation;
+    ablation.kind = vocabulary::branch_kind::ablation;
+    ablation.point = variant->point;
+    ablation.methods = {method};
+    for (const auto& t : variant->adjusted)
+      ablation.note += (ablation.note.empty() ? "also changed: " : ", ") + t;
+    c.ablations.push_back(std::move(ablation));
+  }
+  c.point = std::move(point);
+  return c;
+}
+
+expected<proposal, std::string> tune_proposer::propose(const propose_request& request) {
+  auto s = search_for(request);
+  if (!s)
+    return unexpected{s.error()};
+  auto& search = **s;
+  // Replay the iterations this strategy has not proposed (none when it is up to date).
+  for (std::int64_t iteration = search.proposed + 1; iteration < request.iteration; ++iteration)
+    (void)propose_iteration(search, request, iteration);
+  proposal out;
+  for (auto& point : propose_iteration(search, request, request.iteration))
+    out.candidates.push_back(make_candidate(*search.space, std::move(point)));
+  out.note = std::string{config::to_string(strategy_)} + ": " + std::to_string(out.candidates.size()) + " of " +
+             std::to_string(request.branches) + " new points" +
+             (out.candidates.size() < request.branches ? " (no more valid points the strategy could find)" : "");
+  return out;
+}
+
+expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec) {
+  switch (spec.kind) {
+  case config::proposer_kind::tune:
+    return std::unique_ptr<proposer>{std::make_unique<tune_proposer>(spec.strategy, spec.seed)};
+  default:
+    return unexpected{"proposer kind '" + std::string{config::to_string(spec.kind)} +
+                      "' is not in this build yet (the built-in tuner is: kind = \"tune\")"};
+  }
+}
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,113 @@
+#pragma once
+// What the store writes: one plain struct per change to the run directory's database. The store
+// actor (actors/store) applies them through storage::database; the pipeline library builds them
+// (pipeline/records.hpp); messages/store.hpp gives them an inspect so they cross actors.
+
+#include "vocabulary/branch.hpp"
+#include "vocabulary/states.hpp"
+#include "vocabulary/timing_mode.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace warpforge::storage {
+
+struct campaign_record {
+  std::string name;
+  std::string spec_path;
+  std::string spec_toml;
+  std::string run_dir;
+  friend bool operator==(const campaign_record&, const campaign_record&) = default;
+};
+
+struct job_record {
+  std::int64_t campaign_id = 0;
+  std::string name;
+  std::string problem_path;
+  friend bool operator==(const job_record&, const job_record&) = default;
+};
+
+struct campaign_state_change {
+  std::int64_t campaign_id = 0;
+  vocabulary::campaign_state state = vocabulary::campaign_state::created;
+  std::string reason; // why it failed or was interrupted
+  friend bool operator==(const campaign_state_change&, const campaign_state_change&) = default;
+};
+
+struct job_state_change {
+  std::int64_t job_id = 0;
+  vocabulary::job_state state = vocabulary::job_state::pending;
+  std::string reason;
+  friend bool operator==(const job_state_change&, const job_state_change&) = default;
+};
+
+/// Where a branch lives: its job's row and its place in the job's iterations. The store finds (or
+/// makes) the rows behind it, so every write keyed by it can be repeated without harm.
+struct branch_key {
+  std::int64_t job_id = 0;
+  std::int64_t iteration = 0; // 1-based
+  std::int64_t ordinal = 0;   // unique within the iteration
+  friend bool operator==(const branch_key&, const branch_key&) = default;
+};
+
+/// A job's progress: iterations finished, its best and its baseline time (0: not yet known).
+struct job_update {
+  std::int64_t job_id = 0;
+  std::int64_t iterations_done = 0;
+  double best_time_s = 0;
+  double baseline_time_s = 0;
+  friend bool operator==(const job_update&, const job_update&) = default;
+};
+
+/// An iteration row's mutable fields, written together (made when it does not exist yet): its
+/// state, its champion once elected, whether it has finished, and the diagnosis' roofline gaps.
+struct iteration_update {
+  std::int64_t job_id = 0;
+  std::int64_t number = 0;             // 1-based
+  vocabulary::iteration_state state = vocabulary::iteration_state::running;
+  std::int64_t champion_ordinal = -1;  // -1: none (yet)
+  bool finished = false;               // true: finished_at = the store's clock now
+  std::string gaps_json;               // JSON object of the gaps; empty: leave as it is
+  friend bool operator==(const iteration_update&, const iteration_update&) = default;
+};
+
+/// A branch of an iteration, before it has an outcome (its iteration row is made when needed;
+/// recording the same key again leaves the row as it is).
+struct branch_record {
+  branch_key key;
+  vocabulary::branch_kind kind = vocabulary::branch_kind::branch;
+  std::int64_t parent_ordinal = -1;  // an ablation: the champion's ordinal; -1: none
+  std::string methods_json = "[]";
+  std::string defines_json = "{}";
+  std::string source_path;           // relative to the run directory
+  friend bool operator==(const branch_record&, const branch_record&) = default;
+};
+
+/// A branch's verdict (and why, when it is not passed).
+struct branch_outcome_change {
+  branch_key key;
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
+  std::string detail;
+  friend bool operator==(const branch_outcome_change&, const branch_outcome_change&) = default;
+};
+
+/// One timing series of a branch on one GPU (the columns of storage::measurement_row); a second
+/// one for the same GPU and mode replaces the first.
+struct measurement_record {
+  branch_key key;
+  std::int64_t gpu = 0;
+  std::string gpu_name;
+  vocabulary::timing_mode mode = vocabulary::timing_mode::warm;
+  double median_s = 0;
+  double mean_s = 0;
+  double stddev_s = 0;
+  double cv = 0;
+  double ci95_low_s = 0;
+  double ci95_high_s = 0;
+  double min_s = 0;
+  std::int64_t samples = 0;
+  double sm_clock_mhz = 0; // 0: unknown
+  friend bool operator==(const measurement_record&, const measurement_record&) = default;
+};
+
+} // namespace warpforge::storage

@@ -1,0 +1,246 @@
+// The campaign engine on its own, no actors and no GPU: every order it gives is answered by the
+// test (compiles pass without compiling, races answer a time drawn from each kernel's point), and
+// what it records and decides is checked. The real proposer (the tuner) answers the proposals.
+
+#include "pipeline/campaign_engine.hpp"
+
+#include "pipeline/tune_proposer.hpp"
+#include "tuning/point_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace warpforge::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+using vocabulary::branch_outcome;
+
+gpu::device_info fake_gpu(int ordinal) {
+  gpu::device_info d;
+  d.ordinal = ordinal;
+  d.name = "Fake GPU";
+  d.sm_major = 9;
+  d.sm_minor = 0;
+  return d;
+}
+
+class CampaignEngine : public ::testing::Test {
+protected:
+  fs::path dir;
+
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("wf-engine-" + std::string{::testing::UnitTest::GetInstance()->current_test_info()->name()});
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  campaign_setup setup(std::uint32_t iterations, std::size_t gpus) {
+    const auto file = dir / "campaign.toml";
+    std::ofstream{file} << "name = \"engine\"\nrun_root = \"" << dir.string() << "\"\n"
+                        << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml\"\n"
+                        << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/row_reduction/problem.toml\"\n"
+                        << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
+                        << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n";
+    auto spec = config::load_campaign(file);
+    EXPECT_TRUE(spec);
+    campaign_setup s;
+    s.spec = *spec;
+    s.run_dir = dir / "run";
+    for (std::size_t i = 0; i < gpus; ++i)
+      s.gpus.push_back(fake_gpu(static_cast<int>(i)));
+    s.why_no_gpu = "none in this test";
+    s.job_ids = {1, 2};
+    return s;
+  }
+
+  std::vector<job_setup> jobs(const campaign_setup& s) {
+    std::vector<job_setup> out;
+    for (const auto& j : s.spec.jobs) {
+      auto job = open_job(j.name, j.problem_path, j.problem);
+      EXPECT_TRUE(job) << job.error();
+      out.push_back(std::move(*job));
+    }
+    return out;
+  }
+};
+
+// Answers every order, in the order given or reversed; races get a time drawn from each
+// kernel's CUBIN path (the branch's point decides it), so a point always takes the same time.
+struct answering_loop {
+  campaign_engine& engine;
+  tune_proposer proposer{config::search_strategy::random, 1};
+  bool reversed = false;
+  std::vector<store_write> writes;
+  std::vector<feed::event> events;
+  std::map<std::string, std::string> point_of_cubin; // cubin path -> point text
+  std::size_t races = 0;
+
+  double time_of(const std::string& cubin) const {
+    auto it = point_of_cubin.find(cubin);
+    const auto text = it == point_of_cubin.end() ? cubin : it->second;
+    return 1e-3 * (0.5 + static_cast<double>(std::hash<std::string>{}(text) % 1000) / 1000.0);
+  }
+
+  void run() {
+    for (int guard = 0; guard < 10000 && !engine.finished(); ++guard)
+      answer(engine.take_outbox());
+    auto out = engine.take_outbox();
+    writes.insert(writes.end(), out.writes.begin(), out.writes.end());
+    events.insert(events.end(), out.events.begin(), out.events.end());
+  }
+
+  void answer(outbox out) {
+    {
+      writes.insert(writes.end(), out.writes.begin(), out.writes.end());
+      events.insert(events.end(), out.events.begin(), out.events.end());
+      if (reversed) {
+        std::reverse(out.compiles.begin(), out.compiles.end());
+        std::reverse(out.races.begin(), out.races.end());
+      }
+      for (auto& [id, order] : out.compiles) {
+        built_kernel k;
+        k.ref = order.ref;
+        k.outcome = branch_outcome::passed;
+        k.arch = order.request.arch;
+        k.cubin_path = order.output_dir + "/" + order.file_stem + ".cubin";
+        std::string point;
+        for (const auto& d : order.request.defines)
+          point += d.name + "=" + d.value + ",";
+        point_of_cubin[k.cubin_path] = point + order.request.source.substr(0, 16);
+        engine.built(id, k);
+      }
+      for (auto& [id, order] : out.sass_checks) {
+        sass_verdict v;
+        v.ref = order.ref;
+        for (const auto& m : order.methods)
+          v.methods.push_back({m, sass::method_presence::present, "", "", 1});
+        engine.checked(id, v);
+      }
+      for (auto& p : out.proposals)
+        engine.proposed(p.id, proposer.propose(p.request));
+      for (auto& r : out.races) {
+        ++races;
+        gpu::race_result result;
+        for (const auto& k : r.request.kernels) {
+          gpu::kernel_result kr;
+          kr.outcome = branch_outcome::passed;
+          kr.stats.count = 20;
+          kr.stats.median_s = time_of(k.cubin_path.string());
+          kr.stats.median_ci = {kr.stats.median_s * 0.999, kr.stats.median_s * 1.001, 0.95};
+          kr.kernel_s = 20 * kr.stats.median_s;
+          result.kernels.push_back(kr);
+        }
+        engine.raced(r.id, fake_gpu(r.gpu), result, 0.01);
+      }
+      for (auto& p : out.profiles) {
+        diagnosis_summary none;
+        none.note = "no counters in this test";
+        engine.profiled(p.id, none);
+      }
+      if (out.empty())
+        engine.tick();
+    }
+  }
+
+  // Champion points per job, in iteration order.
+  std::map<std::int64_t, std::vector<std::string>> champions() const {
+    std::map<std::pair<std::int64_t, std::pair<std::int64_t, std::int64_t>>, std::string> points; // job,(iter,ordinal)
+    for (const auto& w : writes)
+      if (const auto* b = std::get_if<storage::branch_record>(&w))
+        points[{b->key.job_id, {b->key.iteration, b->key.ordinal}}] = b->defines_json;
+    std::map<std::int64_t, std::vector<std::string>> out;
+    for (const auto& w : writes)
+      if (const auto* u = std::get_if<storage::iteration_update>(&w); u && u->finished && u->champion_ordinal >= 0)
+        out[u->job_id].push_back(points[{u->job_id, {u->number, u->champion_ordinal}}]);
+    return out;
+  }
+};
+
+TEST_F(CampaignEngine, EveryBranchIsRecordedAndEndsExactlyOnceAndEveryJobStops) {
+  auto s = setup(3, 2);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> recorded, ended;
+  for (const auto& w : loop.writes) {
+    if (const auto* b = std::get_if<storage::branch_record>(&w))
+      ++recorded[{b->key.job_id, b->key.iteration, b->key.ordinal}];
+    if (const auto* o = std::get_if<storage::branch_outcome_change>(&w))
+      ++ended[{o->key.job_id, o->key.iteration, o->key.ordinal}];
+  }
+  EXPECT_GT(recorded.size(), 10u);
+  EXPECT_EQ(recorded.size(), ended.size());
+  for (const auto& [key, n] : ended)
+    EXPECT_EQ(n, 1) << "branch " << std::get<1>(key) << "/" << std::get<2>(key) << " of job " << std::get<0>(key);
+  std::set<std::int64_t> finished_jobs;
+  for (const auto& w : loop.writes)
+    if (const auto* j = std::get_if<storage::job_state_change>(&w); j && j->state == vocabulary::job_state::finished)
+      finished_jobs.insert(j->job_id);
+  EXPECT_EQ(finished_jobs, (std::set<std::int64_t>{1, 2}));
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::finished);
+  EXPECT_GT(engine.result().measured, 0u);
+}
+
+TEST_F(CampaignEngine, TheChampionsDoNotDependOnTheOrderAnswersArriveIn) {
+  auto s = setup(3, 2);
+  campaign_engine forward_engine{s, jobs(s), [] { return 0.0; }};
+  forward_engine.start();
+  answering_loop forward{forward_engine};
+  forward.run();
+  campaign_engine reversed_engine{s, jobs(s), [] { return 0.0; }};
+  reversed_engine.start();
+  answering_loop reversed{reversed_engine};
+  reversed.reversed = true;
+  reversed.run();
+  EXPECT_FALSE(forward.champions().empty());
+  EXPECT_EQ(forward.champions(), reversed.champions());
+}
+
+TEST_F(CampaignEngine, RacesPutTheIncumbentFirstOnceTheBaselineIsKnown) {
+  auto s = setup(2, 1);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  std::size_t with_incumbent = 0;
+  // Look at the races as they are given.
+  for (int guard = 0; guard < 1000 && !engine.finished(); ++guard) {
+    auto out = engine.take_outbox();
+    for (auto& r : out.races)
+      with_incumbent += r.request.kernels.size() > 1;
+    loop.answer(std::move(out));
+  }
+  EXPECT_GT(with_incumbent, 0u);
+}
+
+TEST_F(CampaignEngine, WithoutAGpuTheBaselineAndFirstProposalAreBuiltAndEndNotRunWithTheReason) {
+  auto s = setup(3, 0);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  EXPECT_EQ(loop.races, 0u);
+  std::size_t not_run = 0;
+  for (const auto& w : loop.writes)
+    if (const auto* o = std::get_if<storage::branch_outcome_change>(&w)) {
+      EXPECT_EQ(o->outcome, branch_outcome::not_run);
+      EXPECT_NE(o->detail.find("measurements need a GPU (none in this test)"), std::string::npos) << o->detail;
+      ++not_run;
+    }
+  EXPECT_GE(not_run, 2u * (1 + 1)) << "each job's baseline and at least one proposed branch";
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::failed);
+}
+
+} // namespace
+} // namespace warpforge::pipeline

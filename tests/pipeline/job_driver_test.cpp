@@ -1,0 +1,250 @@
+// The optimize loop on recorded outcomes: no actors, no GPU. Each test drives a job_driver the
+// way the scheduler does and checks what it asks for next.
+
+#include "pipeline/job_driver.hpp"
+
+#include <gtest/gtest.h>
+
+namespace warpforge::pipeline {
+namespace {
+
+using vocabulary::branch_kind;
+using vocabulary::branch_outcome;
+
+config::budget_spec budget(std::uint32_t iterations, std::uint32_t branches = 2) {
+  config::budget_spec b;
+  b.iterations = iterations;
+  b.branches = branches;
+  b.patience = 5;
+  b.noise_threshold = 0.02;
+  b.wall_time_s = 3600;
+  return b;
+}
+
+candidate point(std::int64_t tile, std::vector<std::string> methods = {}) {
+  candidate c;
+  c.point = {{"TILE", tile}};
+  c.methods = std::move(methods);
+  return c;
+}
+
+branch_result passed_in(double s) {
+  return {branch_outcome::passed, s, s * 0.999, s * 1.001, "", {}};
+}
+
+// Builds everything planned, then runs every race with `time_of(ordinal)` as each time and
+// `incumbent_s` as the incumbent's time in the race.
+void build_all(job_driver& job) {
+  for (const auto& b : job.take_planned())
+    if (!b.ended)
+      job.built(b.iteration, b.ordinal);
+}
+
+template <class TimeOf>
+race_plan run_race(job_driver& job, TimeOf time_of, std::optional<double> incumbent_s) {
+  auto race = job.next_race(false, 0);
+  EXPECT_TRUE(race.has_value());
+  if (!race)
+    return {};
+  race_outcome outcome;
+  for (auto ordinal : race->ordinals)
+    outcome.branches.push_back(time_of(ordinal));
+  if (race->with_incumbent)
+    outcome.incumbent_s = incumbent_s;
+  job.measured(*race, outcome);
+  return *race;
+}
+
+TEST(JobDriver, TheBaselineIsMeasuredAloneThenProfiledBeforeTheFirstProposal) {
+  job_driver job{"t", "p.toml", budget(2), std::nullopt, point(8)};
+  auto planned = job.take_planned();
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0].what.kind, branch_kind::baseline);
+  EXPECT_EQ(planned[0].ordinal, 0);
+  EXPECT_FALSE(job.next_race(true, 0)) << "nothing is built yet";
+  job.built(1, 0);
+  auto race = job.next_race(false, 0);
+  ASSERT_TRUE(race);
+  EXPECT_FALSE(race->with_incumbent);
+  EXPECT_FALSE(job.proposal_due(0)) << "the baseline is still racing";
+  job.measured(*race, {{passed_in(1e-3)}, std::nullopt});
+  EXPECT_EQ(job.baseline_s(), 1e-3);
+  auto profile = job.profile_due(0);
+  ASSERT_TRUE(profile);
+  EXPECT_EQ(profile->branch.ordinal, 0);
+  EXPECT_FALSE(job.proposal_due(0)) << "the proposal waits for the diagnosis";
+  job.diagnosed(*profile, std::nullopt);
+  auto ask = job.proposal_due(0);
+  ASSERT_TRUE(ask);
+  EXPECT_EQ(ask->iteration, 1);
+  EXPECT_EQ(ask->branches, 2u);
+  EXPECT_EQ(ask->best_s, 1e-3);
+  ASSERT_EQ(ask->memory.size(), 1u);
+  EXPECT_EQ(ask->memory[0].kind, branch_kind::baseline);
+}
+
+TEST(JobDriver, AFailedBaselineFailsTheJobWithTheReason) {
+  job_driver job{"t", "p.toml", budget(2), std::nullopt, point(8)};
+  build_all(job);
+  run_race(job, [](auto) { return branch_result{branch_outcome::incorrect, {}, {}, {}, "element 7", {}}; }, {});
+  EXPECT_TRUE(job.done());
+  EXPECT_NE(job.failure().find("incorrect: element 7"), std::string::npos) << job.failure();
+}
+
+// Through the baseline and its diagnosis to the first proposal.
+void to_first_proposal(job_driver& job, double baseline_s) {
+  build_all(job);
+  run_race(job, [&](auto) { return passed_in(baseline_s); }, {});
+  job.diagnosed(*job.profile_due(0), std::nullopt);
+}
+
+TEST(JobDriver, ChallengersAreTimedAgainstTheIncumbentOfTheirOwnRace) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16), point(32)}, ""});
+  build_all(job);
+  // The GPU ran 10% slow during this race: the incumbent took 1.1 ms. Branch 1 at 1.045 ms is
+  // 5% faster than the incumbent in the same conditions, so it wins at 0.95 ms in the job's frame.
+  auto race = run_race(job, [](std::int64_t ordinal) { return passed_in(ordinal == 1 ? 1.045e-3 : 1.2e-3); }, 1.1e-3);
+  EXPECT_TRUE(race.with_incumbent);
+  auto finished = job.take_finished();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(finished[0].champion, 1);
+  EXPECT_NEAR(*job.best_s(), 0.95e-3, 1e-12);
+  EXPECT_EQ(job.best().ordinal, 1);
+}
+
+TEST(JobDriver, TheChampionsAblationsAreRacedWithItAndAttributed) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  auto champion = point(32, {"tiling_smem"});
+  auto without = point(8, {"tiling_smem"});
+  without.kind = branch_kind::ablation;
+  champion.ablations = {without};
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{champion, point(16)}, ""});
+  build_all(job);
+  run_race(job, [](std::int64_t ordinal) { return passed_in(ordinal == 1 ? 0.5e-3 : 0.9e-3); }, 1e-3);
+  auto planned = job.take_planned();
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0].what.kind, branch_kind::ablation);
+  EXPECT_EQ(planned[0].parent, 1);
+  EXPECT_EQ(planned[0].ordinal, 3);
+  EXPECT_FALSE(job.take_finished().size()) << "the iteration waits for its ablations";
+  job.built(1, 3);
+  auto race = run_race(job, [](auto) { return passed_in(1e-3); }, 0.5e-3);
+  EXPECT_TRUE(race.with_incumbent) << "the champion is the incumbent of its ablations' race";
+  auto finished = job.take_finished();
+  ASSERT_EQ(finished.size(), 1u);
+  ASSERT_EQ(finished[0].methods.size(), 1u);
+  EXPECT_EQ(finished[0].methods[0].verdict, tuning::method_class::effective);
+  EXPECT_TRUE(job.profile_due(0)) << "a new best is profiled";
+}
+
+TEST(JobDriver, AMethodTheSassShowsAbsentIsJudgedWithoutAMeasurement) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  auto champion = point(32, {"tiling_smem"});
+  auto without = point(8, {"tiling_smem"});
+  champion.ablations = {without};
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{champion}, ""});
+  build_all(job);
+  run_race(job, [](auto) {
+    auto r = passed_in(0.5e-3);
+    r.sass_absent = {"tiling_smem"};
+    return r;
+  }, 1e-3);
+  auto planned = job.take_planned();
+  ASSERT_EQ(planned.size(), 1u);
+  ASSERT_TRUE(planned[0].ended);
+  EXPECT_EQ(planned[0].ended->outcome, branch_outcome::not_run);
+  auto finished = job.take_finished();
+  ASSERT_EQ(finished.size(), 1u);
+  ASSERT_EQ(finished[0].methods.size(), 1u);
+  EXPECT_EQ(finished[0].methods[0].verdict, tuning::method_class::implementation_failed);
+}
+
+TEST(JobDriver, TheMemoryListsAPhaseByOrdinalWhateverOrderTheRacesEndIn) {
+  job_driver job{"t", "p.toml", budget(3, 3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16), point(32), point(64)}, ""});
+  auto planned = job.take_planned();
+  // Branch 3 is built first and raced eagerly on its own; 1 and 2 come after.
+  job.built(1, 3);
+  auto first = job.next_race(true, 0);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->ordinals, std::vector<std::int64_t>{3});
+  job.built(1, 1);
+  job.built(1, 2);
+  auto second = job.next_race(false, 0);
+  ASSERT_TRUE(second);
+  job.measured(*second, {{passed_in(1.2e-3), passed_in(1.3e-3)}, 1e-3});
+  job.measured(*first, {{passed_in(1.4e-3)}, 1e-3});
+  auto ask = job.proposal_due(0);
+  ASSERT_TRUE(ask);
+  ASSERT_EQ(ask->memory.size(), 4u);
+  EXPECT_EQ(ask->memory[1].point.at("TILE"), 16);
+  EXPECT_EQ(ask->memory[2].point.at("TILE"), 32);
+  EXPECT_EQ(ask->memory[3].point.at("TILE"), 64);
+}
+
+TEST(JobDriver, AnEmptyProposalStopsTheJobAsSpaceExhausted) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{}, "nothing left"});
+  EXPECT_TRUE(job.done());
+  EXPECT_EQ(job.stop(), tuning::stop_reason::space_exhausted);
+  EXPECT_TRUE(job.failure().empty());
+}
+
+TEST(JobDriver, TheIterationBudgetStopsTheJobBeforeAnotherProposal) {
+  job_driver job{"t", "p.toml", budget(1), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(2e-3); }, 1e-3);
+  EXPECT_EQ(job.iterations_done(), 1u);
+  EXPECT_FALSE(job.profile_due(0)) << "no champion: the best and its diagnosis are unchanged";
+  EXPECT_FALSE(job.proposal_due(0));
+  EXPECT_TRUE(job.done());
+  EXPECT_EQ(job.stop(), tuning::stop_reason::iteration_budget);
+}
+
+TEST(JobDriver, ANearPeakDiagnosisStopsTheJob) {
+  job_driver job{"t", "p.toml", budget(5), std::nullopt, point(8)};
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(1e-3); }, {});
+  diagnosis_summary near;
+  near.diagnosed = true;
+  near.near_peak = true;
+  job.diagnosed(*job.profile_due(0), near);
+  EXPECT_FALSE(job.proposal_due(0));
+  EXPECT_EQ(job.stop(), tuning::stop_reason::near_peak);
+}
+
+TEST(JobDriver, ABranchThatFailsToBuildEndsWithoutARace) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16), point(32)}, ""});
+  (void)job.take_planned();
+  job.failed(1, 1, {branch_outcome::compile_error, {}, {}, {}, "kernel.cu(3): error", {}});
+  job.built(1, 2);
+  auto race = job.next_race(false, 0);
+  ASSERT_TRUE(race);
+  EXPECT_EQ(race->ordinals, std::vector<std::int64_t>{2});
+  job.measured(*race, {{passed_in(0.9e-3)}, 1e-3});
+  auto finished = job.take_finished();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(finished[0].champion, 2);
+  ASSERT_EQ(finished[0].memory.size(), 2u);
+  EXPECT_NE(finished[0].memory[0].find("FAILED"), std::string::npos) << finished[0].memory[0];
+}
+
+} // namespace
+} // namespace warpforge::pipeline

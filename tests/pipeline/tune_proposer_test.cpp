@@ -1,0 +1,109 @@
+// The built-in tuner behind the proposer seam, on the transpose example's real search space.
+
+#include "pipeline/tune_proposer.hpp"
+
+#include "tuning/point_text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace warpforge::pipeline {
+namespace {
+
+const std::string transpose = WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml";
+
+propose_request ask(std::int64_t iteration, std::vector<attempt> memory) {
+  propose_request r;
+  r.job = "transpose";
+  r.problem_path = transpose;
+  r.iteration = iteration;
+  r.branches = 4;
+  r.memory = std::move(memory);
+  return r;
+}
+
+// What a job would record for a proposal: every point passed, timed by a fixed rule.
+std::vector<attempt> recorded(const proposal& p, std::int64_t iteration) {
+  std::vector<attempt> out;
+  for (const auto& c : p.candidates) {
+    attempt a;
+    a.iteration = iteration;
+    a.point = c.point;
+    a.methods = c.methods;
+    a.outcome = vocabulary::branch_outcome::passed;
+    a.median_s = 1e-3 / static_cast<double>(1 + c.point.at("TILE") + 3 * c.point.at("USE_SMEM_TILE"));
+    out.push_back(a);
+  }
+  return out;
+}
+
+std::vector<std::string> texts(const proposal& p) {
+  std::vector<std::string> out;
+  for (const auto& c : p.candidates)
+    out.push_back(tuning::canonical_text(c.point));
+  return out;
+}
+
+TEST(TuneProposer, EachCandidateClaimsItsTunablesMethodsWithTheirLeaveOneOutVariants) {
+  tune_proposer proposer{config::search_strategy::exhaustive, 1};
+  attempt baseline;
+  baseline.iteration = 1;
+  baseline.kind = vocabulary::branch_kind::baseline;
+  baseline.point = {{"USE_SMEM_TILE", 0}, {"TILE", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}};
+  baseline.outcome = vocabulary::branch_outcome::passed;
+  baseline.median_s = 1e-3;
+  auto request = ask(1, {baseline});
+  request.branches = 32; // the whole space: some points use the shared tile, some do not
+  auto p = proposer.propose(request);
+  ASSERT_TRUE(p) << p.error();
+  ASSERT_GT(p->candidates.size(), 4u);
+  bool saw_ablation = false;
+  for (const auto& c : p->candidates) {
+    EXPECT_EQ(c.methods.size() >= c.ablations.size(), true);
+    for (const auto& a : c.ablations) {
+      saw_ablation = true;
+      EXPECT_EQ(a.kind, vocabulary::branch_kind::ablation);
+      ASSERT_EQ(a.methods.size(), 1u);
+      EXPECT_NE(a.point, c.point) << "leaving a method out changes the point";
+    }
+  }
+  EXPECT_TRUE(saw_ablation);
+}
+
+TEST(TuneProposer, AFreshProposerGivenTheMemoryProposesWhatTheLongLivedOneDid) {
+  // One proposer kept for three iterations, as in an undisturbed campaign...
+  tune_proposer kept{config::search_strategy::annealing, 42};
+  std::vector<attempt> memory;
+  std::vector<std::vector<std::string>> proposals;
+  for (std::int64_t iteration = 1; iteration <= 3; ++iteration) {
+    auto p = kept.propose(ask(iteration, memory));
+    ASSERT_TRUE(p) << p.error();
+    proposals.push_back(texts(*p));
+    for (auto& a : recorded(*p, iteration))
+      memory.push_back(a);
+  }
+  // ...and one started afresh for iteration 3 (a restarted proposer actor, a resumed campaign).
+  tune_proposer fresh{config::search_strategy::annealing, 42};
+  std::vector<attempt> before_three;
+  for (const auto& a : memory)
+    if (a.iteration < 3)
+      before_three.push_back(a);
+  auto p = fresh.propose(ask(3, before_three));
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(texts(*p), proposals[2]);
+  // And asking the same iteration twice gives the same answer.
+  auto again = fresh.propose(ask(3, before_three));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(texts(*again), proposals[2]);
+}
+
+TEST(TuneProposer, AProblemThatDoesNotLoadIsAnErrorNamingIt) {
+  tune_proposer proposer{config::search_strategy::random, 1};
+  auto r = ask(1, {});
+  r.problem_path = "/no/such/problem.toml";
+  auto p = proposer.propose(r);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().find("/no/such/problem.toml"), std::string::npos) << p.error();
+}
+
+} // namespace
+} // namespace warpforge::pipeline
