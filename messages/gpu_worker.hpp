@@ -170,6 +170,7 @@ struct race_reply {
   gpu::device_info device;  // the GPU it ran on
   gpu::race_result result;  // one kernel_result per request kernel, always complete
   double wall_s = 0;        // seconds the worker spent on it (a runner start included)
+  friend bool operator==(const race_reply&, const race_reply&) = default;
 };
 
 template <class Inspector>
@@ -182,6 +183,7 @@ struct metrics_order {
   pipeline::branch_ref ref;
   gpu::race_request launch;             // its arguments and seeds, as for a race
   std::vector<std::string> metric_keys; // metric-schema keys; empty: every measured key
+  friend bool operator==(const metrics_order&, const metrics_order&) = default;
 };
 
 template <class Inspector>

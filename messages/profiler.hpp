@@ -22,6 +22,7 @@ struct profile_order {
   gpu::device_info device;   // the GPU (its worker) to profile on
   gpu::race_request launch;  // kernels[0]: that kernel, with the problem's arguments and seeds
   std::string metrics_path;  // where the metric set is kept (JSON), in the branch's folder
+  friend bool operator==(const profile_order&, const profile_order&) = default;
 };
 
 template <class Inspector>

@@ -31,6 +31,7 @@ struct compile_request {
   std::vector<std::string> extra_flags;  // passed as is, after everything else
   bool line_info = true;                 // -lineinfo: SASS ↔ source lines for profilers
   std::string std = "c++17";             // --std=<std>
+  friend bool operator==(const compile_request&, const compile_request&) = default;
 };
 
 /// The canonical option list, in this order: --gpu-architecture=<arch>, --std=<std>,

@@ -30,6 +30,7 @@ struct kernel_result {
   double kernel_s = 0;
   double load_s = 0, check_s = 0, warmup_s = 0, timing_s = 0;
   std::vector<std::string> notes;
+  bool operator==(const kernel_result&) const = default;
 };
 
 struct race_result {
@@ -44,6 +45,7 @@ struct race_result {
   std::optional<std::size_t> ended_by;
   bool runner_exits = false;
   std::vector<std::string> notes;
+  bool operator==(const race_result&) const = default;
 };
 
 struct race_inputs {

@@ -6,11 +6,13 @@
 #include "feed/subscriber.hpp"
 #include "storage/database.hpp"
 
+#include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <unistd.h>
 
@@ -77,7 +79,7 @@ TEST_F(Runtime, SubscriberReceivesTypedEventsInOrderAndTheStoreKeepsThemForLateJ
   ASSERT_TRUE(sub);
   ASSERT_TRUE(r.wait_for_subscribers(1, 10s));
 
-  auto campaign = r.record(messages::campaign_record{"nightly", "c.toml", "name='nightly'", dir.string()});
+  auto campaign = r.record(storage::campaign_record{"nightly", "c.toml", "name='nightly'", dir.string()});
   ASSERT_TRUE(campaign) << campaign.error();
   constexpr int count = 200;
   for (int i = 0; i < count; ++i)
@@ -164,14 +166,13 @@ TEST_F(Runtime, StartFailsWithAClearReasonWhenTheFeedCannotBind) {
 TEST_F(Runtime, AnIterationUpdateStoresItsStateFinishTimeAndRooflineGaps) {
   auto rt = runtime::start(options());
   ASSERT_TRUE(rt) << rt.error();
-  auto campaign = (*rt)->record(messages::campaign_record{"nightly", "c.toml", "", dir.string()});
+  auto campaign = (*rt)->record(storage::campaign_record{"nightly", "c.toml", "", dir.string()});
   ASSERT_TRUE(campaign) << campaign.error();
-  auto job = (*rt)->record(messages::job_record{*campaign, "transpose", "p.toml"});
+  auto job = (*rt)->record(storage::job_record{*campaign, "transpose", "p.toml"});
   ASSERT_TRUE(job) << job.error();
-  auto iteration = (*rt)->record(messages::iteration_record{*job, 1});
-  ASSERT_TRUE(iteration) << iteration.error();
   const std::string gaps = R"({"compute":0.9,"memory":0.08,"latency":0.5})";
-  (*rt)->record(messages::iteration_update{*iteration, vocabulary::iteration_state::finished, 0, true, gaps});
+  auto iteration = (*rt)->record(storage::iteration_update{*job, 1, vocabulary::iteration_state::finished, -1, true, gaps});
+  ASSERT_TRUE(iteration) << iteration.error();
   (*rt)->stop();
 
   auto db = storage::database::open_read_only(dir / "warpforge.db");
@@ -180,10 +181,48 @@ TEST_F(Runtime, AnIterationUpdateStoresItsStateFinishTimeAndRooflineGaps) {
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 1u);
   const auto& row = rows->front();
+  EXPECT_EQ(row.id, *iteration);
   EXPECT_EQ(row.state, vocabulary::iteration_state::finished);
   EXPECT_EQ(row.gaps_json, std::optional<std::string>{gaps});
   EXPECT_TRUE(row.finished_at.has_value());
-  EXPECT_FALSE(row.champion_branch_id.has_value()) << "0 means none";
+  EXPECT_FALSE(row.champion_branch_id.has_value()) << "-1 means none";
+}
+
+TEST_F(Runtime, KeyedWritesRepeatedAfterAStoreRestartChangeNothing) {
+  auto rt = runtime::start(options());
+  ASSERT_TRUE(rt) << rt.error();
+  auto campaign = (*rt)->record(storage::campaign_record{"nightly", "c.toml", "", dir.string()});
+  auto job = (*rt)->record(storage::job_record{*campaign, "transpose", "p.toml"});
+  ASSERT_TRUE(job) << job.error();
+  const storage::branch_record branch{{*job, 2, 3}, vocabulary::branch_kind::branch, -1, "[]", "{\"TILE\":32}", "a.cu"};
+  auto first = (*rt)->record(branch);
+  ASSERT_TRUE(first) << first.error();
+  storage::measurement_record m;
+  m.key = {*job, 2, 3};
+  m.gpu = 0;
+  m.median_s = 1e-3;
+  ASSERT_TRUE((*rt)->record(m));
+  // The store goes down and comes back; the writer repeats what it had sent.
+  caf::anon_send_exit(lookup<messages::store_actor>((*rt)->system(), store_name), caf::exit_reason::kill);
+  std::this_thread::sleep_for(100ms);
+  expected<std::int64_t, std::string> again = unexpected{std::string{}};
+  for (int attempt = 0; attempt < 50 && !again; ++attempt, std::this_thread::sleep_for(20ms))
+    again = (*rt)->record(branch);
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(*again, *first) << "the same row, not a second one";
+  m.median_s = 2e-3;
+  ASSERT_TRUE((*rt)->record(m));
+  ASSERT_TRUE((*rt)->record(storage::branch_outcome_change{{*job, 2, 3}, vocabulary::branch_outcome::passed, ""}));
+  (*rt)->stop();
+
+  auto db = storage::database::open_read_only(dir / "warpforge.db");
+  ASSERT_TRUE(db);
+  EXPECT_EQ(*db->raw().query_int64("SELECT count(*) FROM branches"), 1);
+  EXPECT_EQ(*db->raw().query_int64("SELECT count(*) FROM iterations"), 1);
+  auto measurements = db->load_measurements(*first);
+  ASSERT_TRUE(measurements);
+  ASSERT_EQ(measurements->size(), 1u) << "a repeated measurement replaces the first";
+  EXPECT_DOUBLE_EQ(measurements->front().median_s, 2e-3);
 }
 
 } // namespace
