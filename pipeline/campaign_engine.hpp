@@ -131,6 +131,7 @@ private:
   void race_without_gpu(job_slot& job, const race_plan& race);
   gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent) const;
   gpu::kernel_launch launch_of(const job_slot& job, const branch_slot& slot) const;
+  void keep_launches(const job_slot& job, const race_plan& race, const gpu::race_request& request) const;
   void gpu_busy(gpu_slot& gpu, bool busy);
   void remember(job_slot& job, const planned_branch& b, const branch_result& r, const gpu::device_info& device);
   void update_usage();

@@ -6,6 +6,8 @@
 
 #include "tuning/point_text.hpp"
 
+#include <fstream>
+
 namespace warpforge::pipeline {
 
 namespace {
@@ -94,8 +96,9 @@ bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
     const auto t = next_ticket();
     orders_[t] = order{order::kind::race, index_of(*job), {race->iteration, -1}, *race, race->with_incumbent, {},
                        gpu.device.ordinal};
-    out_.races.push_back({t, gpu.device.ordinal, ref_of(*job, race->iteration, -1),
-                          race_request_for(*job, *race, race->with_incumbent)});
+    auto request = race_request_for(*job, *race, race->with_incumbent);
+    keep_launches(*job, *race, request);
+    out_.races.push_back({t, gpu.device.ordinal, ref_of(*job, race->iteration, -1), std::move(request)});
     out_.events.push_back(job_event(feed::event_type::gpu_leased, job->setup.name, race->iteration, feed::no_branch,
                                     gpu.device.ordinal,
                                     feed::detail{}.add("kernels", static_cast<std::uint64_t>(race->ordinals.size()))
@@ -104,6 +107,18 @@ bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
     return true;
   }
   return false;
+}
+
+// Each branch's launch alone, beside it: `warpforge-runner --execute request-<arch>.json` replays
+// it (under ncu, say) with the same CUBINs, arguments and seeds.
+void campaign_engine::keep_launches(const job_slot& job, const race_plan& race, const gpu::race_request& request) const {
+  const std::size_t offset = request.kernels.size() - race.ordinals.size();
+  for (std::size_t i = 0; i < race.ordinals.size(); ++i) {
+    auto alone = request;
+    alone.kernels = {request.kernels[offset + i]};
+    const auto folder = branch_folder(setup_.run_dir, job.setup.name, race.iteration, race.ordinals[i]);
+    std::ofstream{folder / ("request-" + arch() + ".json")} << gpu::encode_body(alone) << '\n';
+  }
 }
 
 // No GPU (or a reference that does not build): every kernel of the race ends not_run, with why.

@@ -79,4 +79,13 @@ inline race_request make_race_request(const config::resolved_problem& problem, c
   r.mode = c.mode;
   return r;
 }
+inline std::string encode_body(const race_request& r) {
+  candidate_request c;
+  c.candidate = r.kernels.front();
+  c.reference = r.reference;
+  c.args = r.args;
+  c.seeds = r.seeds;
+  c.mode = r.mode;
+  return encode_body(c);
+}
 } // namespace warpforge::gpu
