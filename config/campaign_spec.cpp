@@ -323,7 +323,7 @@ private:
       auto address = feed::parse_endpoint(*endpoint);
       if (!address)
         r_.error(at, "feed.endpoint", "'" + *endpoint + "': " + address.error().message,
-                 "e.g. \"" + std::string{defaults::feed_endpoint} + "\"");
+                 "e.g. \"" + std::string{feed::default_endpoint} + "\"");
       else if (!out.allow_remote && !address->local)
         r_.error(at, "feed.endpoint",
                  "'" + *endpoint + "' is reachable from other hosts, and allow_remote is false",

@@ -11,6 +11,7 @@
 #include "config/spec_error.hpp"
 #include "config/supervision_policy.hpp"
 #include "expected/expected.hpp"
+#include "feed/defaults.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -110,9 +111,9 @@ struct llm_spec {
 };
 
 struct feed_spec {
-  std::string endpoint{defaults::feed_endpoint};              // ZeroMQ endpoint the PUB binds
-  bool allow_remote = false;                                  // permit a non-loopback endpoint
-  std::uint32_t high_water_mark = defaults::feed_high_water_mark; // messages, > 0
+  std::string endpoint{feed::default_endpoint}; // ZeroMQ endpoint the PUB binds
+  bool allow_remote = false;                    // permit a non-loopback endpoint
+  std::uint32_t high_water_mark = feed::default_high_water_mark; // messages per subscriber, > 0
 
   bool operator==(const feed_spec&) const = default;
 };
