@@ -286,7 +286,7 @@ void campaign_scheduler::open_jobs() {
     if (!space || !job.default_resolved || job.kernel_text.empty() || job.reference_text.empty() ||
         spec.problem.reference.kind == config::reference_kind::file) {
       const std::string why = !space ? tuning::to_string(space.error())
-                            : !job.default_resolved ? config::to_string(resolved.error())
+                            : !job.default_resolved ? toml_reader::to_string(resolved.error())
                             : spec.problem.reference.kind == config::reference_kind::file
                               ? "a reference from an expected-values file is not supported by the runner yet"
                               : "cannot read the kernel or reference source";
@@ -419,7 +419,7 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   };
   auto resolved = config::resolve_problem(job.spec->problem, b.point);
   if (!resolved)
-    return fail(vocabulary::branch_outcome::not_run, config::to_string(resolved.error()));
+    return fail(vocabulary::branch_outcome::not_run, toml_reader::to_string(resolved.error()));
   const std::string arch = job.spec->problem.kernel.arch.value_or(arch_for_build());
   gpu::compile_request request;
   request.source = job.kernel_text;

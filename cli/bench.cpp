@@ -94,12 +94,12 @@ void print_table(const std::vector<bench_row>& rows, double buffer_bytes) {
 exit_code bench(const bench_options& options) {
   auto spec = config::load_problem(options.problem_path);
   if (!spec) {
-    std::cerr << config::to_string(spec.error()) << '\n';
+    std::cerr << toml_reader::to_string(spec.error()) << '\n';
     return exit_code::bad_input;
   }
   auto resolved = config::resolve_problem(*spec, config::default_point(*spec));
   if (!resolved) {
-    std::cerr << config::to_string(resolved.error()) << '\n';
+    std::cerr << toml_reader::to_string(resolved.error()) << '\n';
     return exit_code::bad_input;
   }
   if (spec->reference.kind == config::reference_kind::file) {

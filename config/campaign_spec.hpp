@@ -8,7 +8,7 @@
 
 #include "config/defaults.hpp"
 #include "config/problem_spec.hpp"
-#include "config/spec_error.hpp"
+#include "toml_reader/placed_error.hpp"
 #include "config/supervision_policy.hpp"
 #include "expected/expected.hpp"
 #include "feed/defaults.hpp"
@@ -76,7 +76,7 @@ struct job_spec {
   std::string name;                  // unique in the campaign; default: the problem's name
   std::filesystem::path problem_path; // resolved against the campaign file's folder
   problem_spec problem;              // loaded and validated
-  spec_place place;                  // of the [[jobs]] entry
+  toml_reader::place place;          // of the [[jobs]] entry
 
   bool operator==(const job_spec&) const = default;
 };
@@ -136,10 +136,11 @@ struct campaign_spec {
 };
 
 /// Reads and validates the campaign at `path` and every problem spec its jobs name.
-expected<campaign_spec, spec_errors> load_campaign(const std::filesystem::path& path);
+expected<campaign_spec, toml_reader::placed_errors>
+load_campaign(const std::filesystem::path& path);
 
 /// Validates `text` as if read from `file` (used in errors; its folder resolves relative paths).
-expected<campaign_spec, spec_errors> parse_campaign(std::string_view text,
-                                                    const std::filesystem::path& file);
+expected<campaign_spec, toml_reader::placed_errors>
+parse_campaign(std::string_view text, const std::filesystem::path& file);
 
 } // namespace warpforge::config

@@ -41,11 +41,11 @@ std::string expression_hint(const expression_error& error, const problem_spec& s
                                     ? std::string_view{error.message}.substr(first + 1,
                                                                              last - first - 1)
                                     : std::string_view{};
-    if (auto match = closest_match(name, known))
+    if (auto match = toml_reader::closest_match(name, known))
       return "did you mean '" + *match + "'?";
     if (known.empty())
       return "declare it under [dims] or as a [[tunables]] entry";
-    return "expressions may use the dims and tunables: " + join_alternatives(known);
+    return "expressions may use the dims and tunables: " + toml_reader::join_alternatives(known);
   }
   case expression_error_kind::division_by_zero:
     return "guard the divisor (max(x, 1)) or exclude such points with a constraint";
@@ -62,10 +62,11 @@ std::string expression_hint(const expression_error& error, const problem_spec& s
 class resolver {
 public:
   resolver(const problem_spec& spec, const std::set<std::string, std::less<>>& skip_names,
-           spec_errors& errors)
+           toml_reader::placed_errors& errors)
       : spec_(spec), skip_names_(skip_names), errors_(errors) {}
 
-  void error(const std::string& key, spec_place place, std::string message, std::string hint) {
+  void error(const std::string& key, toml_reader::place place, std::string message,
+             std::string hint) {
     errors_.push_back(
       {spec_.file, place.line, place.column, key, std::move(message), std::move(hint)});
   }
@@ -110,7 +111,7 @@ public:
     if (value)
       return *value;
     const auto& failure = value.error();
-    spec_place at = e.place;
+    toml_reader::place at = e.place;
     if (at.column > 0 && failure.column > 0)
       at.column += failure.column - 1;
     std::string message = failure.message;
@@ -238,15 +239,15 @@ public:
 private:
   const problem_spec& spec_;
   const std::set<std::string, std::less<>>& skip_names_;
-  spec_errors& errors_;
+  toml_reader::placed_errors& errors_;
 };
 
 } // namespace
 
-expected<resolved_problem, spec_errors>
+expected<resolved_problem, toml_reader::placed_errors>
 resolve_problem_all(const problem_spec& spec, const tunable_point& point,
                     const std::set<std::string, std::less<>>& skip_names) {
-  spec_errors errors;
+  toml_reader::placed_errors errors;
   resolver r{spec, skip_names, errors};
   resolved_problem out;
   out.point = point;
@@ -284,16 +285,17 @@ resolve_problem_all(const problem_spec& spec, const tunable_point& point,
   return out;
 }
 
-expected<resolved_problem, spec_error> resolve_problem(const problem_spec& spec,
-                                                       const tunable_point& point) {
+expected<resolved_problem, toml_reader::placed_error> resolve_problem(const problem_spec& spec,
+                                                                      const tunable_point& point) {
   auto all = resolve_problem_all(spec, point);
   if (!all)
     return unexpected(std::move(all.error().front()));
   return std::move(*all);
 }
 
-expected<bool, spec_error> check_constraints(const problem_spec& spec, const tunable_point& point) {
-  spec_errors errors;
+expected<bool, toml_reader::placed_error> check_constraints(const problem_spec& spec,
+                                                            const tunable_point& point) {
+  toml_reader::placed_errors errors;
   const std::set<std::string, std::less<>> no_skip;
   resolver r{spec, no_skip, errors};
   const variable_map variables = r.variables_for(point);

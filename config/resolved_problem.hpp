@@ -7,7 +7,7 @@
 //   auto r = resolve_problem(spec, point);      // r->launch.grid, r->args, r->defines
 
 #include "config/problem_spec.hpp"
-#include "config/spec_error.hpp"
+#include "toml_reader/placed_error.hpp"
 #include "expected/expected.hpp"
 
 #include <array>
@@ -71,19 +71,20 @@ tunable_point default_point(const problem_spec& spec);
 
 /// Whether `point` satisfies every constraint; an error when a constraint cannot be evaluated
 /// (division by zero, unknown name) or the point is not a point of this spec.
-expected<bool, spec_error> check_constraints(const problem_spec& spec, const tunable_point& point);
+expected<bool, toml_reader::placed_error> check_constraints(const problem_spec& spec,
+                                                            const tunable_point& point);
 
 /// check_constraints, with errors counted as "not satisfied" (what a search strategy wants).
 bool satisfies_constraints(const problem_spec& spec, const tunable_point& point);
 
 /// The spec at `point`: the first error if the point is not one of the spec's (unknown or
 /// missing tunable, value not listed), violates a constraint, or gives an invalid geometry or size.
-expected<resolved_problem, spec_error> resolve_problem(const problem_spec& spec,
-                                                       const tunable_point& point);
+expected<resolved_problem, toml_reader::placed_error> resolve_problem(const problem_spec& spec,
+                                                                      const tunable_point& point);
 
 /// resolve_problem collecting every error; expressions that mention a name in `skip_names` are
 /// not evaluated (the loader passes names whose declaration was already reported broken).
-expected<resolved_problem, spec_errors>
+expected<resolved_problem, toml_reader::placed_errors>
 resolve_problem_all(const problem_spec& spec, const tunable_point& point,
                     const std::set<std::string, std::less<>>& skip_names = {});
 

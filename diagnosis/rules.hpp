@@ -9,10 +9,10 @@
 // A rule whose condition names a metric that was not measured is "not evaluated" (reported with
 // the missing keys), never fired and never silently passed.
 
-#include "diagnosis/data_error.hpp"
 #include "diagnosis/metric_expression.hpp"
 #include "diagnosis/metric_schema.hpp"
 #include "expected/expected.hpp"
+#include "toml_reader/placed_error.hpp"
 
 #include <array>
 #include <cstdint>
@@ -58,18 +58,18 @@ public:
   const rule* find(std::string_view id) const;
 
 private:
-  friend expected<rule_set, data_errors> parse_rules(std::string_view text, const std::string& file,
-                                                     const metric_schema& schema);
+  friend expected<rule_set, toml_reader::placed_errors>
+  parse_rules(std::string_view text, const std::string& file, const metric_schema& schema);
   std::vector<rule> rules_;
 };
 
 /// Parses a rule matrix against `schema`: every key in a condition or a finding template must be
 /// one of its metrics. Reports every problem with file:line:col (the column points into the
 /// expression for syntax, type and unknown-metric errors).
-expected<rule_set, data_errors> parse_rules(std::string_view text, const std::string& file,
-                                            const metric_schema& schema);
-expected<rule_set, data_errors> load_rules(const std::filesystem::path& path,
-                                           const metric_schema& schema);
+expected<rule_set, toml_reader::placed_errors>
+parse_rules(std::string_view text, const std::string& file, const metric_schema& schema);
+expected<rule_set, toml_reader::placed_errors> load_rules(const std::filesystem::path& path,
+                                                          const metric_schema& schema);
 /// diagnosis/data/rules.toml as compiled in, against builtin_metric_schema(); throws
 /// std::logic_error if it does not load.
 const rule_set& builtin_rules();
