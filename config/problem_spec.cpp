@@ -436,7 +436,7 @@ private:
     out.key = key;
     out.place = toml_reader::place_of(node.source());
     if (const auto* value = node.as_integer()) {
-      out.expr = expression::constant(value->get());
+      out.expr = expression::integer_expression::constant(value->get());
       return out;
     }
     const auto* text = node.as_string();
@@ -445,13 +445,12 @@ private:
                     "e.g. 1024 or \"ceil_div(N, BLOCK)\"");
       return std::nullopt;
     }
-    out.place.column += 1; // skip the opening quote
-    auto parsed = expression::parse(text->get());
+    out.place = toml_reader::place_in_string(node, 1);
+    auto parsed = expression::integer_expression::parse(text->get());
     if (!parsed) {
       const auto& failure = parsed.error();
-      toml_reader::place at = out.place;
-      at.column += failure.column > 0 ? failure.column - 1 : 0;
-      r_.error(at, key, "bad expression \"" + text->get() + "\": " + failure.message,
+      r_.error(toml_reader::place_in_string(node, failure.column), key,
+               "bad expression \"" + text->get() + "\": " + failure.message,
                "see docs/specs.md, section Expressions");
       return std::nullopt;
     }
@@ -695,8 +694,8 @@ private:
       if (auto e = parse_expression(*smem, smem_key, "bytes of dynamic shared memory"))
         out.dynamic_smem = std::move(*e);
     } else {
-      out.dynamic_smem = {expression::constant(defaults::dynamic_smem_bytes), smem_key,
-                          toml_reader::place_of(table.source())};
+      out.dynamic_smem = {expression::integer_expression::constant(defaults::dynamic_smem_bytes),
+                          smem_key, toml_reader::place_of(table.source())};
     }
     return out;
   }
@@ -718,7 +717,7 @@ private:
         if (auto e = parse_expression(*array->get(i), index_key(full_key, i), "a dimension"))
           out[i] = std::move(*e);
       } else {
-        out[i] = {expression::constant(1), index_key(full_key, i),
+        out[i] = {expression::integer_expression::constant(1), index_key(full_key, i),
                   toml_reader::place_of(array->source())};
       }
     }

@@ -12,9 +12,9 @@
 
 #include "config/defaults.hpp"
 #include "config/dtype.hpp"
-#include "config/expression.hpp"
 #include "toml_reader/placed_error.hpp"
 #include "expected/expected.hpp"
+#include "expression/expression.hpp"
 
 #include <array>
 #include <cstdint>
@@ -29,7 +29,7 @@ namespace warpforge::config {
 
 /// An integer expression as written in the spec, with its key and place for error messages.
 struct spec_expression {
-  expression expr;  // a TOML integer becomes a constant expression
+  expression::integer_expression expr; // a TOML integer becomes a constant expression
   std::string key;  // dotted path, e.g. "launch.grid[0]"
   toml_reader::place place; // of the expression's first character (inside the quotes for strings)
 

@@ -21,7 +21,7 @@
 namespace warpforge::config {
 
 /// A value for every tunable, by name.
-using tunable_point = variable_map;
+using tunable_point = expression::integer_values;
 
 struct launch_geometry {
   std::array<std::uint32_t, 3> grid{1, 1, 1};  // blocks in x, y, z
@@ -54,7 +54,7 @@ using resolved_arg = std::variant<resolved_buffer, resolved_scalar>;
 
 struct resolved_problem {
   tunable_point point;                // the tunables' values
-  variable_map variables;             // dims and tunables: what the expressions saw
+  expression::integer_values variables; // dims and tunables: what the expressions saw
   launch_geometry launch;             // of the kernel under test
   std::optional<launch_geometry> reference_launch; // reference kind kernel: at the default point
   std::vector<resolved_arg> args;     // in the kernel's parameter order

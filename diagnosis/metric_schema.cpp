@@ -206,14 +206,14 @@ expected<metric_schema, toml_reader::placed_errors> parse_metric_schema(std::str
     entry_places where{nullptr, path};
     if (formula) {
       where.formula = entry.get("formula");
-      auto parsed = metric_expression::parse(*formula);
+      auto parsed = expression::real_expression::parse(*formula);
       // Columns inside the string are exact for a one-line basic string without escapes,
       // which is how formulas are written.
       if (!parsed) {
         fields.error(toml_reader::place_in_string(*where.formula, parsed.error().column),
                      named + ".formula", parsed.error().message);
         ok = false;
-      } else if (parsed->type() != expression_type::number) {
+      } else if (parsed->type() != expression::result_type::number) {
         fields.error(where.formula->source(), named + ".formula",
                      "a formula must be a number, not a comparison or logic");
         ok = false;
@@ -240,11 +240,11 @@ expected<metric_schema, toml_reader::placed_errors> parse_metric_schema(std::str
   for (std::size_t i = 0; i < schema.metrics_.size(); ++i) {
     const auto& m = schema.metrics_[i];
     for (const auto& ref : m.formula.references()) {
-      if (schema.find(ref.key) != nullptr || key_lines.contains(ref.key))
+      if (schema.find(ref.name) != nullptr || key_lines.contains(ref.name))
         continue;
       fields.error(toml_reader::place_in_string(*places[i].formula, ref.column),
-                   "metric." + m.key + ".formula", "unknown metric '" + ref.key + "'",
-                   toml_reader::did_you_mean(ref.key, all_keys));
+                   "metric." + m.key + ".formula", "unknown metric '" + ref.name + "'",
+                   toml_reader::did_you_mean(ref.name, all_keys));
       references_ok = false;
     }
   }
@@ -276,7 +276,7 @@ expected<metric_schema, toml_reader::placed_errors> parse_metric_schema(std::str
       }
       marks[i] = mark::grey;
       stack.push_back(i);
-      for (const auto& key : schema.metrics_[i].formula.keys()) {
+      for (const auto& key : schema.metrics_[i].formula.names()) {
         const std::size_t j = index_of(key);
         if (j < schema.metrics_.size() && schema.metrics_[j].derived())
           self(self, j);

@@ -10,9 +10,10 @@
 //
 // Values are in the schema's units (metric_unit.hpp): ratios 1.0 = 100%, seconds, bytes.
 
-#include "diagnosis/metric_expression.hpp"
 #include "diagnosis/metric_unit.hpp"
+#include "diagnosis/metric_values.hpp"
 #include "expected/expected.hpp"
+#include "expression/expression.hpp"
 #include "toml_reader/placed_error.hpp"
 
 #include <cstdint>
@@ -30,7 +31,7 @@ struct metric_definition {
   metric_unit unit = metric_unit::count;
   std::string section;       // one of the schema's sections, e.g. "Memory"
   std::string nsight;        // Nsight metric name (ncu / CUPTI); empty for a derived metric
-  metric_expression formula; // derived metrics: a number-valued expression over other keys
+  expression::real_expression formula; // derived metrics: a number-valued expression over keys
   std::string note;          // optional: caveats, how to read it
   std::uint32_t line = 0;    // line of the entry in its file
 
@@ -40,7 +41,7 @@ struct metric_definition {
 /// Why one derived metric has no value.
 struct derived_gap {
   std::string key;
-  evaluation_problem problem;
+  expression::error problem; // unknown_name: its missing inputs; division_by_zero; not_finite
 };
 
 /// Measured values with every computable derived metric added.

@@ -169,19 +169,19 @@ parse_rules(std::string_view text, const std::string& file, const metric_schema&
     }
     if (when) {
       const toml::node& at = *entry.get("when");
-      auto parsed = metric_expression::parse(*when);
+      auto parsed = expression::real_expression::parse(*when);
       if (!parsed) {
         fields.error(toml_reader::place_in_string(at, parsed.error().column), named + ".when",
                      parsed.error().message);
         ok = false;
-      } else if (parsed->type() != expression_type::truth) {
+      } else if (parsed->type() != expression::result_type::truth) {
         fields.error(at.source(), named + ".when",
                      "a condition must be a truth value (a comparison, and/or/not), not a number");
         ok = false;
       } else {
         for (const auto& ref : parsed->references())
-          if (schema.find(ref.key) == nullptr) {
-            unknown_metric(at, named + ".when", ref.key, ref.column);
+          if (schema.find(ref.name) == nullptr) {
+            unknown_metric(at, named + ".when", ref.name, ref.column);
             ok = false;
           }
         r.when = std::move(*parsed);

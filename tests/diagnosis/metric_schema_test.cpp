@@ -123,9 +123,10 @@ TEST(metric_schema,
       bytes = &gap;
   }
   ASSERT_NE(per_request, nullptr);
-  EXPECT_EQ(per_request->problem.failure, evaluation_failure::division_by_zero);
+  EXPECT_EQ(per_request->problem.kind, warpforge::expression::error_kind::division_by_zero);
   ASSERT_NE(bytes, nullptr);
-  EXPECT_EQ(bytes->problem.missing,
+  EXPECT_EQ(bytes->problem.kind, warpforge::expression::error_kind::unknown_name);
+  EXPECT_EQ(bytes->problem.names,
             (std::vector<std::string>{"dram_bytes_read", "dram_bytes_write"}));
 }
 

@@ -66,7 +66,7 @@ TEST(rules, the_builtin_matrix_defines_every_rule_the_method_catalog_triggers_on
   for (const auto& r : rules.rules()) {
     EXPECT_FALSE(r.source.empty()) << r.id;
     EXPECT_FALSE(r.action.empty()) << r.id;
-    EXPECT_EQ(r.when.type(), expression_type::truth) << r.id;
+    EXPECT_EQ(r.when.type(), warpforge::expression::result_type::truth) << r.id;
   }
 }
 
@@ -129,8 +129,9 @@ TEST(rules, a_rule_over_an_unmeasured_metric_is_not_evaluated_and_says_which) {
   const auto u = std::find_if(r.not_evaluated.begin(), r.not_evaluated.end(),
                               [](const unevaluated_rule& x) { return x.rule_id == "low_l2_hit"; });
   ASSERT_NE(u, r.not_evaluated.end());
-  EXPECT_EQ(u->problem.failure, evaluation_failure::missing_metrics);
-  EXPECT_EQ(u->problem.missing, std::vector<std::string>{"l2_hit_rate"});
+  EXPECT_EQ(u->problem.kind, warpforge::expression::error_kind::unknown_name);
+  EXPECT_EQ(u->problem.names, std::vector<std::string>{"l2_hit_rate"});
+  EXPECT_EQ(u->problem.message, "missing l2_hit_rate");
   // Nothing measured: nothing fires, every rule is reported.
   const rule_evaluation empty = run({});
   EXPECT_TRUE(empty.fired.empty());
