@@ -157,50 +157,54 @@ void reader::wrong_type(const toml::node& node, const std::string& key,
         std::move(hint));
 }
 
-std::optional<std::string> reader::string(const toml::table& table, std::string_view path,
-                                          std::string_view key, presence need) {
-  const toml::node* node = find(table, path, key, need, "a string");
+namespace {
+
+// The value at `key` as `get` reads it, or nullopt: absent (reported when required), or of
+// another type (reported as "expected <what>, found <type>", with `hint`).
+template <class Get>
+auto read_value(reader& r, const toml::table& table, std::string_view path, std::string_view key,
+                presence need, std::string_view what, std::string hint, Get get)
+  -> decltype(get(std::declval<const toml::node&>())) {
+  const toml::node* node = r.find(table, path, key, need, what);
   if (node == nullptr)
     return std::nullopt;
-  if (const auto* text = node->as_string())
-    return text->get();
-  wrong_type(*node, join_key(path, key), "a string", "quote it: \"...\"");
+  if (auto value = get(*node))
+    return value;
+  r.wrong_type(*node, join_key(path, key), what, std::move(hint));
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> reader::string(const toml::table& table, std::string_view path,
+                                          std::string_view key, presence need) {
+  return read_value(*this, table, path, key, need, "a string", "quote it: \"...\"",
+                    [](const toml::node& node) { return node.value_exact<std::string>(); });
 }
 
 std::optional<std::int64_t> reader::integer(const toml::table& table, std::string_view path,
                                             std::string_view key, presence need) {
-  const toml::node* node = find(table, path, key, need, "an integer");
-  if (node == nullptr)
-    return std::nullopt;
-  if (const auto* value = node->as_integer())
-    return value->get();
-  wrong_type(*node, join_key(path, key), "an integer");
-  return std::nullopt;
+  return read_value(*this, table, path, key, need, "an integer", "",
+                    [](const toml::node& node) { return node.value_exact<std::int64_t>(); });
 }
 
 std::optional<double> reader::number(const toml::table& table, std::string_view path,
                                      std::string_view key, presence need) {
-  const toml::node* node = find(table, path, key, need, "a number");
-  if (node == nullptr)
-    return std::nullopt;
-  if (const auto* value = node->as_floating_point())
-    return value->get();
-  if (const auto* value = node->as_integer())
-    return static_cast<double>(value->get());
-  wrong_type(*node, join_key(path, key), "a number");
-  return std::nullopt;
+  // TOML integers are numbers too: `bad = 3` means 3.0.
+  return read_value(*this, table, path, key, need, "a number", "",
+                    [](const toml::node& node) -> std::optional<double> {
+                      if (const auto* value = node.as_floating_point())
+                        return value->get();
+                      if (const auto* value = node.as_integer())
+                        return static_cast<double>(value->get());
+                      return std::nullopt;
+                    });
 }
 
 std::optional<bool> reader::boolean(const toml::table& table, std::string_view path,
                                     std::string_view key, presence need) {
-  const toml::node* node = find(table, path, key, need, "a boolean");
-  if (node == nullptr)
-    return std::nullopt;
-  if (const auto* value = node->as_boolean())
-    return value->get();
-  wrong_type(*node, join_key(path, key), "a boolean", "write true or false, unquoted");
-  return std::nullopt;
+  return read_value(*this, table, path, key, need, "a boolean", "write true or false, unquoted",
+                    [](const toml::node& node) { return node.value_exact<bool>(); });
 }
 
 const toml::table* reader::table(const toml::table& parent, std::string_view path,
