@@ -1,5 +1,6 @@
 #include "actors/campaign.hpp"
 
+#include "toml_reader/placed_error.hpp"
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"
 #include "actors/registry.hpp"
@@ -107,7 +108,7 @@ void record(self_pointer self) {
   auto& plan = *self->state.plan;
   auto spec = config::parse_campaign(plan.spec_toml, plan.spec_path);
   if (!spec)
-    throw std::runtime_error("campaign: the spec no longer validates: " + config::to_string(spec.error()));
+    throw std::runtime_error("campaign: the spec no longer validates: " + toml_reader::to_string(spec.error()));
   ask<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_record{plan.name, plan.spec_path, plan.spec_toml, plan.run_dir},
                              [self, jobs = spec->jobs](std::int64_t id) {

@@ -1,5 +1,6 @@
 #include "actors/scheduler.hpp"
 
+#include "toml_reader/placed_error.hpp"
 #include "actors/compiler.hpp"
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"
@@ -145,7 +146,7 @@ void scheduler_state::begin(const messages::campaign_plan& p, const std::optiona
                             std::vector<pipeline::store_write>& failures, std::vector<feed::event>& failure_events) {
   auto spec = config::parse_campaign(p.spec_toml, p.spec_path);
   if (!spec)
-    throw std::runtime_error("scheduler: the campaign spec no longer validates: " + config::to_string(spec.error()));
+    throw std::runtime_error("scheduler: the campaign spec no longer validates: " + toml_reader::to_string(spec.error()));
   pipeline::campaign_setup setup;
   setup.run_dir = p.run_dir;
   setup.mode = p.mode;

@@ -88,7 +88,7 @@ std::shared_ptr<const tuning::search_space> example_space(const std::string& exa
                                                          const char* name) {
   auto spec = config::load_problem(examples + "/" + name + "/problem.toml");
   if (!spec) {
-    std::fprintf(stderr, "tuning_bench: %s\n", config::to_string(spec.error()).c_str());
+    std::fprintf(stderr, "tuning_bench: %s\n", toml_reader::to_string(spec.error()).c_str());
     std::exit(1);
   }
   return must(tuning::search_space::from_problem(*spec));

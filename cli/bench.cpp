@@ -3,6 +3,7 @@
 // same pipeline as a campaign (a campaign of one job, mode bench). Then the tables, printed from
 // what the run recorded: each kernel's verdict and time, and where each kernel's wall time went.
 
+#include "toml_reader/placed_error.hpp"
 #include "cli/commands.hpp"
 
 #include "cli/one_job_campaign.hpp"
@@ -123,7 +124,7 @@ void print_costs(const bench_options& options, const std::vector<bench_row>& row
 exit_code bench(const bench_options& options) {
   auto problem = config::load_problem(options.problem_path);
   if (!problem) {
-    std::cerr << config::to_string(problem.error()) << '\n';
+    std::cerr << toml_reader::to_string(problem.error()) << '\n';
     return exit_code::bad_input;
   }
   for (const auto& path : options.candidate_paths)
@@ -134,7 +135,7 @@ exit_code bench(const bench_options& options) {
   auto spec = one_job_campaign("bench-" + problem->name, options.problem_path, options.run_root);
   if (!spec) {
     for (const auto& error : spec.error())
-      std::cerr << config::to_string(error) << '\n';
+      std::cerr << toml_reader::to_string(error) << '\n';
     return exit_code::bad_input;
   }
   auto job = pipeline::open_job(problem->name, options.problem_path, *problem);

@@ -8,6 +8,7 @@
 // A kernel that fails its check is reported, never diagnosed; without a GPU it says plainly that
 // metrics need one (exit 5). No number is ever made up.
 
+#include "toml_reader/placed_error.hpp"
 #include "cli/commands.hpp"
 
 #include "cli/one_job_campaign.hpp"
@@ -247,7 +248,7 @@ exit_code diagnose(const diagnose_options& options) {
   constexpr const char* me = "warpforge diagnose: ";
   auto problem = config::load_problem(options.problem_path);
   if (!problem) {
-    std::cerr << config::to_string(problem.error()) << '\n';
+    std::cerr << toml_reader::to_string(problem.error()) << '\n';
     return exit_code::bad_input;
   }
   const bool candidate = !options.candidate_path.empty();
@@ -263,7 +264,7 @@ exit_code diagnose(const diagnose_options& options) {
   auto spec = one_job_campaign("diagnose-" + problem->name, options.problem_path, options.run_root);
   if (!spec) {
     for (const auto& error : spec.error())
-      std::cerr << config::to_string(error) << '\n';
+      std::cerr << toml_reader::to_string(error) << '\n';
     return exit_code::bad_input;
   }
   session_request request;

@@ -19,7 +19,7 @@ std::string quoted(const std::string& text) {
 }
 } // namespace
 
-expected<config::campaign_spec, config::spec_errors> one_job_campaign(const std::string& name,
+expected<config::campaign_spec, toml_reader::placed_errors> one_job_campaign(const std::string& name,
                                                                      const std::string& problem_path,
                                                                      const std::string& run_root) {
   const auto problem = fs::absolute(problem_path);

@@ -3,6 +3,7 @@
 // campaign, a spec of one job written for the problem and validated like any other (the problem's
 // own errors come back placed in its file).
 
+#include "toml_reader/placed_error.hpp"
 #include "config/campaign_spec.hpp"
 #include "expected/expected.hpp"
 
@@ -12,7 +13,7 @@ namespace warpforge::cli {
 
 /// The one-job campaign `name` for `problem_path`, recording under `run_root`, publishing on a
 /// free loopback port (never a running campaign's).
-expected<config::campaign_spec, config::spec_errors> one_job_campaign(const std::string& name,
+expected<config::campaign_spec, toml_reader::placed_errors> one_job_campaign(const std::string& name,
                                                                      const std::string& problem_path,
                                                                      const std::string& run_root);
 

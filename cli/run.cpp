@@ -5,6 +5,7 @@
 // Without a GPU the pipeline compiles and SASS-checks each job's baseline and first proposal and
 // the command says plainly that measurements need a GPU (exit 5): no number is invented.
 
+#include "toml_reader/placed_error.hpp"
 #include "cli/commands.hpp"
 
 #include "cli/pipeline_session.hpp"
@@ -91,7 +92,7 @@ exit_code run(const run_options& options) {
   auto spec = config::load_campaign(options.campaign_path);
   if (!spec) {
     for (const auto& error : spec.error())
-      std::cerr << config::to_string(error) << '\n';
+      std::cerr << toml_reader::to_string(error) << '\n';
     std::cerr << "warpforge run: " << options.campaign_path << ": " << spec.error().size()
               << " error(s); nothing was started\n";
     return exit_code::bad_input;
@@ -119,7 +120,7 @@ exit_code resume(const resume_options& options) {
   auto spec = config::parse_campaign(earlier->campaign.spec_toml, earlier->campaign.spec_path);
   if (!spec) {
     for (const auto& error : spec.error())
-      std::cerr << config::to_string(error) << '\n';
+      std::cerr << toml_reader::to_string(error) << '\n';
     std::cerr << "warpforge resume: the campaign spec recorded in " << options.run_dir
               << " no longer validates; nothing was started\n";
     return exit_code::bad_input;

@@ -6,7 +6,7 @@
 #include "cli/commands.hpp"
 
 #include "cli/interrupt.hpp"
-#include "config/defaults.hpp"
+#include "feed/defaults.hpp"
 #include "feed/event_json.hpp"
 #include "feed/subscriber.hpp"
 #include "feed/tail_view.hpp"
@@ -67,7 +67,7 @@ std::string endpoint_of(const tail_options& options) {
     if (in >> endpoint)
       return endpoint;
   }
-  return std::string{config::defaults::feed_endpoint};
+  return std::string{feed::default_endpoint};
 }
 
 } // namespace

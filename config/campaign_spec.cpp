@@ -3,7 +3,7 @@
 #include "feed/endpoint.hpp"
 
 #include "config/spec_file.hpp"
-#include "config/toml_reader.hpp"
+#include "toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -96,10 +96,9 @@ std::optional<gpu_selection_kind> gpu_selection_kind_from_string(std::string_vie
 
 namespace {
 
-using detail::index_key;
-using detail::join_key;
-using detail::presence;
-
+using toml_reader::index_key;
+using toml_reader::join_key;
+using toml_reader::presence;
 
 bool is_env_name(std::string_view text) {
   return detail::is_identifier(text);
@@ -107,7 +106,7 @@ bool is_env_name(std::string_view text) {
 
 class campaign_parser {
 public:
-  campaign_parser(const std::filesystem::path& file, spec_errors& errors)
+  campaign_parser(const std::filesystem::path& file, toml_reader::placed_errors& errors)
       : file_(file), r_(file.string(), errors) {}
 
   void parse(const toml::table& root, campaign_spec& spec) {
@@ -323,7 +322,7 @@ private:
       auto address = feed::parse_endpoint(*endpoint);
       if (!address)
         r_.error(at, "feed.endpoint", "'" + *endpoint + "': " + address.error().message,
-                 "e.g. \"" + std::string{defaults::feed_endpoint} + "\"");
+                 "e.g. \"" + std::string{feed::default_endpoint} + "\"");
       else if (!out.allow_remote && !address->local)
         r_.error(at, "feed.endpoint",
                  "'" + *endpoint + "' is reachable from other hosts, and allow_remote is false",
@@ -385,7 +384,7 @@ private:
       static constexpr std::string_view keys[] = {"problem", "name"};
       r_.check_keys(*table, path, keys);
       job_spec job;
-      job.place = detail::place_of(table->source());
+      job.place = toml_reader::place_of(table->source());
       const auto name = r_.string(*table, path, "name", presence::optional);
       const auto problem = r_.string(*table, path, "problem", presence::required);
       if (!problem)
@@ -424,30 +423,28 @@ private:
   }
 
 public:
-  spec_errors take_problem_errors() { return std::move(problem_errors_); }
+  toml_reader::placed_errors take_problem_errors() { return std::move(problem_errors_); }
 
 private:
   std::filesystem::path file_;
-  detail::toml_reader r_;
-  spec_errors problem_errors_; // errors inside job problem files, reported after the campaign's
+  toml_reader::reader r_;
+  toml_reader::placed_errors problem_errors_; // in job problem files, after the campaign's
 };
 
 } // namespace
 
-expected<campaign_spec, spec_errors> parse_campaign(std::string_view text,
-                                                    const std::filesystem::path& file) {
-  auto root = detail::parse_toml(text, file.string());
+expected<campaign_spec, toml_reader::placed_errors>
+parse_campaign(std::string_view text, const std::filesystem::path& file) {
+  auto root = toml_reader::parse(text, file.string());
   if (!root)
-    return unexpected(spec_errors{std::move(root).error()});
-  spec_errors errors;
+    return unexpected(toml_reader::placed_errors{std::move(root).error()});
+  toml_reader::placed_errors errors;
   campaign_spec spec;
   spec.file = file.string();
   spec.raw_text = std::string{text};
   campaign_parser parser{file, errors};
   parser.parse(*root, spec);
-  std::stable_sort(errors.begin(), errors.end(), [](const spec_error& a, const spec_error& b) {
-    return std::pair{a.line, a.column} < std::pair{b.line, b.column};
-  });
+  toml_reader::sort_by_place(errors);
   auto problem_errors = parser.take_problem_errors();
   errors.insert(errors.end(), problem_errors.begin(), problem_errors.end());
   if (!errors.empty())
@@ -455,11 +452,11 @@ expected<campaign_spec, spec_errors> parse_campaign(std::string_view text,
   return spec;
 }
 
-expected<campaign_spec, spec_errors> load_campaign(const std::filesystem::path& path) {
-  auto text = detail::read_text_file(path);
+expected<campaign_spec, toml_reader::placed_errors>
+load_campaign(const std::filesystem::path& path) {
+  auto text = toml_reader::read_file(path, "the campaign spec");
   if (!text)
-    return unexpected(spec_errors{{path.string(), 0, 0, "", "cannot read the campaign spec",
-                                   "check that the file exists and is readable"}});
+    return unexpected(toml_reader::placed_errors{std::move(text).error()});
   return parse_campaign(*text, path);
 }
 

@@ -8,9 +8,10 @@
 
 #include "config/defaults.hpp"
 #include "config/problem_spec.hpp"
-#include "config/spec_error.hpp"
+#include "toml_reader/placed_error.hpp"
 #include "config/supervision_policy.hpp"
 #include "expected/expected.hpp"
+#include "feed/defaults.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -75,7 +76,7 @@ struct job_spec {
   std::string name;                  // unique in the campaign; default: the problem's name
   std::filesystem::path problem_path; // resolved against the campaign file's folder
   problem_spec problem;              // loaded and validated
-  spec_place place;                  // of the [[jobs]] entry
+  toml_reader::place place;          // of the [[jobs]] entry
 
   bool operator==(const job_spec&) const = default;
 };
@@ -110,9 +111,9 @@ struct llm_spec {
 };
 
 struct feed_spec {
-  std::string endpoint{defaults::feed_endpoint};              // ZeroMQ endpoint the PUB binds
-  bool allow_remote = false;                                  // permit a non-loopback endpoint
-  std::uint32_t high_water_mark = defaults::feed_high_water_mark; // messages, > 0
+  std::string endpoint{feed::default_endpoint}; // ZeroMQ endpoint the PUB binds
+  bool allow_remote = false;                    // permit a non-loopback endpoint
+  std::uint32_t high_water_mark = feed::default_high_water_mark; // messages per subscriber, > 0
 
   bool operator==(const feed_spec&) const = default;
 };
@@ -135,10 +136,11 @@ struct campaign_spec {
 };
 
 /// Reads and validates the campaign at `path` and every problem spec its jobs name.
-expected<campaign_spec, spec_errors> load_campaign(const std::filesystem::path& path);
+expected<campaign_spec, toml_reader::placed_errors>
+load_campaign(const std::filesystem::path& path);
 
 /// Validates `text` as if read from `file` (used in errors; its folder resolves relative paths).
-expected<campaign_spec, spec_errors> parse_campaign(std::string_view text,
-                                                    const std::filesystem::path& file);
+expected<campaign_spec, toml_reader::placed_errors>
+parse_campaign(std::string_view text, const std::filesystem::path& file);
 
 } // namespace warpforge::config

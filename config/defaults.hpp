@@ -51,9 +51,7 @@ inline constexpr std::uint64_t seed = 20240917;       // seed of the tuner and o
 inline constexpr std::string_view anthropic_api_key_env = "ANTHROPIC_API_KEY";
 inline constexpr std::string_view openai_api_key_env = "OPENAI_API_KEY";
 
-// --- feed -------------------------------------------------------------------------------------------
-inline constexpr std::string_view feed_endpoint = "tcp://127.0.0.1:5757"; // ZeroMQ PUB endpoint
-inline constexpr std::uint32_t feed_high_water_mark = 10000;               // messages queued per subscriber
+// --- feed: the [feed] table starts from the feed's own defaults, feed/defaults.hpp -----------------
 
 // --- supervision ------------------------------------------------------------------------------------
 inline constexpr std::uint32_t max_restarts = 5;          // restarts of one child per window, then escalate

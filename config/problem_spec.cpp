@@ -3,7 +3,7 @@
 #include "config/defaults.hpp"
 #include "config/resolved_problem.hpp"
 #include "config/spec_file.hpp"
-#include "config/toml_reader.hpp"
+#include "toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -99,9 +99,9 @@ const std::string& arg_name(const arg_spec& arg) {
 
 namespace {
 
-using detail::index_key;
-using detail::join_key;
-using detail::presence;
+using toml_reader::index_key;
+using toml_reader::join_key;
+using toml_reader::presence;
 
 constexpr std::string_view root_keys[] = {"name",        "kernel", "dims",   "tunables",
                                           "constraints", "args",   "launch", "reference"};
@@ -156,7 +156,7 @@ bool is_arch(std::string_view text) {
 
 class problem_parser {
 public:
-  problem_parser(const std::filesystem::path& file, spec_errors& errors)
+  problem_parser(const std::filesystem::path& file, toml_reader::placed_errors& errors)
       : file_(file), r_(file.string(), errors) {}
 
   void parse(const toml::table& root, problem_spec& spec) {
@@ -197,10 +197,11 @@ private:
     std::optional<std::string> source_text;
     if (auto source = r_.string(table, path, "source", presence::required)) {
       out.source = detail::resolve_against(file_, *source);
-      source_text = detail::read_text_file(out.source);
-      if (!source_text)
+      if (auto text = toml_reader::read_text(out.source))
+        source_text = std::move(*text);
+      else
         r_.error(table.get("source")->source(), join_key(path, "source"),
-                 "kernel source not found or unreadable: " + out.source.string(),
+                 "cannot read the kernel source " + out.source.string() + ": " + text.error(),
                  "paths are relative to the folder of the spec file");
     }
     if (auto entry = r_.string(table, path, "entry", presence::required)) {
@@ -257,7 +258,7 @@ private:
         continue;
       }
       if (const auto* value = node.as_integer()) {
-        out.push_back({name, value->get(), detail::place_of(key.source())});
+        out.push_back({name, value->get(), toml_reader::place_of(key.source())});
       } else {
         r_.wrong_type(node, full_key, "an integer",
                       "dims are integers; derived sizes go in expressions (count = \"2*N\")");
@@ -290,7 +291,7 @@ private:
   std::optional<tunable_spec> parse_tunable(const toml::table& table, const std::string& path) {
     r_.check_keys(table, path, tunable_keys);
     tunable_spec out;
-    out.place = detail::place_of(table.source());
+    out.place = toml_reader::place_of(table.source());
     const auto errors_before = r_.errors().size();
     auto name = r_.string(table, path, "name", presence::required);
     if (name && !declare(*name, table.get("name")->source(), join_key(path, "name")))
@@ -433,9 +434,9 @@ private:
                                                   std::string_view what) {
     spec_expression out;
     out.key = key;
-    out.place = detail::place_of(node.source());
+    out.place = toml_reader::place_of(node.source());
     if (const auto* value = node.as_integer()) {
-      out.expr = expression::constant(value->get());
+      out.expr = expression::integer_expression::constant(value->get());
       return out;
     }
     const auto* text = node.as_string();
@@ -444,13 +445,12 @@ private:
                     "e.g. 1024 or \"ceil_div(N, BLOCK)\"");
       return std::nullopt;
     }
-    out.place.column += 1; // skip the opening quote
-    auto parsed = expression::parse(text->get());
+    out.place = toml_reader::place_in_string(node, 1);
+    auto parsed = expression::integer_expression::parse(text->get());
     if (!parsed) {
       const auto& failure = parsed.error();
-      spec_place at = out.place;
-      at.column += failure.column > 0 ? failure.column - 1 : 0;
-      r_.error(at, key, "bad expression \"" + text->get() + "\": " + failure.message,
+      r_.error(toml_reader::place_in_string(node, failure.column), key,
+               "bad expression \"" + text->get() + "\": " + failure.message,
                "see docs/specs.md, section Expressions");
       return std::nullopt;
     }
@@ -530,7 +530,8 @@ private:
       names.push_back(to_string(type));
     const auto* text = node->as_string();
     if (text == nullptr) {
-      r_.wrong_type(*node, join_key(path, "dtype"), "a string: " + join_alternatives(names));
+      r_.wrong_type(*node, join_key(path, "dtype"),
+                    "a string: " + toml_reader::join_alternatives(names));
       return std::nullopt;
     }
     if (auto type = dtype_from_string(text->get()))
@@ -538,7 +539,8 @@ private:
     std::string hint;
     if (auto alias = dtype_from_alias(text->get()))
       hint = "did you mean '" + std::string{to_string(*alias)} + "'?";
-    r_.report_unknown_name(*node, join_key(path, "dtype"), text->get(), names, std::move(hint));
+    r_.unknown_value(toml_reader::place_of(node->source()), join_key(path, "dtype"), text->get(),
+                     names, std::move(hint));
     return std::nullopt;
   }
 
@@ -553,7 +555,7 @@ private:
     known.push_back("value"); // reported above, with a better message
     r_.check_keys(table, path, known);
     buffer_spec out;
-    out.place = detail::place_of(table.source());
+    out.place = toml_reader::place_of(table.source());
     if (auto name = parse_arg_name(table, path))
       out.name = *name;
     if (auto type = parse_dtype(table, path))
@@ -586,7 +588,7 @@ private:
     if (const auto* text = node.as_string()) {
       auto kind = init_kind_from_string(text->get());
       if (!kind) {
-        r_.report_unknown_name(node, key, text->get(), names);
+        r_.unknown_value(toml_reader::place_of(node.source()), key, text->get(), names);
         return out;
       }
       if (*kind == init_kind::constant) {
@@ -657,7 +659,7 @@ private:
     known.push_back("init");
     r_.check_keys(table, path, known);
     scalar_spec out;
-    out.place = detail::place_of(table.source());
+    out.place = toml_reader::place_of(table.source());
     if (auto name = parse_arg_name(table, path))
       out.name = *name;
     const auto type = parse_dtype(table, path);
@@ -672,7 +674,7 @@ private:
                  "give an integer, or use a float dtype (f16, bf16, f32, f64)");
       out.float_value = number->get();
       out.value.key = key;
-      out.value.place = detail::place_of(value.source());
+      out.value.place = toml_reader::place_of(value.source());
     } else if (auto e = parse_expression(value, key, "a value")) {
       out.value = std::move(*e);
     }
@@ -692,8 +694,8 @@ private:
       if (auto e = parse_expression(*smem, smem_key, "bytes of dynamic shared memory"))
         out.dynamic_smem = std::move(*e);
     } else {
-      out.dynamic_smem = {expression::constant(defaults::dynamic_smem_bytes), smem_key,
-                          detail::place_of(table.source())};
+      out.dynamic_smem = {expression::integer_expression::constant(defaults::dynamic_smem_bytes),
+                          smem_key, toml_reader::place_of(table.source())};
     }
     return out;
   }
@@ -715,8 +717,8 @@ private:
         if (auto e = parse_expression(*array->get(i), index_key(full_key, i), "a dimension"))
           out[i] = std::move(*e);
       } else {
-        out[i] = {expression::constant(1), index_key(full_key, i),
-                  detail::place_of(array->source())};
+        out[i] = {expression::integer_expression::constant(1), index_key(full_key, i),
+                  toml_reader::place_of(array->source())};
       }
     }
   }
@@ -764,13 +766,13 @@ private:
   }
 
   std::filesystem::path file_;
-  detail::toml_reader r_;
+  toml_reader::reader r_;
   std::set<std::string, std::less<>> declared_; // dims and tunables, even broken ones
   std::set<std::string, std::less<>> broken_;   // declared, but rejected: skip dependent checks
 };
 
 void check_expected_file(const problem_spec& spec, const resolved_problem& at_default,
-                         spec_place at, spec_errors& errors) {
+                         toml_reader::place at, toml_reader::placed_errors& errors) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(spec.reference.expected_file, ec);
   if (ec || size == at_default.output_bytes)
@@ -783,20 +785,14 @@ void check_expected_file(const problem_spec& spec, const resolved_problem& at_de
                     "concatenated in argument order (docs/specs.md)"});
 }
 
-void sort_by_place(spec_errors& errors) {
-  std::stable_sort(errors.begin(), errors.end(), [](const spec_error& a, const spec_error& b) {
-    return std::pair{a.line, a.column} < std::pair{b.line, b.column};
-  });
-}
-
 } // namespace
 
-expected<problem_spec, spec_errors> parse_problem(std::string_view text,
-                                                  const std::filesystem::path& file) {
-  spec_errors errors;
-  auto root = detail::parse_toml(text, file.string());
+expected<problem_spec, toml_reader::placed_errors>
+parse_problem(std::string_view text, const std::filesystem::path& file) {
+  toml_reader::placed_errors errors;
+  auto root = toml_reader::parse(text, file.string());
   if (!root)
-    return unexpected(spec_errors{std::move(root).error()});
+    return unexpected(toml_reader::placed_errors{std::move(root).error()});
   problem_spec spec;
   spec.file = file.string();
   spec.raw_text = std::string{text};
@@ -808,19 +804,18 @@ expected<problem_spec, spec_errors> parse_problem(std::string_view text,
     errors.insert(errors.end(), at_default.error().begin(), at_default.error().end());
   else if (spec.reference.kind == reference_kind::file && errors.empty())
     if (const toml::node* path = root->at_path("reference.path").node())
-      check_expected_file(spec, *at_default, detail::place_of(path->source()), errors);
+      check_expected_file(spec, *at_default, toml_reader::place_of(path->source()), errors);
   if (!errors.empty()) {
-    sort_by_place(errors);
+    toml_reader::sort_by_place(errors);
     return unexpected(std::move(errors));
   }
   return spec;
 }
 
-expected<problem_spec, spec_errors> load_problem(const std::filesystem::path& path) {
-  auto text = detail::read_text_file(path);
+expected<problem_spec, toml_reader::placed_errors> load_problem(const std::filesystem::path& path) {
+  auto text = toml_reader::read_file(path, "the problem spec");
   if (!text)
-    return unexpected(spec_errors{{path.string(), 0, 0, "", "cannot read the problem spec",
-                                   "check that the file exists and is readable"}});
+    return unexpected(toml_reader::placed_errors{std::move(text).error()});
   return parse_problem(*text, path);
 }
 

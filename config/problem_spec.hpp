@@ -12,9 +12,9 @@
 
 #include "config/defaults.hpp"
 #include "config/dtype.hpp"
-#include "config/expression.hpp"
-#include "config/spec_error.hpp"
+#include "toml_reader/placed_error.hpp"
 #include "expected/expected.hpp"
+#include "expression/expression.hpp"
 
 #include <array>
 #include <cstdint>
@@ -27,19 +27,11 @@
 
 namespace warpforge::config {
 
-/// Where something was written in its spec file.
-struct spec_place {
-  std::uint32_t line = 0;   // 1-based; 0 = not from a file
-  std::uint32_t column = 0; // 1-based
-
-  bool operator==(const spec_place&) const = default;
-};
-
 /// An integer expression as written in the spec, with its key and place for error messages.
 struct spec_expression {
-  expression expr;  // a TOML integer becomes a constant expression
+  expression::integer_expression expr; // a TOML integer becomes a constant expression
   std::string key;  // dotted path, e.g. "launch.grid[0]"
-  spec_place place; // of the expression's first character (inside the quotes for strings)
+  toml_reader::place place; // of the expression's first character (inside the quotes for strings)
 
   bool operator==(const spec_expression&) const = default;
 };
@@ -58,7 +50,7 @@ struct kernel_spec {
 struct dim_spec {
   std::string name;
   std::int64_t value = 0;
-  spec_place place;
+  toml_reader::place place;
 
   bool operator==(const dim_spec&) const = default;
 };
@@ -69,7 +61,7 @@ struct tunable_spec {
   std::vector<std::int64_t> values; // every allowed value, in spec order, distinct, non-empty
   std::int64_t default_value = 0;   // the baseline's value: `default`, else values.front()
   std::optional<std::string> method; // the optimisation method it stands for, e.g. "tiling_smem"
-  spec_place place;
+  toml_reader::place place;
 
   bool operator==(const tunable_spec&) const = default;
 };
@@ -116,7 +108,7 @@ struct buffer_spec {
   spec_expression count; // elements, > 0
   arg_role role = arg_role::input;
   init_spec init;        // input and inout only
-  spec_place place;
+  toml_reader::place place;
 
   bool operator==(const buffer_spec&) const = default;
 };
@@ -127,7 +119,7 @@ struct scalar_spec {
   dtype type = dtype::i32;
   spec_expression value;             // integer value; unused when float_value is set
   std::optional<double> float_value; // set when the spec gave a TOML float (float dtypes only)
-  spec_place place;
+  toml_reader::place place;
 
   bool operator==(const scalar_spec&) const = default;
 };
@@ -198,10 +190,10 @@ struct problem_spec {
 const std::string& arg_name(const arg_spec& arg);
 
 /// Reads and validates the problem spec at `path`; relative paths inside resolve against its folder.
-expected<problem_spec, spec_errors> load_problem(const std::filesystem::path& path);
+expected<problem_spec, toml_reader::placed_errors> load_problem(const std::filesystem::path& path);
 
 /// Validates `text` as if read from `file` (used in errors; its folder resolves relative paths).
-expected<problem_spec, spec_errors> parse_problem(std::string_view text,
-                                                  const std::filesystem::path& file);
+expected<problem_spec, toml_reader::placed_errors> parse_problem(std::string_view text,
+                                                                 const std::filesystem::path& file);
 
 } // namespace warpforge::config

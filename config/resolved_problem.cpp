@@ -26,34 +26,32 @@ std::string at_point(const tunable_point& point) {
   return out;
 }
 
-std::string expression_hint(const expression_error& error, const problem_spec& spec) {
+std::string expression_hint(const expression::error& error, const problem_spec& spec) {
+  using expression::error_kind;
   switch (error.kind) {
-  case expression_error_kind::unknown_name: {
+  case error_kind::unknown_name: {
     std::vector<std::string_view> known;
     for (const auto& dim : spec.dims)
       known.push_back(dim.name);
     for (const auto& tunable : spec.tunables)
       known.push_back(tunable.name);
-    // The message quotes the name: unknown name 'X'.
-    const auto first = error.message.find('\'');
-    const auto last = error.message.rfind('\'');
-    const std::string_view name = first != std::string::npos && last > first
-                                    ? std::string_view{error.message}.substr(first + 1,
-                                                                             last - first - 1)
-                                    : std::string_view{};
-    if (auto match = closest_match(name, known))
-      return "did you mean '" + *match + "'?";
+    const std::string_view name = error.names.empty() ? "" : error.names.front();
+    if (auto match = toml_reader::did_you_mean(name, known); !match.empty())
+      return match;
     if (known.empty())
       return "declare it under [dims] or as a [[tunables]] entry";
-    return "expressions may use the dims and tunables: " + join_alternatives(known);
+    return "expressions may use the dims and tunables: " + toml_reader::join_alternatives(known);
   }
-  case expression_error_kind::division_by_zero:
+  case error_kind::division_by_zero:
     return "guard the divisor (max(x, 1)) or exclude such points with a constraint";
-  case expression_error_kind::overflow: return "values must stay within int64";
-  case expression_error_kind::unknown_function:
-  case expression_error_kind::wrong_arity:
-  case expression_error_kind::syntax:
-  case expression_error_kind::domain: return "see docs/specs.md, section Expressions";
+  case error_kind::overflow: return "values must stay within int64";
+  case error_kind::syntax:
+  case error_kind::unknown_function:
+  case error_kind::wrong_arity:
+  case error_kind::type_mismatch:
+  case error_kind::too_deep:
+  case error_kind::domain:
+  case error_kind::not_finite: return "see docs/specs.md, section Expressions";
   }
   return {};
 }
@@ -62,17 +60,18 @@ std::string expression_hint(const expression_error& error, const problem_spec& s
 class resolver {
 public:
   resolver(const problem_spec& spec, const std::set<std::string, std::less<>>& skip_names,
-           spec_errors& errors)
+           toml_reader::placed_errors& errors)
       : spec_(spec), skip_names_(skip_names), errors_(errors) {}
 
-  void error(const std::string& key, spec_place place, std::string message, std::string hint) {
+  void error(const std::string& key, toml_reader::place place, std::string message,
+             std::string hint) {
     errors_.push_back(
       {spec_.file, place.line, place.column, key, std::move(message), std::move(hint)});
   }
 
   // Checks that `point` is a point of the spec; returns the variables (dims + tunables).
-  variable_map variables_for(const tunable_point& point) {
-    variable_map variables;
+  expression::integer_values variables_for(const tunable_point& point) {
+    expression::integer_values variables;
     for (const auto& dim : spec_.dims)
       variables[dim.name] = dim.value;
     for (std::size_t i = 0; i < spec_.tunables.size(); ++i) {
@@ -99,7 +98,8 @@ public:
     return variables;
   }
 
-  std::optional<std::int64_t> evaluate(const spec_expression& e, const variable_map& variables,
+  std::optional<std::int64_t> evaluate(const spec_expression& e,
+                                       const expression::integer_values& variables,
                                        const tunable_point& point) {
     if (e.expr.empty())
       return std::nullopt; // reported when it failed to parse
@@ -110,21 +110,18 @@ public:
     if (value)
       return *value;
     const auto& failure = value.error();
-    spec_place at = e.place;
+    toml_reader::place at = e.place;
     if (at.column > 0 && failure.column > 0)
       at.column += failure.column - 1;
-    std::string message = failure.message;
-    if (failure.kind != expression_error_kind::unknown_name &&
-        failure.kind != expression_error_kind::syntax &&
-        failure.kind != expression_error_kind::unknown_function &&
-        failure.kind != expression_error_kind::wrong_arity)
-      message += " in \"" + e.expr.text() + "\"" + at_point(point);
+    std::string message = failure.message; // arithmetic failures quote the expression already
+    if (failure.kind != expression::error_kind::unknown_name)
+      message += at_point(point);
     error(e.key, at, std::move(message), expression_hint(failure, spec_));
     return std::nullopt;
   }
 
   launch_geometry launch(const launch_spec& launch, const std::string& prefix,
-                         const variable_map& variables, const tunable_point& point) {
+                         const expression::integer_values& variables, const tunable_point& point) {
     launch_geometry out;
     const std::array<std::uint64_t, 3> grid_limits{defaults::max_grid_x, defaults::max_grid_y,
                                                    defaults::max_grid_z};
@@ -178,7 +175,7 @@ public:
     return out;
   }
 
-  resolved_buffer buffer(const buffer_spec& spec, const variable_map& variables,
+  resolved_buffer buffer(const buffer_spec& spec, const expression::integer_values& variables,
                          const tunable_point& point, std::uint64_t& output_bytes) {
     resolved_buffer out{spec.name, spec.type, spec.role, spec.init, 0, 0};
     auto count = evaluate(spec.count, variables, point);
@@ -202,7 +199,7 @@ public:
     return out;
   }
 
-  resolved_scalar scalar(const scalar_spec& spec, const variable_map& variables,
+  resolved_scalar scalar(const scalar_spec& spec, const expression::integer_values& variables,
                          const tunable_point& point) {
     resolved_scalar out{spec.name, spec.type, std::int64_t{0}};
     if (spec.float_value) {
@@ -225,7 +222,7 @@ public:
     return out;
   }
 
-  void constraints(const variable_map& variables, const tunable_point& point) {
+  void constraints(const expression::integer_values& variables, const tunable_point& point) {
     for (const auto& constraint : spec_.constraints) {
       auto value = evaluate(constraint, variables, point);
       if (value && *value == 0)
@@ -238,15 +235,15 @@ public:
 private:
   const problem_spec& spec_;
   const std::set<std::string, std::less<>>& skip_names_;
-  spec_errors& errors_;
+  toml_reader::placed_errors& errors_;
 };
 
 } // namespace
 
-expected<resolved_problem, spec_errors>
+expected<resolved_problem, toml_reader::placed_errors>
 resolve_problem_all(const problem_spec& spec, const tunable_point& point,
                     const std::set<std::string, std::less<>>& skip_names) {
-  spec_errors errors;
+  toml_reader::placed_errors errors;
   resolver r{spec, skip_names, errors};
   resolved_problem out;
   out.point = point;
@@ -257,7 +254,7 @@ resolve_problem_all(const problem_spec& spec, const tunable_point& point,
   out.launch = r.launch(spec.launch, "launch", out.variables, point);
   if (spec.reference.kind == reference_kind::kernel && spec.reference.launch) {
     const tunable_point defaults_point = default_point(spec);
-    const variable_map default_variables =
+    const expression::integer_values default_variables =
       defaults_point == point ? out.variables : r.variables_for(defaults_point);
     out.reference_launch =
       r.launch(*spec.reference.launch, "reference.launch", default_variables, defaults_point);
@@ -267,7 +264,7 @@ resolve_problem_all(const problem_spec& spec, const tunable_point& point,
     if (defaults_point == point) {
       out.reference_launch = out.launch;
     } else {
-      const variable_map default_variables = r.variables_for(defaults_point);
+      const expression::integer_values default_variables = r.variables_for(defaults_point);
       out.reference_launch = r.launch(spec.launch, "launch", default_variables, defaults_point);
     }
   }
@@ -284,19 +281,20 @@ resolve_problem_all(const problem_spec& spec, const tunable_point& point,
   return out;
 }
 
-expected<resolved_problem, spec_error> resolve_problem(const problem_spec& spec,
-                                                       const tunable_point& point) {
+expected<resolved_problem, toml_reader::placed_error> resolve_problem(const problem_spec& spec,
+                                                                      const tunable_point& point) {
   auto all = resolve_problem_all(spec, point);
   if (!all)
     return unexpected(std::move(all.error().front()));
   return std::move(*all);
 }
 
-expected<bool, spec_error> check_constraints(const problem_spec& spec, const tunable_point& point) {
-  spec_errors errors;
+expected<bool, toml_reader::placed_error> check_constraints(const problem_spec& spec,
+                                                            const tunable_point& point) {
+  toml_reader::placed_errors errors;
   const std::set<std::string, std::less<>> no_skip;
   resolver r{spec, no_skip, errors};
-  const variable_map variables = r.variables_for(point);
+  const expression::integer_values variables = r.variables_for(point);
   if (!errors.empty())
     return unexpected(std::move(errors.front()));
   for (const auto& constraint : spec.constraints) {

@@ -7,7 +7,7 @@
 //   auto r = resolve_problem(spec, point);      // r->launch.grid, r->args, r->defines
 
 #include "config/problem_spec.hpp"
-#include "config/spec_error.hpp"
+#include "toml_reader/placed_error.hpp"
 #include "expected/expected.hpp"
 
 #include <array>
@@ -21,7 +21,7 @@
 namespace warpforge::config {
 
 /// A value for every tunable, by name.
-using tunable_point = variable_map;
+using tunable_point = expression::integer_values;
 
 struct launch_geometry {
   std::array<std::uint32_t, 3> grid{1, 1, 1};  // blocks in x, y, z
@@ -54,7 +54,7 @@ using resolved_arg = std::variant<resolved_buffer, resolved_scalar>;
 
 struct resolved_problem {
   tunable_point point;                // the tunables' values
-  variable_map variables;             // dims and tunables: what the expressions saw
+  expression::integer_values variables; // dims and tunables: what the expressions saw
   launch_geometry launch;             // of the kernel under test
   std::optional<launch_geometry> reference_launch; // reference kind kernel: at the default point
   std::vector<resolved_arg> args;     // in the kernel's parameter order
@@ -71,19 +71,20 @@ tunable_point default_point(const problem_spec& spec);
 
 /// Whether `point` satisfies every constraint; an error when a constraint cannot be evaluated
 /// (division by zero, unknown name) or the point is not a point of this spec.
-expected<bool, spec_error> check_constraints(const problem_spec& spec, const tunable_point& point);
+expected<bool, toml_reader::placed_error> check_constraints(const problem_spec& spec,
+                                                            const tunable_point& point);
 
 /// check_constraints, with errors counted as "not satisfied" (what a search strategy wants).
 bool satisfies_constraints(const problem_spec& spec, const tunable_point& point);
 
 /// The spec at `point`: the first error if the point is not one of the spec's (unknown or
 /// missing tunable, value not listed), violates a constraint, or gives an invalid geometry or size.
-expected<resolved_problem, spec_error> resolve_problem(const problem_spec& spec,
-                                                       const tunable_point& point);
+expected<resolved_problem, toml_reader::placed_error> resolve_problem(const problem_spec& spec,
+                                                                      const tunable_point& point);
 
 /// resolve_problem collecting every error; expressions that mention a name in `skip_names` are
 /// not evaluated (the loader passes names whose declaration was already reported broken).
-expected<resolved_problem, spec_errors>
+expected<resolved_problem, toml_reader::placed_errors>
 resolve_problem_all(const problem_spec& spec, const tunable_point& point,
                     const std::set<std::string, std::less<>>& skip_names = {});
 

@@ -1,17 +1,16 @@
 #pragma once
-// Internal to config/: reading spec files and the paths they name.
+// Internal to config/: the paths a spec names, and the names it declares.
 
 #include <filesystem>
-#include <optional>
-#include <string>
+#include <string_view>
 
 namespace warpforge::config::detail {
-
-/// The whole file, or nullopt when it cannot be read.
-std::optional<std::string> read_text_file(const std::filesystem::path& path);
 
 /// `path` as written in a spec, resolved against the folder of the spec file `spec_file`.
 std::filesystem::path resolve_against(const std::filesystem::path& spec_file,
                                       const std::filesystem::path& path);
+
+/// Whether `text` is a C identifier (names of dims, tunables, args, entry points, variables).
+bool is_identifier(std::string_view text);
 
 } // namespace warpforge::config::detail

@@ -27,7 +27,7 @@ diagnosis diagnose(const metric_values& measured, const gpu_profile& gpu,
   out.not_evaluated = std::move(evaluation.not_evaluated);
   // A missing derived metric says which of its own inputs were missing.
   for (auto& rule : out.not_evaluated)
-    for (const auto& key : rule.problem.missing)
+    for (const auto& key : rule.problem.names)
       for (const auto& gap : out.not_derived)
         if (gap.key == key)
           rule.problem.message += " (" + key + ": " + gap.problem.message + ")";

@@ -1,6 +1,6 @@
 #include "diagnosis/gpu_specs.hpp"
 
-#include "diagnosis/toml_fields.hpp"
+#include "toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -15,8 +15,8 @@ extern const std::string_view diagnosis_gpu_specs_toml; // diagnosis/data/gpu_sp
 
 namespace warpforge::diagnosis {
 
-using detail::index_key;
-using detail::presence;
+using toml_reader::index_key;
+using toml_reader::presence;
 
 namespace {
 
@@ -97,120 +97,120 @@ const gpu_spec* gpu_table::find(std::string_view device_name) const {
   return nullptr;
 }
 
-expected<gpu_table, data_errors> parse_gpu_table(std::string_view text, const std::string& file) {
-  auto document = detail::parse_toml(text, file);
+expected<gpu_table, toml_reader::placed_errors> parse_gpu_table(std::string_view text,
+                                                                const std::string& file) {
+  auto document = toml_reader::parse(text, file);
   if (!document)
-    return unexpected(data_errors{std::move(document).error()});
+    return unexpected(toml_reader::placed_errors{std::move(document).error()});
   const toml::table& root = *document;
 
-  data_errors errors;
-  detail::toml_fields fields{file, errors};
+  toml_reader::placed_errors errors;
+  toml_reader::reader fields{file, errors};
   constexpr std::string_view root_keys[] = {"gpu"};
   fields.check_keys(root, "", root_keys);
 
   gpu_table table;
   std::map<std::string, std::uint32_t, std::less<>> key_lines;  // key -> line
   std::map<std::string, std::string, std::less<>> name_owners;  // normalised device name -> key
-  if (const toml::array* entries = fields.tables(root, "", "gpu", presence::required)) {
-    for (std::size_t i = 0; i < entries->size(); ++i) {
-      const toml::table& entry = *entries->get(i)->as_table();
-      const std::string path = index_key("gpu", i);
-      std::vector<std::string_view> known{"key", "label", "names", "arch", "sm_count",
-                                          "dram_gbps", "l2_mib", "source", "note"};
-      known.insert(known.end(), std::begin(peak_fields), std::end(peak_fields));
-      fields.check_keys(entry, path, known);
+  const auto entries = fields.tables(root, "", "gpu", presence::required);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const toml::table& entry = *entries[i];
+    const std::string path = index_key("gpu", i);
+    std::vector<std::string_view> known{"key",       "label",  "names",  "arch", "sm_count",
+                                        "dram_gbps", "l2_mib", "source", "note"};
+    known.insert(known.end(), std::begin(peak_fields), std::end(peak_fields));
+    fields.check_keys(entry, path, known);
 
-      gpu_spec spec;
-      spec.line = entry.source().begin.line;
-      auto key = fields.string(entry, path, "key", presence::required);
-      auto label = fields.string(entry, path, "label", presence::required);
-      auto names = fields.strings(entry, path, "names", presence::required);
-      auto arch = fields.string(entry, path, "arch", presence::required);
-      auto sm_count = fields.integer(entry, path, "sm_count", presence::required);
-      auto dram = fields.number(entry, path, "dram_gbps", presence::required);
-      auto l2 = fields.number(entry, path, "l2_mib", presence::optional);
-      auto source = fields.string(entry, path, "source", presence::required);
-      (void)fields.string(entry, path, "note", presence::optional);
-      bool ok = key && label && names && arch && sm_count && dram && source;
-      const std::string named = key ? "gpu." + *key : path;
+    gpu_spec spec;
+    spec.line = entry.source().begin.line;
+    auto key = fields.string(entry, path, "key", presence::required);
+    auto label = fields.string(entry, path, "label", presence::required);
+    auto names = fields.strings(entry, path, "names", presence::required);
+    auto arch = fields.string(entry, path, "arch", presence::required);
+    auto sm_count = fields.integer(entry, path, "sm_count", presence::required);
+    auto dram = fields.number(entry, path, "dram_gbps", presence::required);
+    auto l2 = fields.number(entry, path, "l2_mib", presence::optional);
+    auto source = fields.string(entry, path, "source", presence::required);
+    (void)fields.string(entry, path, "note", presence::optional);
+    bool ok = key && label && names && arch && sm_count && dram && source;
+    const std::string named = key ? "gpu." + *key : path;
 
-      if (key) {
-        if (auto first = key_lines.find(*key); first != key_lines.end()) {
-          fields.error(entry.get("key")->source(), named + ".key",
-                       "duplicate GPU key '" + *key + "'",
-                       "first defined on line " + std::to_string(first->second));
-          ok = false;
-        } else {
-          key_lines.emplace(*key, spec.line);
-        }
+    if (key) {
+      if (auto first = key_lines.find(*key); first != key_lines.end()) {
+        fields.error(entry.get("key")->source(), named + ".key", "duplicate GPU key '" + *key + "'",
+                     "first defined on line " + std::to_string(first->second));
+        ok = false;
+      } else {
+        key_lines.emplace(*key, spec.line);
       }
-      if (names) {
-        if (names->empty()) {
-          fields.error(entry.get("names")->source(), named + ".names",
-                       "no device names; list the names the CUDA runtime reports");
-          ok = false;
-        }
-        for (const auto& name : *names) {
-          const std::string normal = normalise(name);
-          if (auto owner = name_owners.find(normal); owner != name_owners.end()) {
-            fields.error(entry.get("names")->source(), named + ".names",
-                         "device name '" + name + "' already belongs to '" + owner->second + "'",
-                         "one device name identifies one GPU");
-            ok = false;
-          } else if (key) {
-            name_owners.emplace(normal, *key);
-          }
-        }
-      }
-      auto positive = [&](const std::optional<double>& value, std::string_view field) {
-        if (value && !(*value > 0.0)) {
-          fields.error(entry.get(field)->source(), named + "." + std::string{field},
-                       "must be positive (leave the field out when the GPU has no such unit)");
-          ok = false;
-        }
-      };
-      if (sm_count && *sm_count <= 0) {
-        fields.error(entry.get("sm_count")->source(), named + ".sm_count", "must be positive");
+    }
+    if (names) {
+      if (names->empty()) {
+        fields.error(entry.get("names")->source(), named + ".names",
+                     "no device names; list the names the CUDA runtime reports");
         ok = false;
       }
-      positive(dram, "dram_gbps");
-      positive(l2, "l2_mib");
-      for (std::size_t p = 0; p < all_precisions.size(); ++p) {
-        const bool needed = all_precisions[p] == precision::fp32;
-        auto value = fields.number(entry, path, peak_fields[p],
-                                   needed ? presence::required : presence::optional);
-        if (needed && !value)
+      for (const auto& name : *names) {
+        const std::string normal = normalise(name.value);
+        if (auto owner = name_owners.find(normal); owner != name_owners.end()) {
+          fields.error(name.at, named + ".names",
+                       "device name '" + name.value + "' already belongs to '" + owner->second +
+                         "'",
+                       "one device name identifies one GPU");
           ok = false;
-        positive(value, peak_fields[p]);
-        if (value)
-          spec.peak_flops[p] = *value * tera;
+        } else if (key) {
+          name_owners.emplace(normal, *key);
+        }
       }
-      if (!ok)
-        continue;
-      spec.key = std::move(*key);
-      spec.label = std::move(*label);
-      spec.device_names = std::move(*names);
-      spec.arch = std::move(*arch);
-      spec.sm_count = static_cast<int>(*sm_count);
-      spec.dram_bandwidth = *dram * giga;
-      if (l2)
-        spec.l2_bytes = *l2 * mebi;
-      spec.source = std::move(*source);
-      table.entries_.push_back(std::move(spec));
     }
+    auto positive = [&](const std::optional<double>& value, std::string_view field) {
+      if (value && !(*value > 0.0)) {
+        fields.error(entry.get(field)->source(), named + "." + std::string{field},
+                     "must be positive (leave the field out when the GPU has no such unit)");
+        ok = false;
+      }
+    };
+    if (sm_count && *sm_count <= 0) {
+      fields.error(entry.get("sm_count")->source(), named + ".sm_count", "must be positive");
+      ok = false;
+    }
+    positive(dram, "dram_gbps");
+    positive(l2, "l2_mib");
+    for (std::size_t p = 0; p < all_precisions.size(); ++p) {
+      const bool needed = all_precisions[p] == precision::fp32;
+      auto value = fields.number(entry, path, peak_fields[p],
+                                 needed ? presence::required : presence::optional);
+      if (needed && !value)
+        ok = false;
+      positive(value, peak_fields[p]);
+      if (value)
+        spec.peak_flops[p] = *value * tera;
+    }
+    if (!ok)
+      continue;
+    spec.key = std::move(*key);
+    spec.label = std::move(*label);
+    for (auto& name : *names)
+      spec.device_names.push_back(std::move(name.value));
+    spec.arch = std::move(*arch);
+    spec.sm_count = static_cast<int>(*sm_count);
+    spec.dram_bandwidth = *dram * giga;
+    if (l2)
+      spec.l2_bytes = *l2 * mebi;
+    spec.source = std::move(*source);
+    table.entries_.push_back(std::move(spec));
   }
   if (!errors.empty()) {
-    std::stable_sort(errors.begin(), errors.end(),
-                     [](const data_error& a, const data_error& b) { return a.line < b.line; });
+    toml_reader::sort_by_place(errors);
     return unexpected(std::move(errors));
   }
   return table;
 }
 
-expected<gpu_table, data_errors> load_gpu_table(const std::filesystem::path& path) {
-  auto text = detail::read_data_file(path);
+expected<gpu_table, toml_reader::placed_errors> load_gpu_table(const std::filesystem::path& path) {
+  auto text = toml_reader::read_file(path, "the GPU table");
   if (!text)
-    return unexpected(data_errors{std::move(text).error()});
+    return unexpected(toml_reader::placed_errors{std::move(text).error()});
   return parse_gpu_table(*text, path.string());
 }
 

@@ -13,8 +13,8 @@
 // 2 * memory_clock * bus_width / 8 (DDR: two transfers per clock) is computed and shown beside the
 // table's figure. All figures are dense (no structured sparsity). Units: FLOP/s, bytes/s, bytes.
 
-#include "diagnosis/data_error.hpp"
 #include "expected/expected.hpp"
+#include "toml_reader/placed_error.hpp"
 
 #include <array>
 #include <cstdint>
@@ -69,13 +69,14 @@ public:
   const gpu_spec* find(std::string_view device_name) const;
 
 private:
-  friend expected<gpu_table, data_errors> parse_gpu_table(std::string_view text,
-                                                          const std::string& file);
+  friend expected<gpu_table, toml_reader::placed_errors> parse_gpu_table(std::string_view text,
+                                                                         const std::string& file);
   std::vector<gpu_spec> entries_;
 };
 
-expected<gpu_table, data_errors> parse_gpu_table(std::string_view text, const std::string& file);
-expected<gpu_table, data_errors> load_gpu_table(const std::filesystem::path& path);
+expected<gpu_table, toml_reader::placed_errors> parse_gpu_table(std::string_view text,
+                                                                const std::string& file);
+expected<gpu_table, toml_reader::placed_errors> load_gpu_table(const std::filesystem::path& path);
 /// diagnosis/data/gpu_specs.toml as compiled in; throws std::logic_error if it does not load.
 const gpu_table& builtin_gpu_table();
 

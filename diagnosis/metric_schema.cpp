@@ -1,6 +1,6 @@
 #include "diagnosis/metric_schema.hpp"
 
-#include "diagnosis/toml_fields.hpp"
+#include "toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,9 +12,9 @@ extern const std::string_view diagnosis_metric_schema_toml; // diagnosis/data/me
 
 namespace warpforge::diagnosis {
 
-using detail::index_key;
-using detail::join_key;
-using detail::presence;
+using toml_reader::index_key;
+using toml_reader::join_key;
+using toml_reader::presence;
 
 namespace {
 
@@ -32,13 +32,6 @@ std::vector<std::string_view> unit_names() {
   std::vector<std::string_view> out;
   for (auto unit : all_metric_units)
     out.push_back(to_string(unit));
-  return out;
-}
-
-std::string list(const std::vector<std::string_view>& items) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    out += (i == 0 ? "" : ", ") + std::string{items[i]};
   return out;
 }
 
@@ -96,15 +89,15 @@ completed_metrics metric_schema::complete(const metric_values& measured) const {
   return out;
 }
 
-expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
-                                                         const std::string& file) {
-  auto document = detail::parse_toml(text, file);
+expected<metric_schema, toml_reader::placed_errors> parse_metric_schema(std::string_view text,
+                                                                        const std::string& file) {
+  auto document = toml_reader::parse(text, file);
   if (!document)
-    return unexpected(data_errors{std::move(document).error()});
+    return unexpected(toml_reader::placed_errors{std::move(document).error()});
   const toml::table& root = *document;
 
-  data_errors errors;
-  detail::toml_fields fields{file, errors};
+  toml_reader::placed_errors errors;
+  toml_reader::reader fields{file, errors};
   constexpr std::string_view root_keys[] = {"sections", "metric"};
   fields.check_keys(root, "", root_keys);
 
@@ -112,12 +105,11 @@ expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
   if (auto sections = fields.strings(root, "", "sections", presence::required)) {
     for (std::size_t i = 0; i < sections->size(); ++i) {
       const auto& name = (*sections)[i];
-      if (std::find(schema.sections_.begin(), schema.sections_.end(), name) !=
+      if (std::find(schema.sections_.begin(), schema.sections_.end(), name.value) !=
           schema.sections_.end())
-        fields.error(root.get("sections")->source(), index_key("sections", i),
-                     "duplicate section '" + name + "'");
+        fields.error(name.at, index_key("sections", i), "duplicate section '" + name.value + "'");
       else
-        schema.sections_.push_back(name);
+        schema.sections_.push_back(name.value);
     }
     if (schema.sections_.empty())
       fields.error(root.get("sections")->source(), "sections", "no sections; list at least one");
@@ -128,120 +120,116 @@ expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
   std::vector<entry_places> places;
   std::map<std::string, std::uint32_t, std::less<>> key_lines;    // key -> line first defined
   std::map<std::string, std::string, std::less<>> nsight_owners;  // Nsight name -> key
-  if (const toml::array* entries = fields.tables(root, "", "metric", presence::required)) {
-    for (std::size_t i = 0; i < entries->size(); ++i) {
-      const toml::table& entry = *entries->get(i)->as_table();
-      const std::string path = index_key("metric", i);
-      constexpr std::string_view known[] = {"key",    "label",   "unit", "section",
-                                            "nsight", "formula", "note"};
-      fields.check_keys(entry, path, known);
+  const auto entries = fields.tables(root, "", "metric", presence::required);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const toml::table& entry = *entries[i];
+    const std::string path = index_key("metric", i);
+    constexpr std::string_view known[] = {"key",    "label",   "unit", "section",
+                                          "nsight", "formula", "note"};
+    fields.check_keys(entry, path, known);
 
-      metric_definition m;
-      m.line = entry.source().begin.line;
-      bool ok = true;
-      auto key = fields.string(entry, path, "key", presence::required);
-      auto label = fields.string(entry, path, "label", presence::required);
-      auto unit = fields.string(entry, path, "unit", presence::required);
-      auto section = fields.string(entry, path, "section", presence::required);
-      auto nsight = fields.string(entry, path, "nsight", presence::optional);
-      auto formula = fields.string(entry, path, "formula", presence::optional);
-      auto note = fields.string(entry, path, "note", presence::optional);
-      ok = key && label && unit && section;
-      // Errors name the metric by its key once it is known: "metric.dram_throughput.unit".
-      const std::string named = key ? "metric." + *key : path;
+    metric_definition m;
+    m.line = entry.source().begin.line;
+    bool ok = true;
+    auto key = fields.string(entry, path, "key", presence::required);
+    auto label = fields.string(entry, path, "label", presence::required);
+    auto unit = fields.string(entry, path, "unit", presence::required);
+    auto section = fields.string(entry, path, "section", presence::required);
+    auto nsight = fields.string(entry, path, "nsight", presence::optional);
+    auto formula = fields.string(entry, path, "formula", presence::optional);
+    auto note = fields.string(entry, path, "note", presence::optional);
+    ok = key && label && unit && section;
+    // Errors name the metric by its key once it is known: "metric.dram_throughput.unit".
+    const std::string named = key ? "metric." + *key : path;
 
-      if (key) {
-        if (!is_metric_key(*key)) {
-          fields.error(
-              entry.get("key")->source(), named + ".key", "'" + *key + "' is not a metric key",
-              "keys are lower-case letters, digits and '_', starting with a letter, and not "
-              "'and', 'or' or 'not'");
-          ok = false;
-        } else if (auto first = key_lines.find(*key); first != key_lines.end()) {
-          fields.error(entry.get("key")->source(), named + ".key",
-                       "duplicate metric key '" + *key + "'",
-                       "first defined on line " + std::to_string(first->second));
-          ok = false;
-        } else {
-          key_lines.emplace(*key, m.line);
-        }
-      }
-      if (unit) {
-        if (auto parsed = metric_unit_from_string(*unit)) {
-          m.unit = *parsed;
-        } else {
-          std::string hint;
-          if (auto close = detail::closest_match(*unit, units))
-            hint = "did you mean '" + *close + "'?";
-          else
-            hint = "known units: " + list(units);
-          fields.error(entry.get("unit")->source(), named + ".unit", "unknown unit '" + *unit + "'",
-                       hint);
-          ok = false;
-        }
-      }
-      if (section && !schema.sections_.empty() &&
-          std::find(section_views.begin(), section_views.end(), *section) == section_views.end()) {
-        std::string hint;
-        if (auto close = detail::closest_match(*section, section_views))
-          hint = "did you mean '" + *close + "'?";
-        else
-          hint = "sections: " + list(section_views) + " (add a new one to `sections` first)";
-        fields.error(entry.get("section")->source(), named + ".section",
-                     "unknown section '" + *section + "'", hint);
+    if (key) {
+      if (!is_metric_key(*key)) {
+        fields.error(entry.get("key")->source(), named + ".key",
+                     "'" + *key + "' is not a metric key",
+                     "keys are lower-case letters, digits and '_', starting with a letter, and not "
+                     "'and', 'or' or 'not'");
         ok = false;
-      }
-      if (nsight.has_value() == formula.has_value()) {
-        fields.error(entry.source(), named,
-                     nsight ? "has both `nsight` and `formula`"
-                            : "has neither `nsight` nor `formula`",
-                     "a metric is either measured (nsight = \"<Nsight metric name>\") or derived "
-                     "(formula = \"<expression over other keys>\")");
+      } else if (auto first = key_lines.find(*key); first != key_lines.end()) {
+        fields.error(entry.get("key")->source(), named + ".key",
+                     "duplicate metric key '" + *key + "'",
+                     "first defined on line " + std::to_string(first->second));
         ok = false;
+      } else {
+        key_lines.emplace(*key, m.line);
       }
-      if (nsight) {
-        if (nsight->find("__") == std::string::npos) {
-          fields.error(entry.get("nsight")->source(), named + ".nsight",
-                       "'" + *nsight + "' is not an Nsight metric name",
-                       "Nsight names look like unit__counter.rollup, e.g. dram__bytes_read.sum");
-          ok = false;
-        } else if (auto owner = nsight_owners.find(*nsight); owner != nsight_owners.end()) {
-          fields.error(entry.get("nsight")->source(), named + ".nsight",
-                       "Nsight metric '" + *nsight + "' is already read by '" + owner->second + "'",
-                       "one Nsight metric maps to one key");
-          ok = false;
-        } else if (key) {
-          nsight_owners.emplace(*nsight, *key);
-        }
-      }
-      entry_places where{nullptr, path};
-      if (formula) {
-        where.formula = entry.get("formula");
-        auto parsed = metric_expression::parse(*formula);
-        // Columns inside the string are exact for a one-line basic string without escapes,
-        // which is how formulas are written.
-        if (!parsed) {
-          fields.error(where.formula->source(), named + ".formula", parsed.error().message, "",
-                       parsed.error().column);
-          ok = false;
-        } else if (parsed->type() != expression_type::number) {
-          fields.error(where.formula->source(), named + ".formula",
-                       "a formula must be a number, not a comparison or logic");
-          ok = false;
-        } else {
-          m.formula = std::move(*parsed);
-        }
-      }
-      if (!ok)
-        continue;
-      m.key = std::move(*key);
-      m.label = std::move(*label);
-      m.section = std::move(*section);
-      m.nsight = nsight.value_or("");
-      m.note = note.value_or("");
-      schema.metrics_.push_back(std::move(m));
-      places.push_back(std::move(where));
     }
+    if (unit) {
+      if (auto parsed = metric_unit_from_string(*unit)) {
+        m.unit = *parsed;
+      } else {
+        std::string hint = toml_reader::did_you_mean(*unit, units);
+        if (hint.empty())
+          hint = "known units: " + toml_reader::join_alternatives(units);
+        fields.error(entry.get("unit")->source(), named + ".unit", "unknown unit '" + *unit + "'",
+                     hint);
+        ok = false;
+      }
+    }
+    if (section && !schema.sections_.empty() &&
+        std::find(section_views.begin(), section_views.end(), *section) == section_views.end()) {
+      std::string hint = toml_reader::did_you_mean(*section, section_views);
+      if (hint.empty())
+        hint = "sections: " + toml_reader::join_alternatives(section_views) +
+               " (add a new one to `sections` first)";
+      fields.error(entry.get("section")->source(), named + ".section",
+                   "unknown section '" + *section + "'", hint);
+      ok = false;
+    }
+    if (nsight.has_value() == formula.has_value()) {
+      fields.error(entry.source(), named,
+                   nsight ? "has both `nsight` and `formula`"
+                          : "has neither `nsight` nor `formula`",
+                   "a metric is either measured (nsight = \"<Nsight metric name>\") or derived "
+                   "(formula = \"<expression over other keys>\")");
+      ok = false;
+    }
+    if (nsight) {
+      if (nsight->find("__") == std::string::npos) {
+        fields.error(entry.get("nsight")->source(), named + ".nsight",
+                     "'" + *nsight + "' is not an Nsight metric name",
+                     "Nsight names look like unit__counter.rollup, e.g. dram__bytes_read.sum");
+        ok = false;
+      } else if (auto owner = nsight_owners.find(*nsight); owner != nsight_owners.end()) {
+        fields.error(entry.get("nsight")->source(), named + ".nsight",
+                     "Nsight metric '" + *nsight + "' is already read by '" + owner->second + "'",
+                     "one Nsight metric maps to one key");
+        ok = false;
+      } else if (key) {
+        nsight_owners.emplace(*nsight, *key);
+      }
+    }
+    entry_places where{nullptr, path};
+    if (formula) {
+      where.formula = entry.get("formula");
+      auto parsed = expression::real_expression::parse(*formula);
+      // Columns inside the string are exact for a one-line basic string without escapes,
+      // which is how formulas are written.
+      if (!parsed) {
+        fields.error(toml_reader::place_in_string(*where.formula, parsed.error().column),
+                     named + ".formula", parsed.error().message);
+        ok = false;
+      } else if (parsed->type() != expression::result_type::number) {
+        fields.error(where.formula->source(), named + ".formula",
+                     "a formula must be a number, not a comparison or logic");
+        ok = false;
+      } else {
+        m.formula = std::move(*parsed);
+      }
+    }
+    if (!ok)
+      continue;
+    m.key = std::move(*key);
+    m.label = std::move(*label);
+    m.section = std::move(*section);
+    m.nsight = nsight.value_or("");
+    m.note = note.value_or("");
+    schema.metrics_.push_back(std::move(m));
+    places.push_back(std::move(where));
   }
 
   // Formulas may only name known keys, and must not depend on themselves.
@@ -252,13 +240,11 @@ expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
   for (std::size_t i = 0; i < schema.metrics_.size(); ++i) {
     const auto& m = schema.metrics_[i];
     for (const auto& ref : m.formula.references()) {
-      if (schema.find(ref.key) != nullptr || key_lines.contains(ref.key))
+      if (schema.find(ref.name) != nullptr || key_lines.contains(ref.name))
         continue;
-      std::string hint;
-      if (auto close = detail::closest_match(ref.key, all_keys))
-        hint = "did you mean '" + *close + "'?";
-      fields.error(places[i].formula->source(), "metric." + m.key + ".formula",
-                   "unknown metric '" + ref.key + "'", hint, ref.column);
+      fields.error(toml_reader::place_in_string(*places[i].formula, ref.column),
+                   "metric." + m.key + ".formula", "unknown metric '" + ref.name + "'",
+                   toml_reader::did_you_mean(ref.name, all_keys));
       references_ok = false;
     }
   }
@@ -290,7 +276,7 @@ expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
       }
       marks[i] = mark::grey;
       stack.push_back(i);
-      for (const auto& key : schema.metrics_[i].formula.keys()) {
+      for (const auto& key : schema.metrics_[i].formula.names()) {
         const std::size_t j = index_of(key);
         if (j < schema.metrics_.size() && schema.metrics_[j].derived())
           self(self, j);
@@ -306,18 +292,17 @@ expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
   }
 
   if (!errors.empty()) {
-    std::stable_sort(errors.begin(), errors.end(), [](const data_error& a, const data_error& b) {
-      return a.line < b.line;
-    });
+    toml_reader::sort_by_place(errors);
     return unexpected(std::move(errors));
   }
   return schema;
 }
 
-expected<metric_schema, data_errors> load_metric_schema(const std::filesystem::path& path) {
-  auto text = detail::read_data_file(path);
+expected<metric_schema, toml_reader::placed_errors>
+load_metric_schema(const std::filesystem::path& path) {
+  auto text = toml_reader::read_file(path, "the metric schema");
   if (!text)
-    return unexpected(data_errors{std::move(text).error()});
+    return unexpected(toml_reader::placed_errors{std::move(text).error()});
   return parse_metric_schema(*text, path.string());
 }
 

@@ -10,10 +10,11 @@
 //
 // Values are in the schema's units (metric_unit.hpp): ratios 1.0 = 100%, seconds, bytes.
 
-#include "diagnosis/data_error.hpp"
-#include "diagnosis/metric_expression.hpp"
 #include "diagnosis/metric_unit.hpp"
+#include "diagnosis/metric_values.hpp"
 #include "expected/expected.hpp"
+#include "expression/expression.hpp"
+#include "toml_reader/placed_error.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -30,7 +31,7 @@ struct metric_definition {
   metric_unit unit = metric_unit::count;
   std::string section;       // one of the schema's sections, e.g. "Memory"
   std::string nsight;        // Nsight metric name (ncu / CUPTI); empty for a derived metric
-  metric_expression formula; // derived metrics: a number-valued expression over other keys
+  expression::real_expression formula; // derived metrics: a number-valued expression over keys
   std::string note;          // optional: caveats, how to read it
   std::uint32_t line = 0;    // line of the entry in its file
 
@@ -40,7 +41,7 @@ struct metric_definition {
 /// Why one derived metric has no value.
 struct derived_gap {
   std::string key;
-  evaluation_problem problem;
+  expression::error problem; // unknown_name: its missing inputs; division_by_zero; not_finite
 };
 
 /// Measured values with every computable derived metric added.
@@ -69,8 +70,8 @@ public:
   completed_metrics complete(const metric_values& measured) const;
 
 private:
-  friend expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
-                                                                  const std::string& file);
+  friend expected<metric_schema, toml_reader::placed_errors>
+  parse_metric_schema(std::string_view text, const std::string& file);
   std::vector<std::string> sections_;
   std::vector<metric_definition> metrics_;
   std::vector<std::size_t> derived_order_; // indexes into metrics_: inputs before their users
@@ -79,9 +80,10 @@ private:
 /// Parses a schema; `file` names it in errors. Every problem is reported: TOML syntax, unknown
 /// keys, a missing or unknown unit, an unknown section, a duplicate metric key or Nsight name, a
 /// formula that does not parse, names an unknown key, is not a number, or depends on itself.
-expected<metric_schema, data_errors> parse_metric_schema(std::string_view text,
-                                                         const std::string& file);
-expected<metric_schema, data_errors> load_metric_schema(const std::filesystem::path& path);
+expected<metric_schema, toml_reader::placed_errors> parse_metric_schema(std::string_view text,
+                                                                        const std::string& file);
+expected<metric_schema, toml_reader::placed_errors>
+load_metric_schema(const std::filesystem::path& path);
 
 /// diagnosis/data/metric_schema.toml as compiled into the library (named
 /// "<builtin>/metric_schema.toml"). It is tested to load; failing to is a broken build, so this

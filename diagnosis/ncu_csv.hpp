@@ -14,7 +14,7 @@
 // "n/a" and "" mean no value. Metric columns are those whose name contains "__" (every Nsight
 // metric name does); the identity columns are kept by name. Unit conversions: metric_unit.hpp.
 
-#include "diagnosis/metric_expression.hpp"
+#include "diagnosis/metric_values.hpp"
 #include "diagnosis/metric_schema.hpp"
 #include "expected/expected.hpp"
 

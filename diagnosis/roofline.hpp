@@ -32,7 +32,7 @@
 // Step 2's "one per axis" generalises to total / 3 each, the rest by the tie order.
 
 #include "diagnosis/gpu_specs.hpp"
-#include "diagnosis/metric_expression.hpp"
+#include "diagnosis/metric_values.hpp"
 
 #include <array>
 #include <cstdint>

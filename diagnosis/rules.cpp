@@ -1,6 +1,6 @@
 #include "diagnosis/rules.hpp"
 
-#include "diagnosis/toml_fields.hpp"
+#include "toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,8 +12,8 @@ extern const std::string_view diagnosis_rules_toml; // diagnosis/data/rules.toml
 
 namespace warpforge::diagnosis {
 
-using detail::index_key;
-using detail::presence;
+using toml_reader::index_key;
+using toml_reader::presence;
 
 namespace {
 
@@ -102,15 +102,15 @@ const rule* rule_set::find(std::string_view id) const {
   return nullptr;
 }
 
-expected<rule_set, data_errors> parse_rules(std::string_view text, const std::string& file,
-                                            const metric_schema& schema) {
-  auto document = detail::parse_toml(text, file);
+expected<rule_set, toml_reader::placed_errors>
+parse_rules(std::string_view text, const std::string& file, const metric_schema& schema) {
+  auto document = toml_reader::parse(text, file);
   if (!document)
-    return unexpected(data_errors{std::move(document).error()});
+    return unexpected(toml_reader::placed_errors{std::move(document).error()});
   const toml::table& root = *document;
 
-  data_errors errors;
-  detail::toml_fields fields{file, errors};
+  toml_reader::placed_errors errors;
+  toml_reader::reader fields{file, errors};
   constexpr std::string_view root_keys[] = {"rule"};
   fields.check_keys(root, "", root_keys);
   const std::vector<std::string_view> keys = schema_keys(schema);
@@ -118,123 +118,118 @@ expected<rule_set, data_errors> parse_rules(std::string_view text, const std::st
   // An unknown metric key, reported at its column inside the string `at`.
   auto unknown_metric = [&](const toml::node& at, const std::string& key_path,
                             const std::string& name, std::uint32_t column) {
-    std::string hint;
-    if (auto close = detail::closest_match(name, keys))
-      hint = "did you mean '" + *close + "'?";
-    else
+    std::string hint = toml_reader::did_you_mean(name, keys);
+    if (hint.empty())
       hint = "metric keys are defined in metric_schema.toml";
-    fields.error(at.source(), key_path, "unknown metric '" + name + "'", hint, column);
+    fields.error(toml_reader::place_in_string(at, column), key_path,
+                 "unknown metric '" + name + "'", hint);
   };
 
   rule_set rules;
   std::map<std::string, std::uint32_t, std::less<>> id_lines;
-  if (const toml::array* entries = fields.tables(root, "", "rule", presence::required)) {
-    for (std::size_t i = 0; i < entries->size(); ++i) {
-      const toml::table& entry = *entries->get(i)->as_table();
-      const std::string path = index_key("rule", i);
-      constexpr std::string_view known[] = {"id",      "severity", "when",
-                                            "finding", "action",   "source"};
-      fields.check_keys(entry, path, known);
+  const auto entries = fields.tables(root, "", "rule", presence::required);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const toml::table& entry = *entries[i];
+    const std::string path = index_key("rule", i);
+    constexpr std::string_view known[] = {"id", "severity", "when", "finding", "action", "source"};
+    fields.check_keys(entry, path, known);
 
-      rule r;
-      r.line = entry.source().begin.line;
-      auto id = fields.string(entry, path, "id", presence::required);
-      auto level = fields.string(entry, path, "severity", presence::required);
-      auto when = fields.string(entry, path, "when", presence::required);
-      auto finding_text = fields.string(entry, path, "finding", presence::required);
-      auto action = fields.string(entry, path, "action", presence::required);
-      auto source = fields.string(entry, path, "source", presence::required);
-      bool ok = id && level && when && finding_text && action && source;
-      const std::string named = id ? "rule." + *id : path;
+    rule r;
+    r.line = entry.source().begin.line;
+    auto id = fields.string(entry, path, "id", presence::required);
+    auto level = fields.string(entry, path, "severity", presence::required);
+    auto when = fields.string(entry, path, "when", presence::required);
+    auto finding_text = fields.string(entry, path, "finding", presence::required);
+    auto action = fields.string(entry, path, "action", presence::required);
+    auto source = fields.string(entry, path, "source", presence::required);
+    bool ok = id && level && when && finding_text && action && source;
+    const std::string named = id ? "rule." + *id : path;
 
-      if (id) {
-        if (!is_rule_id(*id)) {
-          fields.error(entry.get("id")->source(), named + ".id", "'" + *id + "' is not a rule id",
-                       "ids are lower-case letters, digits and '_', starting with a letter");
-          ok = false;
-        } else if (auto first = id_lines.find(*id); first != id_lines.end()) {
-          fields.error(entry.get("id")->source(), named + ".id", "duplicate rule id '" + *id + "'",
-                       "first defined on line " + std::to_string(first->second));
-          ok = false;
-        } else {
-          id_lines.emplace(*id, r.line);
-        }
+    if (id) {
+      if (!is_rule_id(*id)) {
+        fields.error(entry.get("id")->source(), named + ".id", "'" + *id + "' is not a rule id",
+                     "ids are lower-case letters, digits and '_', starting with a letter");
+        ok = false;
+      } else if (auto first = id_lines.find(*id); first != id_lines.end()) {
+        fields.error(entry.get("id")->source(), named + ".id", "duplicate rule id '" + *id + "'",
+                     "first defined on line " + std::to_string(first->second));
+        ok = false;
+      } else {
+        id_lines.emplace(*id, r.line);
       }
-      if (level) {
-        if (auto parsed = severity_from_string(*level)) {
-          r.level = *parsed;
-        } else {
-          fields.error(entry.get("severity")->source(), named + ".severity",
-                       "unknown severity '" + *level + "'", "one of info, warning, critical");
-          ok = false;
-        }
-      }
-      if (when) {
-        const toml::node& at = *entry.get("when");
-        auto parsed = metric_expression::parse(*when);
-        if (!parsed) {
-          fields.error(at.source(), named + ".when", parsed.error().message, "",
-                       parsed.error().column);
-          ok = false;
-        } else if (parsed->type() != expression_type::truth) {
-          fields.error(
-              at.source(), named + ".when",
-              "a condition must be a truth value (a comparison, and/or/not), not a number");
-          ok = false;
-        } else {
-          for (const auto& ref : parsed->references())
-            if (schema.find(ref.key) == nullptr) {
-              unknown_metric(at, named + ".when", ref.key, ref.column);
-              ok = false;
-            }
-          r.when = std::move(*parsed);
-        }
-      }
-      if (finding_text) {
-        const toml::node& at = *entry.get("finding");
-        auto found = placeholders(*finding_text);
-        if (!found) {
-          fields.error(at.source(), named + ".finding", found.error().first,
-                       "placeholders are {metric_key}", found.error().second);
-          ok = false;
-        } else {
-          for (const auto& p : *found)
-            if (schema.find(p.key) == nullptr) {
-              unknown_metric(at, named + ".finding", p.key, p.column);
-              ok = false;
-            }
-        }
-      }
-      for (const auto* field : {&action, &source})
-        if (*field && (*field)->empty()) {
-          const std::string_view name = field == &action ? "action" : "source";
-          fields.error(entry.get(name)->source(), named + "." + std::string{name},
-                       "must not be empty",
-                       name == "source" ? "say where the threshold comes from" : "say what to try");
-          ok = false;
-        }
-      if (!ok)
-        continue;
-      r.id = std::move(*id);
-      r.finding = std::move(*finding_text);
-      r.action = std::move(*action);
-      r.source = std::move(*source);
-      rules.rules_.push_back(std::move(r));
     }
+    if (level) {
+      if (auto parsed = severity_from_string(*level)) {
+        r.level = *parsed;
+      } else {
+        fields.error(entry.get("severity")->source(), named + ".severity",
+                     "unknown severity '" + *level + "'", "one of info, warning, critical");
+        ok = false;
+      }
+    }
+    if (when) {
+      const toml::node& at = *entry.get("when");
+      auto parsed = expression::real_expression::parse(*when);
+      if (!parsed) {
+        fields.error(toml_reader::place_in_string(at, parsed.error().column), named + ".when",
+                     parsed.error().message);
+        ok = false;
+      } else if (parsed->type() != expression::result_type::truth) {
+        fields.error(at.source(), named + ".when",
+                     "a condition must be a truth value (a comparison, and/or/not), not a number");
+        ok = false;
+      } else {
+        for (const auto& ref : parsed->references())
+          if (schema.find(ref.name) == nullptr) {
+            unknown_metric(at, named + ".when", ref.name, ref.column);
+            ok = false;
+          }
+        r.when = std::move(*parsed);
+      }
+    }
+    if (finding_text) {
+      const toml::node& at = *entry.get("finding");
+      auto found = placeholders(*finding_text);
+      if (!found) {
+        fields.error(toml_reader::place_in_string(at, found.error().second), named + ".finding",
+                     found.error().first, "placeholders are {metric_key}");
+        ok = false;
+      } else {
+        for (const auto& p : *found)
+          if (schema.find(p.key) == nullptr) {
+            unknown_metric(at, named + ".finding", p.key, p.column);
+            ok = false;
+          }
+      }
+    }
+    for (const auto* field : {&action, &source})
+      if (*field && (*field)->empty()) {
+        const std::string_view name = field == &action ? "action" : "source";
+        fields.error(entry.get(name)->source(), named + "." + std::string{name},
+                     "must not be empty",
+                     name == "source" ? "say where the threshold comes from" : "say what to try");
+        ok = false;
+      }
+    if (!ok)
+      continue;
+    r.id = std::move(*id);
+    r.finding = std::move(*finding_text);
+    r.action = std::move(*action);
+    r.source = std::move(*source);
+    rules.rules_.push_back(std::move(r));
   }
   if (!errors.empty()) {
-    std::stable_sort(errors.begin(), errors.end(),
-                     [](const data_error& a, const data_error& b) { return a.line < b.line; });
+    toml_reader::sort_by_place(errors);
     return unexpected(std::move(errors));
   }
   return rules;
 }
 
-expected<rule_set, data_errors> load_rules(const std::filesystem::path& path,
-                                           const metric_schema& schema) {
-  auto text = detail::read_data_file(path);
+expected<rule_set, toml_reader::placed_errors> load_rules(const std::filesystem::path& path,
+                                                          const metric_schema& schema) {
+  auto text = toml_reader::read_file(path, "the rule matrix");
   if (!text)
-    return unexpected(data_errors{std::move(text).error()});
+    return unexpected(toml_reader::placed_errors{std::move(text).error()});
   return parse_rules(*text, path.string(), schema);
 }
 

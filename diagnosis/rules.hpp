@@ -1,18 +1,19 @@
 #pragma once
 // The declarative rule matrix (diagnosis/data/rules.toml, after Kernelking's RULES list:
 // SEEDS-FACTS 3.1): each rule has an id, a severity, a condition over metric keys (`when`, in the
-// metric_expression language), a finding template with {key} placeholders, a suggested action
+// real language of expression/), a finding template with {key} placeholders, a suggested action
 // and the source of its threshold. Adding a rule is one [[rule]] entry.
 //
-//   rule_evaluation r = evaluate_rules(builtin_rules(), completed_metrics, builtin_metric_schema());
+//   rule_evaluation r = evaluate_rules(builtin_rules(), completed, builtin_metric_schema());
 //
 // A rule whose condition names a metric that was not measured is "not evaluated" (reported with
 // the missing keys), never fired and never silently passed.
 
-#include "diagnosis/data_error.hpp"
-#include "diagnosis/metric_expression.hpp"
 #include "diagnosis/metric_schema.hpp"
+#include "diagnosis/metric_values.hpp"
 #include "expected/expected.hpp"
+#include "expression/expression.hpp"
+#include "toml_reader/placed_error.hpp"
 
 #include <array>
 #include <cstdint>
@@ -45,7 +46,7 @@ inline constexpr std::array<std::string_view, 21> catalog_rule_ids{
 struct rule {
   std::string id;               // stable: [a-z][a-z0-9_]*; the method catalog refers to it
   severity level = severity::info;
-  metric_expression when;       // a truth value over metric keys
+  expression::real_expression when; // a truth value over metric keys
   std::string finding;          // template: "{dram_throughput}" becomes "91.2 %"
   std::string action;           // what to try
   std::string source;           // where the threshold comes from
@@ -58,18 +59,18 @@ public:
   const rule* find(std::string_view id) const;
 
 private:
-  friend expected<rule_set, data_errors> parse_rules(std::string_view text, const std::string& file,
-                                                     const metric_schema& schema);
+  friend expected<rule_set, toml_reader::placed_errors>
+  parse_rules(std::string_view text, const std::string& file, const metric_schema& schema);
   std::vector<rule> rules_;
 };
 
 /// Parses a rule matrix against `schema`: every key in a condition or a finding template must be
 /// one of its metrics. Reports every problem with file:line:col (the column points into the
 /// expression for syntax, type and unknown-metric errors).
-expected<rule_set, data_errors> parse_rules(std::string_view text, const std::string& file,
-                                            const metric_schema& schema);
-expected<rule_set, data_errors> load_rules(const std::filesystem::path& path,
-                                           const metric_schema& schema);
+expected<rule_set, toml_reader::placed_errors>
+parse_rules(std::string_view text, const std::string& file, const metric_schema& schema);
+expected<rule_set, toml_reader::placed_errors> load_rules(const std::filesystem::path& path,
+                                                          const metric_schema& schema);
 /// diagnosis/data/rules.toml as compiled in, against builtin_metric_schema(); throws
 /// std::logic_error if it does not load.
 const rule_set& builtin_rules();
@@ -98,7 +99,7 @@ struct finding {
 /// A rule that could not be evaluated, and why.
 struct unevaluated_rule {
   std::string rule_id;
-  evaluation_problem problem;
+  expression::error problem; // unknown_name: the unmeasured metrics; division_by_zero; not_finite
 
   bool operator==(const unevaluated_rule&) const = default;
 };

@@ -16,8 +16,8 @@
 // One thread only: the feed actor owns the publisher and is its only caller. It is movable, not
 // copyable; closing waits at most `linger` to flush queued events.
 
-#include "config/defaults.hpp"
 #include "expected/expected.hpp"
+#include "feed/defaults.hpp"
 #include "feed/event.hpp"
 #include "feed/feed_error.hpp"
 
@@ -29,13 +29,6 @@
 #include <string_view>
 
 namespace warpforge::feed {
-
-/// Where the feed listens unless the campaign spec says otherwise (as config/defaults.hpp).
-inline constexpr std::string_view default_endpoint = config::defaults::feed_endpoint;
-/// Events queued per subscriber before publish() starts dropping [messages].
-inline constexpr int default_high_water_mark = 10'000;
-/// How long closing the publisher waits to flush queued events to subscribers [ms].
-inline constexpr std::chrono::milliseconds default_linger{250};
 
 struct publisher_options {
   std::string endpoint{default_endpoint}; // bind address; tcp://127.0.0.1:* or port 0 = a free port

@@ -7,6 +7,7 @@
 // One thread at a time; movable, not copyable.
 
 #include "expected/expected.hpp"
+#include "feed/defaults.hpp"
 #include "feed/event.hpp"
 #include "feed/feed_error.hpp"
 
@@ -17,9 +18,6 @@
 #include <vector>
 
 namespace warpforge::feed {
-
-/// Events the subscriber queues before the publisher has to drop [messages].
-inline constexpr int default_subscriber_high_water_mark = 100'000;
 
 struct subscriber_options {
   std::string endpoint;            // the publisher's endpoint, e.g. tcp://127.0.0.1:5757

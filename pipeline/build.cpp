@@ -1,5 +1,6 @@
 #include "pipeline/build.hpp"
 
+#include "toml_reader/placed_error.hpp"
 #include "sass/disassembler.hpp"
 #include "sass/method_catalog.hpp"
 #include "sass/signature_table.hpp"
@@ -35,7 +36,7 @@ bool write_file(const fs::path& file, const std::string& bytes) {
 expected<config::resolved_problem, std::string> resolve_branch(const job_setup& job, const candidate& what) {
   auto resolved = config::resolve_problem(job.problem, what.point);
   if (!resolved)
-    return unexpected{config::to_string(resolved.error())};
+    return unexpected{toml_reader::to_string(resolved.error())};
   return std::move(*resolved);
 }
 

@@ -1,5 +1,6 @@
 #include "pipeline/job_setup.hpp"
 
+#include "toml_reader/placed_error.hpp"
 #include "tuning/search_space.hpp"
 
 #include <cerrno>
@@ -45,7 +46,7 @@ expected<job_setup, std::string> open_job(std::string name, std::filesystem::pat
   job.reference_flags = reference.flags;
   auto defaults = config::resolve_problem(problem, config::default_point(problem));
   if (!defaults)
-    return unexpected{config::to_string(defaults.error())};
+    return unexpected{toml_reader::to_string(defaults.error())};
   job.defaults = std::move(*defaults);
   auto space = tuning::search_space::from_problem(problem);
   if (!space)

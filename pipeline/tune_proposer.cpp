@@ -1,5 +1,6 @@
 #include "pipeline/tune_proposer.hpp"
 
+#include "toml_reader/placed_error.hpp"
 #include "config/problem_spec.hpp"
 #include "tuning/strategy_factory.hpp"
 
@@ -30,7 +31,7 @@ expected<tune_proposer::job_search*, std::string> tune_proposer::search_for(cons
     return &s;
   auto spec = config::load_problem(request.problem_path);
   if (!spec)
-    return unexpected{"cannot load the problem " + request.problem_path + ": " + config::to_string(spec.error())};
+    return unexpected{"cannot load the problem " + request.problem_path + ": " + toml_reader::to_string(spec.error())};
   auto space = tuning::search_space::from_problem(*spec);
   if (!space)
     return unexpected{request.problem_path + ": " + tuning::to_string(space.error())};

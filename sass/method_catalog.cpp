@@ -1,6 +1,6 @@
 #include "sass/method_catalog.hpp"
 
-#include "sass/data_reader.hpp"
+#include "toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <map>
@@ -13,6 +13,8 @@ extern const std::string_view method_catalog_toml;
 namespace warpforge::sass {
 namespace {
 
+using toml_reader::presence;
+
 constexpr std::array<std::string_view, 2> root_keys{"method", "coupled"};
 constexpr std::array<std::string_view, 8> method_keys{"id",      "axis",    "priority", "name",
                                                       "min_sm",  "trigger", "findings", "signature"};
@@ -20,54 +22,40 @@ constexpr std::array<std::string_view, 4> trigger_keys{"metric", "direction", "b
 constexpr std::array<std::string_view, 2> coupled_keys{"methods", "note"};
 constexpr std::int64_t max_min_sm = 1000; // sm_1000: far beyond any architecture; catches typos
 
-template <class Enum, std::size_t N>
-std::array<std::string_view, N> names_of(const Enum (&all)[N]) {
-  std::array<std::string_view, N> names;
-  for (std::size_t i = 0; i < N; ++i)
-    names[i] = to_string(all[i]);
-  return names;
-}
-
 bool is_method_name(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
   });
 }
 
-std::optional<method_trigger> read_trigger(detail::data_reader& reader, const toml::node& node,
+std::optional<method_trigger> read_trigger(toml_reader::reader& reader, const toml::node& node,
                                            const std::string& path) {
   const auto* table = node.as_table();
   if (table == nullptr) {
-    reader.error(node, path, "expected a table { metric, direction, bad, good }");
+    reader.wrong_type(node, path, "a table { metric, direction, bad, good }");
     return std::nullopt;
   }
   reader.check_keys(*table, path, trigger_keys);
-  static const auto direction_names = names_of(all_trigger_directions);
   method_trigger trigger;
-  if (auto metric = reader.string(*table, path, "metric", true))
-    trigger.metric = metric->value;
-  if (auto direction = reader.string(*table, path, "direction", false)) {
-    trigger.direction = trigger_direction_from_string(direction->value);
-    if (!trigger.direction)
-      reader.unknown_value(direction->line, direction->column, path + ".direction",
-                           direction->value, direction_names);
-  }
-  trigger.bad = reader.number(*table, path, "bad", false);
-  trigger.good = reader.number(*table, path, "good", false);
-  const auto line = node.source().begin.line;
-  const auto column = node.source().begin.column;
+  if (auto metric = reader.string(*table, path, "metric", presence::required))
+    trigger.metric = *metric;
+  trigger.direction = reader.enumeration(*table, path, "direction", presence::optional,
+                                         all_trigger_directions, &trigger_direction_from_string);
+  trigger.bad = reader.number(*table, path, "bad", presence::optional);
+  trigger.good = reader.number(*table, path, "good", presence::optional);
+  const auto& at = node.source();
   if ((trigger.bad || trigger.good) && !trigger.direction && !table->get("direction"))
-    reader.error(line, column, path + ".direction", "missing; bad and good need a direction",
+    reader.error(at, path + ".direction", "missing; bad and good need a direction",
                  "\"low_is_bad\" or \"high_is_bad\"");
   if (trigger.direction && trigger.bad && trigger.good) {
     const bool consistent = *trigger.direction == trigger_direction::low_is_bad
                                 ? *trigger.bad < *trigger.good
                                 : *trigger.bad > *trigger.good;
     if (!consistent)
-      reader.error(line, column, path,
-                   "bad = " + std::to_string(*trigger.bad) + " and good = " +
-                       std::to_string(*trigger.good) + " contradict direction '" +
-                       std::string{to_string(*trigger.direction)} + "'",
+      reader.error(at, path,
+                   "bad = " + std::to_string(*trigger.bad) +
+                     " and good = " + std::to_string(*trigger.good) + " contradict direction '" +
+                     std::string{to_string(*trigger.direction)} + "'",
                    "low_is_bad needs bad < good; high_is_bad needs bad > good");
   }
   return trigger;
@@ -111,151 +99,150 @@ const method_catalog& method_catalog::builtin() {
     auto parsed = parse(embedded::method_catalog_toml, std::string{builtin_catalog_file});
     if (!parsed)
       throw std::logic_error("the built-in method catalog is broken:\n" +
-                             config::to_string(parsed.error()));
+                             toml_reader::to_string(parsed.error()));
     return std::move(*parsed);
   }();
   return catalog;
 }
 
-expected<method_catalog, config::spec_errors>
+expected<method_catalog, toml_reader::placed_errors>
 method_catalog::load(const std::filesystem::path& path) {
-  auto text = detail::read_text_file(path);
+  auto text = toml_reader::read_file(path, "the method catalog");
   if (!text)
-    return unexpected(config::spec_errors{
-        {path.string(), 0, 0, "", "cannot read the method catalog", "check the path"}});
+    return unexpected(toml_reader::placed_errors{std::move(text).error()});
   return parse(*text, path.string());
 }
 
-expected<method_catalog, config::spec_errors> method_catalog::parse(std::string_view text,
-                                                                    std::string file) {
-  detail::data_reader reader(file);
-  auto document = reader.parse(text);
+expected<method_catalog, toml_reader::placed_errors> method_catalog::parse(std::string_view text,
+                                                                           std::string file) {
+  auto document = toml_reader::parse(text, file);
   if (!document)
-    return unexpected(std::move(reader.errors()));
+    return unexpected(toml_reader::placed_errors{std::move(document).error()});
+  toml_reader::placed_errors errors;
+  toml_reader::reader reader{file, errors};
   reader.check_keys(*document, "", root_keys);
-  static const auto axis_names = names_of(all_method_axes);
 
   method_catalog catalog;
   catalog.file_ = std::move(file);
   std::map<std::string, std::uint32_t, std::less<>> id_lines;                   // id → line
   std::map<std::pair<method_axis, std::int64_t>, std::string> priority_owner; // → id
 
-  const auto entries = reader.tables(*document, "method", true);
+  const auto entries = reader.tables(*document, "", "method", presence::required);
   for (std::size_t index = 0; index < entries.size(); ++index) {
     const toml::table& entry = *entries[index];
-    const std::string path = detail::index_key("method", index);
+    const std::string path = toml_reader::index_key("method", index);
     reader.check_keys(entry, path, method_keys);
     method_entry method;
     method.line = entry.source().begin.line;
 
-    const auto id = reader.string(entry, path, "id", true);
-    const auto axis = reader.string(entry, path, "axis", true);
-    if (axis) {
-      if (auto value = method_axis_from_string(axis->value))
-        method.axis = *value;
-      else
-        reader.unknown_value(axis->line, axis->column, path + ".axis", axis->value, axis_names);
-    }
+    const auto id = reader.string(entry, path, "id", presence::required);
+    const auto axis = reader.enumeration(entry, path, "axis", presence::required, all_method_axes,
+                                         &method_axis_from_string);
+    if (axis)
+      method.axis = *axis;
     if (id) {
-      method.id = id->value;
-      const auto dot = id->value.find('.');
-      const auto prefix = std::string_view{id->value}.substr(0, dot);
-      if (dot == std::string::npos || !is_method_name(id->value.substr(dot + 1)))
-        reader.error(id->line, id->column, path + ".id",
-                     "'" + id->value + "' is not a method id",
+      const auto& at = entry.get("id")->source();
+      method.id = *id;
+      const auto dot = id->find('.');
+      const auto prefix = std::string_view{*id}.substr(0, dot);
+      if (dot == std::string::npos || !is_method_name(id->substr(dot + 1)))
+        reader.error(at, path + ".id", "'" + *id + "' is not a method id",
                      "write <axis>.<name>, the name in lower case, digits and '_'");
-      else if (axis && method_axis_from_string(axis->value) && prefix != axis->value)
-        reader.error(id->line, id->column, path + ".id",
+      else if (axis && prefix != to_string(*axis))
+        reader.error(at, path + ".id",
                      "the id's axis '" + std::string{prefix} + "' differs from axis = '" +
-                         axis->value + "'");
-      if (auto [it, inserted] = id_lines.emplace(id->value, id->line); !inserted)
-        reader.error(id->line, id->column, path + ".id",
-                     "duplicate id '" + id->value + "' (first at line " +
-                         std::to_string(it->second) + ")");
+                       std::string{to_string(*axis)} + "'");
+      if (auto [it, inserted] = id_lines.emplace(*id, at.begin.line); !inserted)
+        reader.error(at, path + ".id",
+                     "duplicate id '" + *id + "' (first at line " + std::to_string(it->second) +
+                       ")");
     }
-    if (auto priority = reader.integer(entry, path, "priority", true)) {
+    if (auto priority = reader.integer(entry, path, "priority", presence::required)) {
+      const auto& at = entry.get("priority")->source();
       if (*priority < 1) {
-        reader.error(*entry.get("priority"), path + ".priority",
+        reader.error(at, path + ".priority",
                      "must be at least 1, got " + std::to_string(*priority));
       } else {
         method.priority = static_cast<std::uint32_t>(*priority);
-        if (axis && method_axis_from_string(axis->value)) {
+        if (axis) {
           auto [it, inserted] = priority_owner.emplace(std::pair{method.axis, *priority}, method.id);
           if (!inserted)
-            reader.error(*entry.get("priority"), path + ".priority",
-                         "priority " + std::to_string(*priority) + " of axis " + axis->value +
-                             " is already taken by '" + it->second + "'",
+            reader.error(at, path + ".priority",
+                         "priority " + std::to_string(*priority) + " of axis " +
+                           std::string{to_string(*axis)} + " is already taken by '" + it->second +
+                           "'",
                          "priorities are unique within an axis");
         }
       }
     }
-    if (auto name = reader.string(entry, path, "name", true)) {
-      if (name->value.empty())
-        reader.error(name->line, name->column, path + ".name", "must not be empty");
-      method.name = name->value;
+    if (auto name = reader.string(entry, path, "name", presence::required)) {
+      if (name->empty())
+        reader.error(entry.get("name")->source(), path + ".name", "must not be empty");
+      method.name = *name;
     }
-    if (auto min_sm = reader.integer(entry, path, "min_sm", false)) {
+    if (auto min_sm = reader.integer(entry, path, "min_sm", presence::optional)) {
       if (*min_sm < 0 || *min_sm > max_min_sm)
-        reader.error(*entry.get("min_sm"), path + ".min_sm",
+        reader.error(entry.get("min_sm")->source(), path + ".min_sm",
                      "must be 0 or a compute capability × 10 (e.g. 90), got " +
-                         std::to_string(*min_sm));
+                       std::to_string(*min_sm));
       else
         method.min_sm = static_cast<std::uint32_t>(*min_sm);
     }
     if (const toml::node* trigger = entry.get("trigger"))
       method.trigger = read_trigger(reader, *trigger, path + ".trigger");
-    if (auto findings = reader.strings(entry, path, "findings", true)) {
+    if (auto findings = reader.strings(entry, path, "findings", presence::required)) {
       if (findings->empty())
-        reader.error(*entry.get("findings"), path + ".findings",
+        reader.error(entry.get("findings")->source(), path + ".findings",
                      "empty; name the diagnosis rules that make this method worth trying");
       for (std::size_t i = 0; i < findings->size(); ++i) {
         const auto& finding = (*findings)[i];
         if (std::find(finding_rule_ids.begin(), finding_rule_ids.end(), finding.value) ==
             finding_rule_ids.end())
-          reader.unknown_value(finding.line, finding.column,
-                               detail::index_key(path + ".findings", i), finding.value,
-                               finding_rule_ids);
+          reader.unknown_value(finding.at, toml_reader::index_key(path + ".findings", i),
+                               finding.value, finding_rule_ids);
         method.findings.push_back(finding.value);
       }
     }
-    if (auto signature = reader.string(entry, path, "signature", false))
-      method.signature = signature->value;
+    if (auto signature = reader.string(entry, path, "signature", presence::optional))
+      method.signature = *signature;
     else
       method.signature = method.id;
     catalog.methods_.push_back(std::move(method));
   }
 
-  const auto couplings = reader.tables(*document, "coupled", false);
+  const auto couplings = reader.tables(*document, "", "coupled", presence::optional);
   for (std::size_t index = 0; index < couplings.size(); ++index) {
     const toml::table& entry = *couplings[index];
-    const std::string path = detail::index_key("coupled", index);
+    const std::string path = toml_reader::index_key("coupled", index);
     reader.check_keys(entry, path, coupled_keys);
     method_coupling coupling;
-    if (auto note = reader.string(entry, path, "note", false))
-      coupling.note = note->value;
-    auto methods = reader.strings(entry, path, "methods", true);
+    if (auto note = reader.string(entry, path, "note", presence::optional))
+      coupling.note = *note;
+    auto methods = reader.strings(entry, path, "methods", presence::required);
     if (!methods)
       continue;
     if (methods->size() != 2) {
-      reader.error(*entry.get("methods"), path + ".methods",
+      reader.error(entry.get("methods")->source(), path + ".methods",
                    "expected two method ids, got " + std::to_string(methods->size()));
       continue;
     }
     for (std::size_t i = 0; i < 2; ++i) {
       const auto& id = (*methods)[i];
       if (!id_lines.contains(id.value))
-        reader.error(id.line, id.column, detail::index_key(path + ".methods", i),
+        reader.error(id.at, toml_reader::index_key(path + ".methods", i),
                      "unknown method '" + id.value + "'", "use an id of a [[method]] above");
       coupling.methods[i] = id.value;
     }
     if (coupling.methods[0] == coupling.methods[1])
-      reader.error(*entry.get("methods"), path + ".methods",
+      reader.error(entry.get("methods")->source(), path + ".methods",
                    "a method cannot be coupled with itself");
     catalog.couplings_.push_back(std::move(coupling));
   }
 
-  if (!reader.ok())
-    return unexpected(std::move(reader.errors()));
+  if (!errors.empty()) {
+    toml_reader::sort_by_place(errors);
+    return unexpected(std::move(errors));
+  }
   return catalog;
 }
 
@@ -284,8 +271,9 @@ bool method_catalog::coupled(std::string_view a, std::string_view b) const {
   return false;
 }
 
-config::spec_errors cross_check(const method_catalog& catalog, const signature_table& table) {
-  config::spec_errors errors;
+toml_reader::placed_errors cross_check(const method_catalog& catalog,
+                                       const signature_table& table) {
+  toml_reader::placed_errors errors;
   for (std::size_t i = 0; i < catalog.methods().size(); ++i) {
     const auto& method = catalog.methods()[i];
     if (table.find(method.signature) == nullptr)

@@ -9,8 +9,8 @@
 //   for (const auto* method : catalog.on_axis(method_axis::memory)) ...   // by priority
 //   auto errors = cross_check(catalog, signature_table::builtin());      // ids agree?
 
-#include "config/spec_error.hpp"
 #include "expected/expected.hpp"
+#include "toml_reader/placed_error.hpp"
 #include "sass/signature_table.hpp"
 
 #include <array>
@@ -87,10 +87,11 @@ public:
   /// build defect (the tests load it) and throws std::logic_error naming its errors.
   static const method_catalog& builtin();
   /// A user's catalog; every error of the file, placed.
-  static expected<method_catalog, config::spec_errors> load(const std::filesystem::path& path);
+  static expected<method_catalog, toml_reader::placed_errors>
+  load(const std::filesystem::path& path);
   /// `text` as a catalog; `file` names it in errors.
-  static expected<method_catalog, config::spec_errors> parse(std::string_view text,
-                                                             std::string file);
+  static expected<method_catalog, toml_reader::placed_errors> parse(std::string_view text,
+                                                                    std::string file);
 
   /// The method with `id`, or nullptr.
   const method_entry* find(std::string_view id) const;
@@ -115,6 +116,6 @@ inline constexpr std::string_view builtin_catalog_file = "<builtin>/sass/data/me
 /// The two files agree: every method's `signature` names an entry of `table` (error placed in
 /// the catalog), and every entry of `table` whose id has an axis prefix ("memory.x") names a
 /// method of `catalog` (error placed in the table). Empty when they agree.
-config::spec_errors cross_check(const method_catalog& catalog, const signature_table& table);
+toml_reader::placed_errors cross_check(const method_catalog& catalog, const signature_table& table);
 
 } // namespace warpforge::sass

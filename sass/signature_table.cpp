@@ -1,6 +1,6 @@
 #include "sass/signature_table.hpp"
 
-#include "sass/data_reader.hpp"
+#include "toml_reader/reader.hpp"
 
 #include <array>
 #include <map>
@@ -19,33 +19,27 @@ struct compiled_pattern {
 
 namespace {
 
+using toml_reader::presence;
+
 constexpr std::array<std::string_view, 1> root_keys{"signature"};
 constexpr std::array<std::string_view, 6> entry_keys{"id",     "verify", "match",
                                                      "patterns", "forbid", "reason"};
 
-template <class Enum, std::size_t N>
-std::array<std::string_view, N> names_of(const Enum (&all)[N]) {
-  std::array<std::string_view, N> names;
-  for (std::size_t i = 0; i < N; ++i)
-    names[i] = to_string(all[i]);
-  return names;
-}
-
 /// Compiles each placed pattern, reporting bad ones at their place.
-std::vector<signature_pattern> compile_all(detail::data_reader& reader,
-                                           const std::vector<detail::placed_string>& texts,
+std::vector<signature_pattern> compile_all(toml_reader::reader& reader,
+                                           const std::vector<toml_reader::placed_string>& texts,
                                            const std::string& key) {
   std::vector<signature_pattern> patterns;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     const auto& text = texts[i];
     if (text.value.empty()) {
-      reader.error(text.line, text.column, detail::index_key(key, i), "empty pattern",
+      reader.error(text.at, toml_reader::index_key(key, i), "empty pattern",
                    "write a regular expression over the mnemonic, e.g. '^LDG\\..*\\b128\\b'");
       continue;
     }
     auto compiled = signature_pattern::compile(text.value);
     if (!compiled) {
-      reader.error(text.line, text.column, detail::index_key(key, i),
+      reader.error(text.at, toml_reader::index_key(key, i),
                    "invalid regular expression '" + text.value + "': " + compiled.error(),
                    "ECMAScript syntax, as std::regex reads it");
       continue;
@@ -107,83 +101,74 @@ const signature_table& signature_table::builtin() {
     auto parsed = parse(embedded::sass_signatures_toml, std::string{builtin_signature_file});
     if (!parsed)
       throw std::logic_error("the built-in SASS signature table is broken:\n" +
-                             config::to_string(parsed.error()));
+                             toml_reader::to_string(parsed.error()));
     return std::move(*parsed);
   }();
   return table;
 }
 
-expected<signature_table, config::spec_errors>
+expected<signature_table, toml_reader::placed_errors>
 signature_table::load(const std::filesystem::path& path) {
-  auto text = detail::read_text_file(path);
+  auto text = toml_reader::read_file(path, "the signature table");
   if (!text)
-    return unexpected(config::spec_errors{
-        {path.string(), 0, 0, "", "cannot read the signature table", "check the path"}});
+    return unexpected(toml_reader::placed_errors{std::move(text).error()});
   return parse(*text, path.string());
 }
 
-expected<signature_table, config::spec_errors> signature_table::parse(std::string_view text,
-                                                                      std::string file) {
-  detail::data_reader reader(file);
-  auto document = reader.parse(text);
+expected<signature_table, toml_reader::placed_errors> signature_table::parse(std::string_view text,
+                                                                             std::string file) {
+  auto document = toml_reader::parse(text, file);
   if (!document)
-    return unexpected(std::move(reader.errors()));
+    return unexpected(toml_reader::placed_errors{std::move(document).error()});
+  toml_reader::placed_errors errors;
+  toml_reader::reader reader{file, errors};
   reader.check_keys(*document, "", root_keys);
-
-  static const auto verify_names = names_of(all_verify_modes);
-  static const auto match_names = names_of(all_match_modes);
 
   signature_table table;
   table.file_ = std::move(file);
   std::map<std::string, std::uint32_t, std::less<>> first_line; // id → line of its first entry
-  const auto entries = reader.tables(*document, "signature", true);
+  const auto entries = reader.tables(*document, "", "signature", presence::required);
   for (std::size_t index = 0; index < entries.size(); ++index) {
     const toml::table& entry = *entries[index];
-    const std::string path = detail::index_key("signature", index);
+    const std::string path = toml_reader::index_key("signature", index);
     reader.check_keys(entry, path, entry_keys);
 
     method_signature signature;
     signature.line = entry.source().begin.line;
-    auto id = reader.string(entry, path, "id", true);
-    if (id) {
-      if (id->value.empty() || id->value.find_first_of(" \t") != std::string::npos) {
-        reader.error(id->line, id->column, path + ".id",
-                     "'" + id->value + "' is not an id: it must be non-empty, without spaces");
-      } else if (auto [it, inserted] = first_line.emplace(id->value, id->line); !inserted) {
-        reader.error(id->line, id->column, path + ".id",
-                     "duplicate id '" + id->value + "' (first at line " +
-                         std::to_string(it->second) + ")",
+    if (auto id = reader.string(entry, path, "id", presence::required)) {
+      const auto& at = entry.get("id")->source();
+      if (id->empty() || id->find_first_of(" \t") != std::string::npos) {
+        reader.error(at, path + ".id",
+                     "'" + *id + "' is not an id: it must be non-empty, without spaces");
+      } else if (auto [it, inserted] = first_line.emplace(*id, at.begin.line); !inserted) {
+        reader.error(at, path + ".id",
+                     "duplicate id '" + *id + "' (first at line " + std::to_string(it->second) +
+                       ")",
                      "each id has one entry; merge the two");
       }
-      signature.id = id->value;
+      signature.id = *id;
     }
-    if (auto verify = reader.string(entry, path, "verify", false)) {
-      if (auto mode = verify_mode_from_string(verify->value))
-        signature.verify = *mode;
-      else
-        reader.unknown_value(verify->line, verify->column, path + ".verify", verify->value,
-                             verify_names);
-    }
-    if (auto match = reader.string(entry, path, "match", false)) {
-      if (auto mode = match_mode_from_string(match->value))
-        signature.match = *mode;
-      else
-        reader.unknown_value(match->line, match->column, path + ".match", match->value,
-                             match_names);
-    }
-    if (auto reason = reader.string(entry, path, "reason", false))
-      signature.reason = reason->value;
+    const auto verify = reader.enumeration(entry, path, "verify", presence::optional,
+                                           all_verify_modes, &verify_mode_from_string);
+    if (verify)
+      signature.verify = *verify;
+    if (auto mode = reader.enumeration(entry, path, "match", presence::optional, all_match_modes,
+                                       &match_mode_from_string))
+      signature.match = *mode;
+    if (auto reason = reader.string(entry, path, "reason", presence::optional))
+      signature.reason = *reason;
 
     const bool runtime = signature.verify == verify_mode::runtime;
-    const auto patterns = reader.strings(entry, path, "patterns", false);
-    const auto forbid = reader.strings(entry, path, "forbid", false);
-    if (runtime) {
+    const auto patterns = reader.strings(entry, path, "patterns", presence::optional);
+    const auto forbid = reader.strings(entry, path, "forbid", presence::optional);
+    if (!verify && entry.contains("verify")) {
+      // An unknown verify is reported above; what the entry needs depends on it: no cascade.
+    } else if (runtime) {
       if (patterns || forbid)
-        reader.error(entry.source().begin.line, entry.source().begin.column, path,
-                     "verify = \"runtime\" takes no patterns or forbid",
+        reader.error(entry.source(), path, "verify = \"runtime\" takes no patterns or forbid",
                      "remove them, or set verify = \"sass\"");
       if (signature.reason.empty())
-        reader.error(entry.source().begin.line, entry.source().begin.column, path + ".reason",
+        reader.error(entry.source(), path + ".reason",
                      "missing; a runtime signature says why SASS cannot show the method");
     } else {
       if (patterns)
@@ -191,14 +176,16 @@ expected<signature_table, config::spec_errors> signature_table::parse(std::strin
       if (forbid)
         signature.forbid = compile_all(reader, *forbid, path + ".forbid");
       if (entry.get("patterns") == nullptr || (patterns && patterns->empty()))
-        reader.error(entry.source().begin.line, entry.source().begin.column, path + ".patterns",
+        reader.error(entry.source(), path + ".patterns",
                      "missing or empty; a sass signature needs at least one pattern",
                      "or set verify = \"runtime\" with a reason");
     }
     table.signatures_.push_back(std::move(signature));
   }
-  if (!reader.ok())
-    return unexpected(std::move(reader.errors()));
+  if (!errors.empty()) {
+    toml_reader::sort_by_place(errors);
+    return unexpected(std::move(errors));
+  }
   return table;
 }
 

@@ -5,10 +5,10 @@
 // rest), compiled in; users may load their own copy.
 //
 //   const auto& table = signature_table::builtin();
-//   auto custom = signature_table::load("my_signatures.toml");  // spec_errors with file:line
+//   auto custom = signature_table::load("my_signatures.toml");  // placed_errors with file:line
 
-#include "config/spec_error.hpp"
 #include "expected/expected.hpp"
+#include "toml_reader/placed_error.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -79,10 +79,11 @@ public:
   /// build defect (the tests load it) and throws std::logic_error naming its errors.
   static const signature_table& builtin();
   /// A user's table; every error of the file, placed.
-  static expected<signature_table, config::spec_errors> load(const std::filesystem::path& path);
+  static expected<signature_table, toml_reader::placed_errors>
+  load(const std::filesystem::path& path);
   /// `text` as a table; `file` names it in errors.
-  static expected<signature_table, config::spec_errors> parse(std::string_view text,
-                                                              std::string file);
+  static expected<signature_table, toml_reader::placed_errors> parse(std::string_view text,
+                                                                     std::string file);
 
   /// The entry with `id`, or nullptr.
   const method_signature* find(std::string_view id) const;

@@ -1,13 +1,16 @@
 #include "gpu/compile/compile_cache.hpp"
 
-#include "gpu/compile/sha256.hpp"
 #include "gpu/json_fields.hpp"
 #include "json/writer.hpp"
 
+#include <openssl/evp.h>
+
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace warpforge::gpu {
@@ -72,6 +75,23 @@ void add_field(std::string& input, std::string_view field) {
   input += ';';
 }
 
+std::string sha256_hex(std::string_view bytes) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  // One-shot EVP digest: fails only if OpenSSL cannot allocate or has no SHA-256 (a broken
+  // installation), which no caller can recover from.
+  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("OpenSSL EVP_Digest(SHA-256) failed");
+  constexpr std::string_view hex_digits = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * length);
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += hex_digits[digest[i] >> 4];
+    hex += hex_digits[digest[i] & 0x0f];
+  }
+  return hex;
+}
+
 expected<std::string, cache_error> read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -112,7 +132,7 @@ std::string kernel_cache_key(const compile_request& request, std::string_view nv
     cache_detail::add_field(input, option);
   cache_detail::add_field(input, nvrtc_version);
   cache_detail::add_field(input, request.arch);
-  return sha256_hex(input);
+  return cache_detail::sha256_hex(input);
 }
 
 compile_cache::compile_cache(fs::path root) : root_(std::move(root)) {}

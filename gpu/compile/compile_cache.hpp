@@ -114,8 +114,10 @@ private:
 
 // Shared by the kernel and program caches (compile_cache.cpp).
 namespace cache_detail {
-/// Appends `field` to `hasher` input as "<size>:<bytes>;", so fields cannot run together.
+/// Appends `field` to the key's input as "<size>:<bytes>;", so fields cannot run together.
 void add_field(std::string& input, std::string_view field);
+/// SHA-256 of `bytes` (OpenSSL) as 64 lowercase hex digits: a cache key.
+std::string sha256_hex(std::string_view bytes);
 expected<std::string, cache_error> read_file(const std::filesystem::path& path);
 } // namespace cache_detail
 

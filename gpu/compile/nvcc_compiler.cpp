@@ -1,6 +1,5 @@
 #include "gpu/compile/nvcc_compiler.hpp"
 
-#include "gpu/compile/sha256.hpp"
 #include "gpu/json_fields.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "gpu/toolchain.hpp"
@@ -113,7 +112,7 @@ std::string program_compiler::key_for(const compile_request& request) const {
     cache_detail::add_field(input, option);
   cache_detail::add_field(input, nvcc_version_);
   cache_detail::add_field(input, request.arch);
-  return sha256_hex(input);
+  return cache_detail::sha256_hex(input);
 }
 
 program_result program_compiler::compile(const compile_request& request) const {

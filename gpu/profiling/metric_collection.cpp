@@ -16,7 +16,7 @@ void add_measured_inputs(const diagnosis::metric_schema& schema, const diagnosis
     names.insert(m.nsight);
     return;
   }
-  for (const auto& key : m.formula.keys())
+  for (const auto& key : m.formula.names())
     if (const auto* input = schema.find(key))
       add_measured_inputs(schema, *input, names, visited);
 }

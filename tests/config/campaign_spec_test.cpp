@@ -13,10 +13,10 @@ using testing::expect_error;
 using testing::find_error;
 using testing::fixture;
 
-spec_errors errors_of(const std::string& name) {
+toml_reader::placed_errors errors_of(const std::string& name) {
   auto spec = load_campaign(fixture(name));
   EXPECT_FALSE(spec.has_value()) << name << " loaded";
-  return spec ? spec_errors{} : spec.error();
+  return spec ? toml_reader::placed_errors{} : spec.error();
 }
 
 bool contains(const std::string& text, const std::string& part) {

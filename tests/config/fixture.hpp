@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the config tests: where the fixtures are, and finding one error among many.
 
-#include "config/spec_error.hpp"
+#include "toml_reader/placed_error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,8 @@ inline std::filesystem::path example(std::string_view relative) {
 }
 
 /// The first error whose key is `key`, or nullptr.
-inline const spec_error* find_error(const spec_errors& errors, std::string_view key) {
+inline const toml_reader::placed_error* find_error(const toml_reader::placed_errors& errors,
+                                                   std::string_view key) {
   for (const auto& error : errors)
     if (error.key == key)
       return &error;
@@ -29,10 +30,11 @@ inline const spec_error* find_error(const spec_errors& errors, std::string_view 
 
 /// Asserts that `errors` holds an error at `key`, in `file`, on `line`, whose message contains
 /// `message_part`; returns it (nullptr after a failed assertion).
-inline const spec_error* expect_error(const spec_errors& errors, const std::filesystem::path& file,
-                                      std::string_view key, std::uint32_t line,
-                                      std::string_view message_part) {
-  const spec_error* error = find_error(errors, key);
+inline const toml_reader::placed_error* expect_error(const toml_reader::placed_errors& errors,
+                                                     const std::filesystem::path& file,
+                                                     std::string_view key, std::uint32_t line,
+                                                     std::string_view message_part) {
+  const toml_reader::placed_error* error = find_error(errors, key);
   EXPECT_NE(error, nullptr) << "no error with key '" << key << "' among:\n" << to_string(errors);
   if (error == nullptr)
     return nullptr;

@@ -12,10 +12,10 @@ namespace {
 using testing::expect_error;
 using testing::fixture;
 
-spec_errors errors_of(const std::string& name) {
+toml_reader::placed_errors errors_of(const std::string& name) {
   auto spec = load_problem(fixture(name));
   EXPECT_FALSE(spec.has_value()) << name << " loaded";
-  return spec ? spec_errors{} : spec.error();
+  return spec ? toml_reader::placed_errors{} : spec.error();
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -314,11 +314,11 @@ TEST(ProblemSpecFixtures, EveryErrorOfAFileIsCollectedInLineOrder) {
 
 // --- inline specs for the remaining checks ----------------------------------------------------
 
-spec_errors inline_errors(const std::string& body) {
+toml_reader::placed_errors inline_errors(const std::string& body) {
   const std::string text = "name = \"inline\"\n[kernel]\nsource = \"kernel.cu\"\nentry = \"scale\"\n" + body;
   auto spec = parse_problem(text, fixture("inline.toml"));
   EXPECT_FALSE(spec.has_value()) << body;
-  return spec ? spec_errors{} : spec.error();
+  return spec ? toml_reader::placed_errors{} : spec.error();
 }
 
 const std::string output_arg = "[[args]]\nname = \"y\"\ndtype = \"f32\"\ncount = 64\nrole = \"output\"\n";

@@ -5,7 +5,7 @@
 // copy and transpose launches through the CSV path.
 
 #include "diagnosis/gpu_specs.hpp"
-#include "diagnosis/metric_expression.hpp"
+#include "diagnosis/metric_values.hpp"
 
 #include <filesystem>
 #include <string_view>

@@ -7,6 +7,8 @@
 #include <algorithm>
 
 using namespace warpforge::diagnosis;
+using warpforge::toml_reader::placed_error;
+using warpforge::toml_reader::placed_errors;
 using namespace warpforge::diagnosis::testing;
 
 namespace {
@@ -24,13 +26,13 @@ std::vector<std::string> fired_ids(const rule_evaluation& r) {
   return ids;
 }
 
-data_errors rule_errors(std::string_view text) {
+placed_errors rule_errors(std::string_view text) {
   auto parsed = parse_rules(text, "rules.toml", builtin_metric_schema());
   EXPECT_FALSE(parsed) << "the rules loaded";
-  return parsed ? data_errors{} : parsed.error();
+  return parsed ? placed_errors{} : parsed.error();
 }
 
-const data_error* find_error(const data_errors& errors, std::string_view key) {
+const placed_error* find_error(const placed_errors& errors, std::string_view key) {
   for (const auto& e : errors)
     if (e.key == key)
       return &e;
@@ -64,7 +66,7 @@ TEST(rules, the_builtin_matrix_defines_every_rule_the_method_catalog_triggers_on
   for (const auto& r : rules.rules()) {
     EXPECT_FALSE(r.source.empty()) << r.id;
     EXPECT_FALSE(r.action.empty()) << r.id;
-    EXPECT_EQ(r.when.type(), expression_type::truth) << r.id;
+    EXPECT_EQ(r.when.type(), warpforge::expression::result_type::truth) << r.id;
   }
 }
 
@@ -127,8 +129,9 @@ TEST(rules, a_rule_over_an_unmeasured_metric_is_not_evaluated_and_says_which) {
   const auto u = std::find_if(r.not_evaluated.begin(), r.not_evaluated.end(),
                               [](const unevaluated_rule& x) { return x.rule_id == "low_l2_hit"; });
   ASSERT_NE(u, r.not_evaluated.end());
-  EXPECT_EQ(u->problem.failure, evaluation_failure::missing_metrics);
-  EXPECT_EQ(u->problem.missing, std::vector<std::string>{"l2_hit_rate"});
+  EXPECT_EQ(u->problem.kind, warpforge::expression::error_kind::unknown_name);
+  EXPECT_EQ(u->problem.names, std::vector<std::string>{"l2_hit_rate"});
+  EXPECT_EQ(u->problem.message, "missing l2_hit_rate");
   // Nothing measured: nothing fires, every rule is reported.
   const rule_evaluation empty = run({});
   EXPECT_TRUE(empty.fired.empty());
@@ -155,7 +158,7 @@ TEST(rules, an_unknown_metric_in_a_condition_is_reported_at_its_column) {
   std::string text{one_rule};
   text.replace(text.find("l2_hit_rate < 0.5"), 17, "l2_hit_rte < 0.5");
   const auto errors = rule_errors(text);
-  const data_error* e = find_error(errors, "rule.low_l2_hit.when");
+  const placed_error* e = find_error(errors, "rule.low_l2_hit.when");
   ASSERT_NE(e, nullptr) << to_string(errors);
   EXPECT_EQ(e->line, 4u);
   EXPECT_EQ(e->column, 8u + 1u); // the quote is column 8, the key starts right after it
@@ -166,7 +169,7 @@ TEST(rules, an_unknown_metric_in_a_condition_is_reported_at_its_column) {
 TEST(rules, a_condition_that_is_a_number_or_does_not_parse_is_rejected) {
   std::string number{one_rule};
   number.replace(number.find("l2_hit_rate < 0.5"), 17, "l2_hit_rate * 2");
-  const data_error* e = find_error(rule_errors(number), "rule.low_l2_hit.when");
+  const placed_error* e = find_error(rule_errors(number), "rule.low_l2_hit.when");
   ASSERT_NE(e, nullptr);
   EXPECT_NE(e->message.find("truth value"), std::string::npos);
 
@@ -185,13 +188,13 @@ TEST(rules, a_bad_severity_template_or_duplicate_id_is_reported) {
   text.replace(text.find("{l2_hit_rate}"), 13, "{l2_hit}");
   text += "\n" + std::string{one_rule};
   const auto errors = rule_errors(text);
-  const data_error* level = find_error(errors, "rule.low_l2_hit.severity");
+  const placed_error* level = find_error(errors, "rule.low_l2_hit.severity");
   ASSERT_NE(level, nullptr) << to_string(errors);
   EXPECT_EQ(level->line, 3u);
-  const data_error* placeholder = find_error(errors, "rule.low_l2_hit.finding");
+  const placed_error* placeholder = find_error(errors, "rule.low_l2_hit.finding");
   ASSERT_NE(placeholder, nullptr) << to_string(errors);
   EXPECT_EQ(placeholder->message, "unknown metric 'l2_hit'");
-  const data_error* duplicate = find_error(errors, "rule.low_l2_hit.id");
+  const placed_error* duplicate = find_error(errors, "rule.low_l2_hit.id");
   ASSERT_NE(duplicate, nullptr) << to_string(errors);
   EXPECT_EQ(duplicate->line, 10u);
   EXPECT_EQ(duplicate->hint, "first defined on line 1");
@@ -202,7 +205,7 @@ TEST(rules, an_unclosed_placeholder_and_an_empty_source_are_reported) {
   text.replace(text.find("{l2_hit_rate}"), 13, "{l2_hit_rate");
   text.replace(text.find("\"Kernelking low_l2_hit.md\""), 26, "\"\"");
   const auto errors = rule_errors(text);
-  const data_error* placeholder = find_error(errors, "rule.low_l2_hit.finding");
+  const placed_error* placeholder = find_error(errors, "rule.low_l2_hit.finding");
   ASSERT_NE(placeholder, nullptr) << to_string(errors);
   EXPECT_NE(placeholder->message.find("'{' without '}'"), std::string::npos);
   ASSERT_NE(find_error(errors, "rule.low_l2_hit.source"), nullptr) << to_string(errors);

@@ -17,7 +17,7 @@ config::problem_spec load_example(const std::string& name) {
   auto spec = config::load_problem(std::string(WARPFORGE_SOURCE_DIR) + "/examples/" + name +
                                    "/problem.toml");
   if (!spec)
-    throw std::runtime_error(config::to_string(spec.error()));
+    throw std::runtime_error(toml_reader::to_string(spec.error()));
   return *spec;
 }
 
@@ -91,7 +91,7 @@ block = ["BLOCK"]
 )toml";
   auto spec = config::parse_problem(
       text, std::string(WARPFORGE_SOURCE_DIR) + "/examples/vector_add/wide.toml");
-  ASSERT_TRUE(spec) << config::to_string(spec.error());
+  ASSERT_TRUE(spec) << toml_reader::to_string(spec.error());
   auto space = search_space::from_problem(*spec);
   ASSERT_TRUE(space);
   EXPECT_EQ(space->validity(tunable_point{{"BLOCK", 2048}}), point_validity::unresolvable);

@@ -25,7 +25,7 @@ std::shared_ptr<const search_space> transpose_space() {
   auto spec = config::load_problem(std::string(WARPFORGE_SOURCE_DIR) +
                                    "/examples/transpose/problem.toml");
   if (!spec)
-    throw std::runtime_error(config::to_string(spec.error()));
+    throw std::runtime_error(toml_reader::to_string(spec.error()));
   auto space = search_space::from_problem(*spec);
   if (!space)
     throw std::runtime_error(to_string(space.error()));

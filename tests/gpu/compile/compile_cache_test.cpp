@@ -121,6 +121,26 @@ TEST(compile_cache, keys_differ_with_defines_arch_options_source_and_entry) {
   EXPECT_NE(kernel_cache_key(scale_request(), "13.0"), kernel_cache_key(scale_request(), "13.1"));
 }
 
+TEST(compile_cache, a_key_is_the_same_hex_digest_in_every_release) {
+  // Entries written by earlier releases stay valid only while a request maps to the same key:
+  // the digest below is pinned (SHA-256 over the length-prefixed fields, 64 lowercase hex).
+  compile_request request;
+  request.source = "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }\n";
+  request.source_name = "k.cu";
+  request.entry = "k";
+  request.arch = "sm_90";
+  request.defines = {{"BLOCK", "256"}};
+  EXPECT_EQ(kernel_cache_key(request, "13.0"),
+            "fbbd0ec11b82277e3e9cd214d98e2225b8ee69a55d7362c6eda9653c448eb963");
+}
+
+TEST(compile_cache, sha256_hex_gives_the_fips_180_4_digests_in_lowercase_hex) {
+  EXPECT_EQ(cache_detail::sha256_hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(cache_detail::sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
 TEST(compile_cache, different_defines_are_different_entries) {
   test::scratch_dir dir;
   counting_compiler counter;

@@ -1,7 +1,6 @@
 #include "gpu/compile/compile_cache.hpp"
 #include "gpu/compile/compile_options.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"
-#include "gpu/compile/sha256.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,23 +31,6 @@ TEST(compile_options, every_failure_kind_round_trips_through_its_name) {
   EXPECT_EQ(to_string(compile_failure_kind::invalid_option), "invalid_option");
   EXPECT_EQ(to_string(compile_failure_kind::internal), "internal");
   EXPECT_FALSE(compile_failure_kind_from_string("COMPILE_ERROR"));
-}
-
-TEST(sha256, matches_the_fips_180_4_examples) {
-  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-}
-
-TEST(sha256, gives_the_same_digest_however_the_input_is_split) {
-  const std::string text(200, 'x');
-  sha256_hasher pieces;
-  for (std::size_t i = 0; i < text.size(); i += 7)
-    pieces.update(std::string_view(text).substr(i, 7));
-  EXPECT_EQ(pieces.hex_digest(), sha256_hex(text));
 }
 
 TEST(default_cache_root, prefers_warpforge_cache_dir_then_xdg_cache_home_then_home) {

@@ -1,13 +1,14 @@
-#include "config/spec_error.hpp"
+#include "toml_reader/placed_error.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <numeric>
+#include <utility>
 
-namespace warpforge::config {
+namespace warpforge::toml_reader {
 
-std::string to_string(const spec_error& error) {
+std::string to_string(const placed_error& error) {
   std::string out = error.file;
   if (error.line > 0) {
     out += ':' + std::to_string(error.line);
@@ -23,13 +24,19 @@ std::string to_string(const spec_error& error) {
   return out;
 }
 
-std::string to_string(const spec_errors& errors) {
+std::string to_string(const placed_errors& errors) {
   std::string out;
   for (const auto& error : errors) {
     out += to_string(error);
     out += '\n';
   }
   return out;
+}
+
+void sort_by_place(placed_errors& errors) {
+  std::stable_sort(errors.begin(), errors.end(), [](const placed_error& a, const placed_error& b) {
+    return std::pair{a.line, a.column} < std::pair{b.line, b.column};
+  });
 }
 
 namespace {
@@ -46,7 +53,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     current[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = previous[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      const std::size_t substitution =
+        previous[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
     }
     std::swap(previous, current);
@@ -74,6 +82,12 @@ std::optional<std::string> closest_match(std::string_view word,
   return best;
 }
 
+std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates) {
+  if (auto match = closest_match(word, candidates))
+    return "did you mean '" + *match + "'?";
+  return {};
+}
+
 std::string join_alternatives(std::span<const std::string_view> candidates) {
   std::string out;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -84,4 +98,4 @@ std::string join_alternatives(std::span<const std::string_view> candidates) {
   return out;
 }
 
-} // namespace warpforge::config
+} // namespace warpforge::toml_reader
