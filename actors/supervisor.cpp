@@ -93,130 +93,137 @@ bool stop_next_child(supervisor_pointer self, std::chrono::milliseconds grace) {
 
 } // namespace
 
+namespace {
+
+// Delivers every stop request's promise and quits (once no child is running).
+void finish_stop(supervisor_pointer self) {
+  for (auto& p : self->state.stop_promises)
+    p.deliver(true);
+  self->state.stop_promises.clear();
+  self->system().registry().erase(registry_key(supervisor_name));
+  self->quit(self->state.gave_up ? caf::exit_reason::user_shutdown : caf::exit_reason::normal);
+}
+
+void begin_stop(supervisor_pointer self) {
+  self->state.stopping = true;
+  if (!stop_next_child(self, self->state.stop_grace))
+    finish_stop(self);
+}
+
+// More crashes than the budget allows in the window: say so everywhere, then stop everything.
+void give_up(supervisor_pointer self, supervisor_state::child& c, const restart_decision& decision) {
+  const auto& p = self->state.budget.policy();
+  self->state.gave_up = true;
+  self->state.give_up_reason = c.spec.name + " crashed " + std::to_string(decision.crashes_in_window) + " times within " +
+                               std::to_string(p.window_s) + " s (limit " + std::to_string(p.max_restarts) +
+                               "); last: " + c.last_reason;
+  logging::get("supervisor")->error("giving up: {}", self->state.give_up_reason);
+  auto e = supervision_event(feed::event_type::actor_gave_up, c.spec.name);
+  e.detail_json = feed::detail{}
+                    .add("actor", c.spec.name)
+                    .add("crashes", static_cast<std::int64_t>(decision.crashes_in_window))
+                    .add("window_s", static_cast<std::int64_t>(p.window_s))
+                    .add("reason", c.last_reason)
+                    .json();
+  emit(self->system(), std::move(e));
+  if (self->state.owner)
+    caf::anon_send(self->state.owner,
+                   messages::supervision_failed{c.spec.name, decision.crashes_in_window, self->state.give_up_reason});
+  begin_stop(self);
+}
+
+// A child went down: while stopping, the next one is stopped; a clean exit is left alone; a crash
+// is restarted after its back-off, or, past the budget, ends everything.
+void on_child_down(supervisor_pointer self, caf::down_msg& msg) {
+  auto* c = self->state.find(msg.source);
+  if (c == nullptr)
+    return;
+  self->system().registry().erase(registry_key(c->spec.name));
+  const bool clean = !msg.reason || msg.reason == caf::exit_reason::user_shutdown;
+  if (self->state.stopping) {
+    c->state = clean ? messages::component_state::stopped : messages::component_state::failed;
+    if (!clean)
+      c->last_reason = to_string(msg.reason);
+    if (!stop_next_child(self, self->state.stop_grace))
+      finish_stop(self);
+    return;
+  }
+  if (clean) {
+    c->state = messages::component_state::stopped;
+    return;
+  }
+  c->state = messages::component_state::failed;
+  c->last_reason = to_string(msg.reason);
+  auto decision = self->state.budget.on_crash(c->spec.name, clock::now());
+  if (decision.give_up)
+    return give_up(self, *c, decision);
+  logging::get("supervisor")->warn("{} went down ({}); restart {} in {} ms", c->spec.name, c->last_reason,
+                                   decision.crashes_in_window, decision.delay.count());
+  self->delayed_send(self, decision.delay, messages::restart_atom::value, c->spec.name);
+}
+
+void restart(supervisor_pointer self, const std::string& name) {
+  auto* c = self->state.find(name);
+  if (c == nullptr || self->state.stopping)
+    return;
+  start_child(self, *c);
+  ++c->restarts;
+  ++self->state.restarts;
+  logging::get("supervisor")->info("restarted {} (restart {})", name, c->restarts);
+  feed::event e;
+  e.type = feed::event_type::actor_restarted;
+  e.detail_json = feed::detail{}
+                    .add("actor", name)
+                    .add("attempt", static_cast<std::int64_t>(c->restarts))
+                    .add("reason", c->last_reason)
+                    .json();
+  emit(self->system(), std::move(e));
+}
+
+} // namespace
+
 messages::supervisor_actor::behavior_type
 supervisor(supervisor_pointer self, config::supervision_policy policy,
            std::vector<child_spec> children, caf::actor owner, std::chrono::milliseconds stop_grace) {
-  auto log = logging::get("supervisor");
   self->state.budget = crash_budget{policy};
   self->state.owner = std::move(owner);
-  // Promises of stop requests, delivered once every child is down.
-  auto stop_promises = std::make_shared<std::vector<caf::typed_response_promise<bool>>>();
-
-  auto finish_stop = [self, stop_promises] {
-    for (auto& p : *stop_promises)
-      p.deliver(true);
-    stop_promises->clear();
-    self->quit(self->state.gave_up ? caf::exit_reason::user_shutdown : caf::exit_reason::normal);
-  };
-
-  auto begin_stop = [self, finish_stop, stop_grace] {
-    self->state.stopping = true;
-    if (!stop_next_child(self, stop_grace))
-      finish_stop();
-  };
-
+  self->state.stop_grace = stop_grace;
   self->system().registry().put(registry_key(supervisor_name), self);
   for (auto& spec : children) {
     supervisor_state::child c;
     c.spec = std::move(spec);
     self->state.children.push_back(std::move(c));
     start_child(self, self->state.children.back());
-    log->info("started {}", self->state.children.back().spec.name);
+    logging::get("supervisor")->info("started {}", self->state.children.back().spec.name);
   }
   // Announced once all are up, so the events reach a feed that is one of the children.
   for (const auto& c : self->state.children)
     emit(self->system(), supervision_event(feed::event_type::actor_started, c.spec.name));
-
   // However the supervisor ends (stopped, gave up, killed), no child outlives it: an orphan
-  // would keep the actor system from shutting down.
-  // The functor runs after the state is gone, so it holds its own list of the current handles.
+  // would keep the actor system from shutting down. The functor runs after the state is gone,
+  // so it holds its own list of the current handles.
   self->attach_functor([live = self->state.live_handles](const caf::error&) {
     for (auto& h : *live)
       caf::anon_send_exit(h, caf::exit_reason::user_shutdown);
   });
-
-  self->set_down_handler([self, log, begin_stop, finish_stop, stop_grace](caf::down_msg& msg) {
-    auto* c = self->state.find(msg.source);
-    if (c == nullptr)
-      return;
-    self->system().registry().erase(registry_key(c->spec.name));
-    const bool clean = !msg.reason || msg.reason == caf::exit_reason::user_shutdown;
-    if (self->state.stopping) {
-      c->state = clean ? messages::component_state::stopped : messages::component_state::failed;
-      if (!clean)
-        c->last_reason = to_string(msg.reason);
-      if (!stop_next_child(self, stop_grace))
-        finish_stop();
-      return;
-    }
-    if (clean) {
-      c->state = messages::component_state::stopped;
-      return;
-    }
-    c->state = messages::component_state::failed;
-    c->last_reason = to_string(msg.reason);
-    auto decision = self->state.budget.on_crash(c->spec.name, clock::now());
-    if (decision.give_up) {
-      const auto& p = self->state.budget.policy();
-      self->state.gave_up = true;
-      self->state.give_up_reason = c->spec.name + " crashed " + std::to_string(decision.crashes_in_window)
-                                   + " times within " + std::to_string(p.window_s)
-                                   + " s (limit " + std::to_string(p.max_restarts)
-                                   + "); last: " + c->last_reason;
-      log->error("giving up: {}", self->state.give_up_reason);
-      auto e = supervision_event(feed::event_type::actor_gave_up, c->spec.name);
-      e.detail_json = feed::detail{}
-                        .add("actor", c->spec.name)
-                        .add("crashes", static_cast<std::int64_t>(decision.crashes_in_window))
-                        .add("window_s", static_cast<std::int64_t>(p.window_s))
-                        .add("reason", c->last_reason)
-                        .json();
-      emit(self->system(), std::move(e));
-      if (self->state.owner)
-        caf::anon_send(self->state.owner,
-                       messages::supervision_failed{c->spec.name, decision.crashes_in_window,
-                                                    self->state.give_up_reason});
-      begin_stop();
-      return;
-    }
-    log->warn("{} went down ({}); restart {} in {} ms", c->spec.name, c->last_reason,
-              decision.crashes_in_window, decision.delay.count());
-    self->delayed_send(self, decision.delay, messages::restart_atom::value, c->spec.name);
-  });
-
+  self->set_down_handler([self](caf::down_msg& msg) { on_child_down(self, msg); });
   return {
     [self](messages::status_atom) { return self->state.report(); },
-    [self, stop_promises, begin_stop](messages::stop_atom) -> caf::typed_response_promise<bool> {
+    [self](messages::stop_atom) -> caf::typed_response_promise<bool> {
       auto promise = self->make_response_promise<bool>();
-      stop_promises->push_back(promise);
+      self->state.stop_promises.push_back(promise);
       if (!self->state.stopping)
-        begin_stop();
+        begin_stop(self);
       return promise;
     },
-    [self, log](messages::stop_atom, const std::string& name) {
+    [self](messages::stop_atom, const std::string& name) {
       auto* c = self->state.find(name);
       if (c != nullptr && c->handle && c->state == messages::component_state::stopping) {
-        log->warn("{} did not stop within its grace; killing it", name);
+        logging::get("supervisor")->warn("{} did not stop within its grace; killing it", name);
         caf::anon_send_exit(c->handle, caf::exit_reason::kill);
       }
     },
-    [self, log](messages::restart_atom, const std::string& name) {
-      auto* c = self->state.find(name);
-      if (c == nullptr || self->state.stopping)
-        return;
-      start_child(self, *c);
-      ++c->restarts;
-      ++self->state.restarts;
-      log->info("restarted {} (restart {})", name, c->restarts);
-      feed::event e;
-      e.type = feed::event_type::actor_restarted;
-      e.detail_json = feed::detail{}
-                        .add("actor", name)
-                        .add("attempt", static_cast<std::int64_t>(c->restarts))
-                        .add("reason", c->last_reason)
-                        .json();
-      emit(self->system(), std::move(e));
-    },
+    [self](messages::restart_atom, const std::string& name) { restart(self, name); },
   };
 }
 

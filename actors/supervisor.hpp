@@ -11,6 +11,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -77,6 +78,8 @@ struct supervisor_state {
   crash_budget budget{config::supervision_policy{}};
   caf::actor owner;            // told with supervision_failed when the supervisor gives up
   std::uint32_t restarts = 0;
+  std::chrono::milliseconds stop_grace = default_stop_grace;
+  std::vector<caf::typed_response_promise<bool>> stop_promises; // delivered once every child is down
   bool stopping = false;
   bool gave_up = false;
   std::string give_up_reason;

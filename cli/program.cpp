@@ -23,6 +23,84 @@ namespace warpforge::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The program's trials on one GPU, under its lock: the table's rows and an event. Whether every
+// trial passed.
+bool run_on(const program_options& options, const std::string& name, const gpu::device_info& device,
+            const fs::path& executable, const fs::path& run_dir, actors::runtime& runtime) {
+  const int ordinal = device.ordinal;
+  const auto label = device.name.substr(0, 24);
+  auto lock = gpu::gpu_lock::acquire(device.uuid, "warpforge program " + options.source_path, gpu::lock_policy::wait,
+                                     options.lock_timeout);
+  if (!lock) {
+    std::printf("%-4d %-24s  %s\n", ordinal, label.c_str(), lock.error().to_string().c_str());
+    return false;
+  }
+  gpu::program_run_options run;
+  run.executable = executable;
+  run.arguments = options.arguments;
+  run.visible_devices = device.uuid;
+  run.watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(options.watchdog_s));
+  run.trials = options.trials;
+  run.output_dir = run_dir / "programs" / ("gpu-" + std::to_string(ordinal));
+  auto report = gpu::run_program(run);
+  if (!report) {
+    std::printf("%-4d %-24s  cannot start: %s\n", ordinal, label.c_str(), report.error().detail.c_str());
+    return false;
+  }
+  const std::string trials = std::to_string(report->passed) + "/" + std::to_string(options.trials);
+  for (const auto& trial : report->trials)
+    if (trial.outcome != gpu::program_outcome::passed)
+      std::printf("%-4d %-24s %-7s %s: %s\n", ordinal, label.c_str(), trials.c_str(),
+                  std::string{gpu::to_string(trial.outcome)}.c_str(), trial.detail.c_str());
+  feed::detail detail;
+  detail.add("gpu_name", device.name).add("trials", options.trials).add("passed", report->passed);
+  for (const auto& [result, s] : report->results) {
+    char ci[64];
+    std::snprintf(ci, sizeof ci, "%.6g - %.6g", s.median_ci.low, s.median_ci.high);
+    std::printf("%-4d %-24s %-7s %-20s %14.6g %29s %7.2f%%\n", ordinal, label.c_str(), trials.c_str(), result.c_str(),
+                s.median_s, ci, s.cv * 100);
+    detail.add(result, s.median_s);
+  }
+  feed::event e;
+  e.type = report->passed > 0 ? feed::event_type::branch_measured : feed::event_type::branch_failed;
+  e.job = name;
+  e.gpu = ordinal;
+  e.detail_json = detail.json();
+  runtime.emit(std::move(e));
+  return report->passed == options.trials;
+}
+
+struct built_program {
+  gpu::compiled_program program;
+  std::string arch;
+};
+struct build_failure {
+  std::string reason;
+  std::string log; // the compiler's
+};
+
+// nvcc through the content cache, for --arch or the first chosen GPU's architecture.
+expected<built_program, build_failure> build(const program_options& options, const std::string& source,
+                                             const gpu_fleet& fleet) {
+  auto compiler = gpu::program_compiler::from_toolchain(gpu::compile_cache{gpu::default_cache_root()});
+  if (!compiler)
+    return unexpected{build_failure{"nvcc is needed for program mode: " + compiler.error().log, ""}};
+  gpu::compile_request request;
+  request.source = source;
+  request.source_name = fs::path{options.source_path}.filename().string();
+  request.arch = !options.arch.empty() ? options.arch
+                 : fleet.usable()      ? fleet.device(fleet.chosen.front()).arch()
+                                       : std::string{gpu::fallback_arch};
+  auto built = compiler->compile(request);
+  if (!built)
+    return unexpected{build_failure{"the program does not compile (" + request.arch + ")", built.error().log}};
+  return built_program{std::move(*built), request.arch};
+}
+
+} // namespace
+
 exit_code program(const program_options& options) {
   std::ifstream in{options.source_path};
   if (!in) {
@@ -65,23 +143,14 @@ exit_code program(const program_options& options) {
     return code;
   };
 
-  auto compiler = gpu::program_compiler::from_toolchain(gpu::compile_cache{gpu::default_cache_root()});
-  if (!compiler)
-    return finish(vocabulary::campaign_state::failed, "nvcc is needed for program mode: " + compiler.error().log,
-                  exit_code::failure);
-  gpu::compile_request request;
-  request.source = source.str();
-  request.source_name = fs::path{options.source_path}.filename().string();
-  request.arch = options.arch.empty() ? (fleet->usable() ? fleet->device(fleet->chosen.front()).arch()
-                                                         : std::string{gpu::fallback_arch})
-                                      : options.arch;
-  auto built = compiler->compile(request);
+  auto built = build(options, source.str(), *fleet);
   if (!built) {
-    std::cerr << built.error().log << '\n';
-    return finish(vocabulary::campaign_state::failed, "the program does not compile (" + request.arch + ")",
-                  exit_code::failure);
+    if (!built.error().log.empty())
+      std::cerr << built.error().log << '\n';
+    return finish(vocabulary::campaign_state::failed, built.error().reason, exit_code::failure);
   }
-  std::cerr << "warpforge program: built for " << request.arch << (built->cache_hit ? " (cached)" : "") << '\n';
+  const auto& request_arch = built->arch;
+  std::cerr << "warpforge program: built for " << request_arch << (built->program.cache_hit ? " (cached)" : "") << '\n';
   if (!fleet->usable())
     return finish(vocabulary::campaign_state::failed,
                   "compiled; running it needs a GPU (" + fleet->why_none + ")", exit_code::no_gpu);
@@ -89,51 +158,8 @@ exit_code program(const program_options& options) {
   bool all_passed = true;
   std::printf("\n%-4s %-24s %-7s %-20s %14s %29s %8s\n", "GPU", "name", "trials", "result", "median",
               "95% CI of median", "cv");
-  for (int ordinal : fleet->chosen) {
-    const auto& device = fleet->device(ordinal);
-    auto lock = gpu::gpu_lock::acquire(device.uuid, "warpforge program " + options.source_path,
-                                       gpu::lock_policy::wait, options.lock_timeout);
-    if (!lock) {
-      std::printf("%-4d %-24s  %s\n", ordinal, device.name.substr(0, 24).c_str(), lock.error().to_string().c_str());
-      all_passed = false;
-      continue;
-    }
-    gpu::program_run_options run;
-    run.executable = built->executable;
-    run.arguments = options.arguments;
-    run.visible_devices = device.uuid;
-    run.watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(options.watchdog_s));
-    run.trials = options.trials;
-    run.output_dir = dir.path() / "programs" / ("gpu-" + std::to_string(ordinal));
-    auto report = gpu::run_program(run);
-    if (!report) {
-      std::printf("%-4d %-24s  cannot start: %s\n", ordinal, device.name.substr(0, 24).c_str(),
-                  report.error().detail.c_str());
-      all_passed = false;
-      continue;
-    }
-    const std::string trials = std::to_string(report->passed) + "/" + std::to_string(options.trials);
-    for (const auto& trial : report->trials)
-      if (trial.outcome != gpu::program_outcome::passed)
-        std::printf("%-4d %-24s %-7s %s: %s\n", ordinal, device.name.substr(0, 24).c_str(), trials.c_str(),
-                    std::string{gpu::to_string(trial.outcome)}.c_str(), trial.detail.c_str());
-    all_passed = all_passed && report->passed == options.trials;
-    feed::detail detail;
-    detail.add("gpu_name", device.name).add("trials", options.trials).add("passed", report->passed);
-    for (const auto& [result, s] : report->results) {
-      char ci[64];
-      std::snprintf(ci, sizeof ci, "%.6g - %.6g", s.median_ci.low, s.median_ci.high);
-      std::printf("%-4d %-24s %-7s %-20s %14.6g %29s %7.2f%%\n", ordinal, device.name.substr(0, 24).c_str(),
-                  trials.c_str(), result.c_str(), s.median_s, ci, s.cv * 100);
-      detail.add(result, s.median_s);
-    }
-    feed::event e;
-    e.type = report->passed > 0 ? feed::event_type::branch_measured : feed::event_type::branch_failed;
-    e.job = name;
-    e.gpu = ordinal;
-    e.detail_json = detail.json();
-    runtime.emit(std::move(e));
-  }
+  for (int ordinal : fleet->chosen)
+    all_passed = run_on(options, name, fleet->device(ordinal), built->program.executable, dir.path(), runtime) && all_passed;
   return all_passed ? finish(vocabulary::campaign_state::finished, "", exit_code::ok)
                     : finish(vocabulary::campaign_state::failed, "a trial did not pass (see its log)", exit_code::failure);
 }
