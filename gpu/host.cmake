@@ -17,3 +17,7 @@ warpforge_library(gpu_host
   DEPS
     warpforge::config
     warpforge::expected)
+
+# counter_generator.hpp and compare.cpp must give the device's bits: IEEE operations in double,
+# never contracted into an FMA (the device side compiles with NVRTC's -fmad=false).
+target_compile_options(warpforge_gpu_host PRIVATE -ffp-contract=off)
