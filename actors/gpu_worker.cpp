@@ -19,21 +19,6 @@ namespace {
 
 using worker_pointer = messages::gpu_worker_actor::stateful_pointer<gpu_worker_state>;
 
-// A runner that could not answer: the candidate's fault (timeout, crash mid-request) or not
-// (the runner would not start, so the candidate never ran).
-vocabulary::branch_outcome to_branch_outcome(gpu::runner_error_kind kind) {
-  switch (kind) {
-  case gpu::runner_error_kind::reply_timeout: return vocabulary::branch_outcome::timeout;
-  case gpu::runner_error_kind::crashed:
-  case gpu::runner_error_kind::protocol_error:
-  case gpu::runner_error_kind::request_failed: return vocabulary::branch_outcome::runtime_error;
-  case gpu::runner_error_kind::not_found:
-  case gpu::runner_error_kind::spawn_failed:
-  case gpu::runner_error_kind::start_timeout: return vocabulary::branch_outcome::not_run;
-  }
-  return vocabulary::branch_outcome::runtime_error;
-}
-
 feed::event runner_feed_event(const runner_event& e, const messages::device_summary& device) {
   feed::event out;
   switch (e.what) {
@@ -54,7 +39,7 @@ feed::event runner_feed_event(const runner_event& e, const messages::device_summ
   return out;
 }
 
-std::string describe_failure(const gpu::candidate_result& r) {
+std::string describe_failure(const gpu::kernel_result& r) {
   std::string text = r.detail;
   if (r.seed)
     text += " (seed " + std::to_string(*r.seed) + ")";
@@ -189,17 +174,23 @@ std::string gpu_worker_name(int ordinal) {
 messages::measurement
 measurement_from(const messages::run_request& request, const messages::device_summary& device,
                  vocabulary::timing_mode mode,
-                 const expected<gpu::candidate_result, gpu::runner_error>& result) {
+                 const expected<gpu::race_result, gpu::runner_error>& result) {
   messages::measurement m;
   m.ref = request.ref;
   m.device = device;
   m.mode = mode == vocabulary::timing_mode::cold ? messages::timing_mode::cold : messages::timing_mode::warm;
   if (!result) {
-    m.outcome = to_branch_outcome(result.error().kind);
+    m.outcome = gpu::outcome_of(result.error().kind);
     m.error_text = result.error().to_string();
     return m;
   }
-  const auto& r = *result;
+  if (result->kernels.empty()) {
+    m.outcome = vocabulary::branch_outcome::runtime_error;
+    m.error_text = "the runner answered a race without kernel results";
+    return m;
+  }
+  const auto& race = *result;
+  const auto& r = race.kernels.front();
   m.outcome = r.outcome;
   if (r.compare) {
     m.correctness.max_abs_error = r.compare->max_abs_error;
@@ -212,7 +203,7 @@ measurement_from(const messages::run_request& request, const messages::device_su
     m.error_text = describe_failure(r);
     return m;
   }
-  auto request_body = gpu::decode_candidate_request(request.request_json);
+  auto request_body = gpu::decode_race_request(request.request_json);
   m.correctness.seeds_checked =
     request_body ? static_cast<std::uint32_t>(request_body->seeds.size()) : 0;
   const auto& s = r.stats;
@@ -224,16 +215,16 @@ measurement_from(const messages::run_request& request, const messages::device_su
   m.timing.ci95_high_s = s.median_ci.high;
   m.timing.min_s = s.min_s;
   m.timing.samples = static_cast<std::uint32_t>(s.count);
-  const double clock_hz = r.sm_clock_hz_after > 0 ? r.sm_clock_hz_after : r.sm_clock_hz_before;
+  const double clock_hz = race.sm_clock_hz_after > 0 ? race.sm_clock_hz_after : race.sm_clock_hz_before;
   m.timing.sm_clock_mhz = clock_hz / 1e6;
-  m.timing.loop_wall_s = r.wall_s;
+  m.timing.loop_wall_s = r.timing_s;
   return m;
 }
 
 messages::metric_set gpu_worker_state::profile(const messages::profile_request& request) {
   const auto& cfg = *config;
   ++profiles;
-  auto body = gpu::decode_candidate_request(request.request_json);
+  auto body = gpu::decode_race_request(request.request_json);
   if (!body)
     return no_metrics(request, cfg.device,
                       "profile_request: the candidate body does not decode: " + body.error().detail);
@@ -368,7 +359,7 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
       const auto& cfg = *state.config;
       ++state.requests;
       const auto started = std::chrono::steady_clock::now();
-      auto body = gpu::decode_candidate_request(request.request_json);
+      auto body = gpu::decode_race_request(request.request_json);
       const auto mode = body ? body->mode : vocabulary::timing_mode::warm;
       if (!state.failure.empty() || !state.keeper || !body) {
         messages::measurement m;

@@ -66,11 +66,12 @@ struct gpu_worker_config {
 /// The registry name of the worker of GPU `ordinal` ("gpu.0").
 std::string gpu_worker_name(int ordinal);
 
-/// The measurement for `request` from what the runner said (or why it could not).
+/// The measurement for `request` (a race of one kernel) from what the runner said (or why it
+/// could not): kernels[0]'s verdict.
 messages::measurement
 measurement_from(const messages::run_request& request, const messages::device_summary& device,
                  vocabulary::timing_mode mode,
-                 const expected<gpu::candidate_result, gpu::runner_error>& result);
+                 const expected<gpu::race_result, gpu::runner_error>& result);
 
 /// The Nsight names a profile request must collect for metric-schema `keys`.
 struct nsight_selection {

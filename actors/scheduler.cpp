@@ -6,7 +6,7 @@
 #include "config/resolved_problem.hpp"
 #include "diagnosis/diagnose.hpp"
 #include "gpu/compile/compile_cache.hpp"
-#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/race_request.hpp"
 #include "json/writer.hpp"
 #include "logging/logging.hpp"
 #include "messages/store.hpp"
@@ -475,15 +475,14 @@ void campaign_scheduler::prepare(std::size_t job_index, const planned_branch& b)
   auto reference = reference_cubin(job, arch, why);
   if (!reference)
     return fail(vocabulary::branch_outcome::not_run, why);
-  gpu::candidate_inputs inputs;
-  inputs.candidate_cubin = cubin;
-  inputs.candidate_entry = job.spec->problem.kernel.entry;
+  gpu::race_inputs inputs;
   inputs.reference_cubin = *reference;
   inputs.reference_entry = job.reference_entry;
   if (job.spec->problem.reference.kind == config::reference_kind::self)
     inputs.reference_launch = job.default_resolved->launch;
   inputs.seed = config_.spec.proposer.seed;
-  t.request_json = gpu::encode_body(gpu::make_candidate_request(*resolved, job.spec->problem.reference, inputs));
+  t.request_json = gpu::encode_body(gpu::make_single_kernel_race(
+    *resolved, job.spec->problem.reference, cubin, job.spec->problem.kernel.entry, inputs));
   write_text(dir / ("request-" + arch + ".json"), t.request_json);
   job.requests[{b.iteration, b.ordinal}] = t.request_json;
   if (config_.workers.empty())

@@ -12,7 +12,7 @@
 #include "cli/text.hpp"
 #include "config/defaults.hpp"
 #include "gpu/compile/compile_cache.hpp"
-#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/race_request.hpp"
 #include "logging/logging.hpp"
 
 #include <caf/scoped_actor.hpp>
@@ -262,9 +262,7 @@ exit_code bench(const bench_options& options) {
           rows.push_back(row);
           continue;
         }
-        gpu::candidate_inputs inputs;
-        inputs.candidate_cubin = b.cubin;
-        inputs.candidate_entry = k.source.entry;
+        gpu::race_inputs inputs;
         inputs.reference_cubin = built_reference.cubin;
         inputs.reference_entry = reference->entry;
         inputs.seed = config::defaults::seed;
@@ -272,7 +270,8 @@ exit_code bench(const bench_options& options) {
         messages::run_request request;
         request.ref = {"bench-" + spec->name, spec->name, 1, k.ordinal};
         request.kind = k.kind;
-        request.request_json = gpu::encode_body(gpu::make_candidate_request(*resolved, spec->reference, inputs));
+        request.request_json = gpu::encode_body(
+          gpu::make_single_kernel_race(*resolved, spec->reference, b.cubin, k.source.entry, inputs));
         // Kept beside the branch: `warpforge-runner --execute request.json` replays the launch
         // (under ncu, for instance) with the same CUBINs, arguments and seed.
         std::ofstream{dir.branch_dir(spec->name, 1, k.ordinal) / ("request-" + arch + ".json")}

@@ -22,7 +22,7 @@
 #include "diagnosis/diagnose.hpp"
 #include "diagnosis/render.hpp"
 #include "gpu/compile/compile_cache.hpp"
-#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/race_request.hpp"
 #include "json/writer.hpp"
 #include "logging/logging.hpp"
 #include "sass/disassembler.hpp"
@@ -667,14 +667,13 @@ exit_code diagnose(const diagnose_options& options) {
       g.device = device_of(g.ordinal);
       g.arch = arch_for(*spec, g.device);
       const auto& b = builds.at(g.arch);
-      gpu::candidate_inputs inputs;
-      inputs.candidate_cubin = b.kernel_cubin;
-      inputs.candidate_entry = kernel.source.entry;
+      gpu::race_inputs inputs;
       inputs.reference_cubin = b.reference_cubin;
       inputs.reference_entry = reference->entry;
       inputs.seed = config::defaults::seed;
       inputs.mode = vocabulary::timing_mode::warm;
-      bodies.push_back(gpu::encode_body(gpu::make_candidate_request(*resolved, spec->reference, inputs)));
+      bodies.push_back(gpu::encode_body(
+        gpu::make_single_kernel_race(*resolved, spec->reference, b.kernel_cubin, kernel.source.entry, inputs)));
       // Beside the CUBIN: `warpforge-runner --execute` replays this launch (under ncu, say).
       std::ofstream{b.kernel_cubin.parent_path() / ("request-" + g.arch + ".json")} << bodies.back() << '\n';
       gpus.push_back(std::move(g));

@@ -20,11 +20,11 @@ namespace warpforge::messages {
 
 /// One candidate to check and time on the worker's GPU. The layout (CUBINs, entries, launch
 /// geometry, arguments, seeds, timing policy, warm or cold) travels as the runner's own
-/// run_candidate body (gpu::candidate_request, docs/runner-protocol.md), so it is defined once.
+/// run_race body (gpu::race_request of one kernel, docs/runner-protocol.md), so it is defined once.
 struct run_request {
   branch_ref ref;
   candidate_kind kind = candidate_kind::branch;
-  std::string request_json; // gpu::encode_body(candidate_request)
+  std::string request_json; // gpu::encode_body(race_request)
   double watchdog_s = 0;    // reply deadline; 0: the worker's default
   friend bool operator==(const run_request&, const run_request&) = default;
 };
@@ -95,7 +95,7 @@ typename Inspector::result_type inspect(Inspector& f, measurement& x) {
 /// run_request (the runner's candidate body); the metrics are metric-schema keys.
 struct profile_request {
   branch_ref ref;
-  std::string request_json;             // gpu::encode_body(candidate_request)
+  std::string request_json;             // gpu::encode_body(race_request)
   std::vector<std::string> metric_keys; // metric-schema keys; empty: the default set
   friend bool operator==(const profile_request&, const profile_request&) = default;
 };

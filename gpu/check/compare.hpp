@@ -48,6 +48,8 @@ struct compare_report {
   std::uint64_t first_bad_want_bits = 0; // raw bits of want there
   std::size_t poisoned_elements = 0; // elements of got still carrying the poison pattern
                                      // (poison.hpp; for integers a hint, not proof)
+
+  bool operator==(const compare_report&) const = default;
 };
 
 /// Compares `got` with `want`, both `type` elements; `tol` applies to floating dtypes only.

@@ -1,6 +1,6 @@
 // gpu_worker and its runner_keeper against a stand-in runner that hangs, crashes or loses its
-// context on purpose (tests/gpu/fake_runner.cpp, mode by_entry: the candidate's entry name says
-// what to do, for run_candidate and profile_candidate alike). Real processes, real ZeroMQ ipc,
+// context on purpose (tests/gpu/fake_runner.cpp, mode by_entry: each kernel's entry name says
+// what to do, for run_race and profile_candidate alike). Real processes, real ZeroMQ ipc,
 // real SQLite and feed for the events; the ncu fallback runs a stand-in ncu script.
 
 #include "actors/gpu_worker.hpp"
@@ -43,13 +43,24 @@ runner_keeper_options fake_keeper(std::uint32_t max_restarts, std::string mode =
   return o;
 }
 
-// A request the fake runner acts on by entry name; the layout is irrelevant to it.
-gpu::candidate_request behaving(const std::string& entry) {
-  gpu::candidate_request r;
-  r.candidate.cubin_path = "/nonexistent/candidate.cubin";
-  r.candidate.entry = entry;
+// A race the fake runner acts on by entry names, one kernel each; the layout is irrelevant to it.
+gpu::race_request race_of(const std::vector<std::string>& entries) {
+  gpu::race_request r;
+  for (const auto& entry : entries)
+    r.kernels.push_back({"/nonexistent/" + entry + ".cubin", entry, {}});
   r.seeds = {1, 2};
   return r;
+}
+
+gpu::race_request behaving(const std::string& entry) {
+  return race_of({entry});
+}
+
+std::vector<vocabulary::branch_outcome> outcomes(const gpu::race_result& r) {
+  std::vector<vocabulary::branch_outcome> out;
+  for (const auto& k : r.kernels)
+    out.push_back(k.outcome);
+  return out;
 }
 
 struct recorded_events {
@@ -65,20 +76,22 @@ struct recorded_events {
   }
 };
 
-TEST(RunnerKeeper, WatchdogKillsAHungCandidateAndTheNextRunsOnAFreshRunner) {
+TEST(RunnerKeeper, TheReplyDeadlineKillsASilentRunnerAndTheNextRaceRunsOnAFreshOne) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(0), seen.sink()};
   ASSERT_TRUE(keeper.ensure_running());
   auto hung = keeper.run(behaving("hang"), short_watchdog);
-  ASSERT_FALSE(hung);
-  EXPECT_EQ(hung.error().kind, gpu::runner_error_kind::reply_timeout);
+  ASSERT_TRUE(hung) << hung.error().to_string();
+  ASSERT_EQ(hung->kernels.size(), 1u);
+  EXPECT_EQ(hung->kernels[0].outcome, vocabulary::branch_outcome::timeout);
+  EXPECT_NE(hung->kernels[0].detail.find("reply_timeout"), std::string::npos) << hung->kernels[0].detail;
   EXPECT_EQ(keeper.watchdog_kills(), 1u);
   EXPECT_FALSE(keeper.running());
 
   auto next = keeper.run(behaving("pass"), short_watchdog);
   ASSERT_TRUE(next) << next.error().to_string();
-  EXPECT_EQ(next->outcome, vocabulary::branch_outcome::passed);
-  // A hang is the candidate's doing: no budget spent (max_restarts 0), no back-off.
+  EXPECT_EQ(next->kernels[0].outcome, vocabulary::branch_outcome::passed);
+  // A hang is the kernel's doing: no budget spent (max_restarts 0), no back-off.
   EXPECT_FALSE(keeper.gave_up());
   EXPECT_EQ(keeper.starts(), 2u);
   EXPECT_EQ(keeper.restarts(), 1u);
@@ -93,15 +106,53 @@ TEST(RunnerKeeper, ALostContextReplacesTheRunnerWithoutSpendingTheBudget) {
   for (int i = 0; i < 3; ++i) {
     auto lost = keeper.run(behaving("lost_context"), short_watchdog);
     ASSERT_TRUE(lost) << lost.error().to_string();
-    EXPECT_EQ(lost->outcome, vocabulary::branch_outcome::runtime_error);
-    EXPECT_TRUE(lost->runner_exits);
+    EXPECT_EQ(lost->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
+    EXPECT_FALSE(lost->runner_exits) << "the keeper dealt with it";
+    EXPECT_FALSE(keeper.running());
   }
   auto good = keeper.run(behaving("pass"), short_watchdog);
   ASSERT_TRUE(good) << good.error().to_string();
-  EXPECT_EQ(good->outcome, vocabulary::branch_outcome::passed);
+  EXPECT_EQ(good->kernels[0].outcome, vocabulary::branch_outcome::passed);
   EXPECT_FALSE(keeper.gave_up());
   EXPECT_EQ(keeper.restarts(), 3u);
   EXPECT_NE(seen.events.back().reason.find("CUDA context"), std::string::npos);
+}
+
+TEST(RunnerKeeper, KernelsARunnerLeftWithoutAVerdictRunAgainUntilEveryKernelHasOne) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  // Attempt 1 ends on kernel 2 (lost context): 0, 3, 4, 5 have no verdict yet (1 is incorrect).
+  // Attempt 2 (0, 3, 4, 5) ends on kernel 4 (the runner's kernel watchdog). Attempt 3 times the rest.
+  auto r = keeper.run(race_of({"pass", "incorrect", "lost_context", "pass", "watchdog", "pass"}), short_watchdog);
+  ASSERT_TRUE(r) << r.error().to_string();
+  using vocabulary::branch_outcome;
+  EXPECT_EQ(outcomes(*r), (std::vector<branch_outcome>{branch_outcome::passed, branch_outcome::incorrect,
+                                                      branch_outcome::runtime_error, branch_outcome::passed,
+                                                      branch_outcome::timeout, branch_outcome::passed}));
+  EXPECT_EQ(r->kernels[1].seed, std::optional<std::uint64_t>{42});
+  EXPECT_FALSE(r->ended_by);
+  EXPECT_FALSE(r->runner_exits);
+  EXPECT_EQ(keeper.restarts(), 2u) << "one fresh runner after each kernel that ended one";
+  EXPECT_FALSE(keeper.gave_up()) << "the kernels' doing: no budget spent (max_restarts 0)";
+  EXPECT_TRUE(keeper.running());
+  int reruns = 0;
+  for (const auto& note : r->notes)
+    reruns += note.find("run again on a fresh runner") != std::string::npos;
+  EXPECT_EQ(reruns, 2);
+}
+
+TEST(RunnerKeeper, ARunnerThatStopsTalkingGivesEveryKernelWithoutAVerdictATimeout) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  ASSERT_TRUE(keeper.ensure_running());
+  const auto start = std::chrono::steady_clock::now();
+  auto r = keeper.run(race_of({"incorrect", "hang", "pass"}), short_watchdog);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(r) << r.error().to_string();
+  using vocabulary::branch_outcome;
+  // No reply at all: nobody can tell which kernel hung, so none of them has a verdict.
+  EXPECT_EQ(outcomes(*r), (std::vector<branch_outcome>(3, branch_outcome::timeout)));
+  EXPECT_GE(took, 3 * short_watchdog) << "the reply deadline scales with the race's kernels";
 }
 
 TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
@@ -109,8 +160,9 @@ TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
   runner_keeper keeper{fake_keeper(2), seen.sink()};
   for (int i = 0; i < 2; ++i) {
     auto crashed = keeper.run(behaving("crash"), short_watchdog);
-    ASSERT_FALSE(crashed);
-    EXPECT_EQ(crashed.error().kind, gpu::runner_error_kind::crashed);
+    ASSERT_TRUE(crashed) << crashed.error().to_string();
+    EXPECT_EQ(crashed->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
+    EXPECT_NE(crashed->kernels[0].detail.find("crashed"), std::string::npos) << crashed->kernels[0].detail;
     EXPECT_FALSE(keeper.gave_up());
   }
   auto restarted = keeper.run(behaving("pass"), short_watchdog);
@@ -120,14 +172,15 @@ TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
   EXPECT_EQ(seen.events[2].backoff, 10ms); // backoff_delay(policy, 1)
 
   auto third = keeper.run(behaving("crash"), short_watchdog); // 3 > max_restarts 2 in the window
-  ASSERT_FALSE(third);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
   EXPECT_TRUE(keeper.gave_up());
   EXPECT_NE(keeper.give_up_reason().find("3 times within 60 s"), std::string::npos)
     << keeper.give_up_reason();
   EXPECT_EQ(seen.count(runner_event::kind::failed), 1);
 
   auto after = keeper.run(behaving("pass"), short_watchdog);
-  ASSERT_FALSE(after);
+  ASSERT_FALSE(after) << "no runner: nothing ran";
   EXPECT_EQ(after.error().detail, keeper.give_up_reason());
 }
 
@@ -266,15 +319,16 @@ TEST(MetricSetFrom, NsightBaseUnitsBecomeSchemaUnitsAndEveryGapIsNamed) {
 
 // --- measurement_from ----------------------------------------------------------------------
 
-messages::run_request request_for(const gpu::candidate_request& body) {
+messages::run_request request_for(const gpu::race_request& body) {
   return {{"nightly", "transpose", 1, 2}, messages::candidate_kind::branch, gpu::encode_body(body), 0};
 }
 
 TEST(MeasurementFrom, APassedResultCarriesItsStatisticsAndClock) {
-  gpu::candidate_result r;
-  r.outcome = vocabulary::branch_outcome::passed;
+  gpu::race_result r;
+  r.kernels.resize(1);
+  r.kernels[0].outcome = vocabulary::branch_outcome::passed;
   const std::vector<double> samples{1e-3, 2e-3, 3e-3};
-  r.stats = gpu::summarize(samples);
+  r.kernels[0].stats = gpu::summarize(samples);
   r.sm_clock_hz_after = 1.98e9;
   const messages::device_summary device{0, "H100", "sm_90", 0, 132, 0};
   auto m = measurement_from(request_for(behaving("k")), device, vocabulary::timing_mode::cold, r);
@@ -290,11 +344,12 @@ TEST(MeasurementFrom, APassedResultCarriesItsStatisticsAndClock) {
 }
 
 TEST(MeasurementFrom, WrongOutputsAndChangedInputsSayWhere) {
-  gpu::candidate_result r;
-  r.outcome = vocabulary::branch_outcome::incorrect;
-  r.detail = "input x changed";
-  r.seed = 7;
-  r.input = gpu::input_check{false, 12};
+  gpu::race_result r;
+  r.kernels.resize(1);
+  r.kernels[0].outcome = vocabulary::branch_outcome::incorrect;
+  r.kernels[0].detail = "input x changed";
+  r.kernels[0].seed = 7;
+  r.kernels[0].input = gpu::input_check{false, 12};
   auto m = measurement_from(request_for(behaving("k")), {}, vocabulary::timing_mode::warm, r);
   EXPECT_EQ(m.outcome, vocabulary::branch_outcome::incorrect);
   EXPECT_FALSE(m.correctness.inputs_unchanged);
@@ -309,7 +364,7 @@ TEST(MeasurementFrom, RunnerErrorsMapToTimeoutRuntimeErrorOrNotRun) {
     e.kind = kind;
     e.detail = "what happened";
     return measurement_from(request, {}, vocabulary::timing_mode::warm,
-                            expected<gpu::candidate_result, gpu::runner_error>{unexpected{e}})
+                            expected<gpu::race_result, gpu::runner_error>{unexpected{e}})
       .outcome;
   };
   EXPECT_EQ(outcome_of(gpu::runner_error_kind::reply_timeout), vocabulary::branch_outcome::timeout);
