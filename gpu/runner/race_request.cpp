@@ -93,7 +93,7 @@ void write_policy(json::writer& out, const timing_policy& p, vocabulary::timing_
   out.key("min_rounds").value(static_cast<std::uint64_t>(p.min_rounds));
   out.key("min_samples").value(static_cast<std::uint64_t>(p.min_samples));
   out.key("max_time_s").value(p.max_time_s);
-  out.key("max_rounds").value(static_cast<std::uint64_t>(p.max_rounds));
+  out.key("max_samples").value(static_cast<std::uint64_t>(p.max_samples));
   out.end_object();
 }
 
@@ -390,7 +390,7 @@ void read_policy(json_object_reader& t, simdjson::dom::object o, timing_policy& 
   read_unsigned(t, "min_rounds", p.min_rounds);
   read_unsigned(t, "min_samples", p.min_samples);
   read_double(t, o, "max_time_s", p.max_time_s);
-  read_unsigned(t, "max_rounds", p.max_rounds);
+  read_unsigned(t, "max_samples", p.max_samples);
 }
 
 void read_compare(json_object_reader& c, simdjson::dom::object o, compare_report& rep) {

@@ -64,10 +64,12 @@ device_workspace::~device_workspace() {
 }
 
 expected<device_workspace*, std::string> device_workspace::get(double& setup_s) {
-  static std::unique_ptr<device_workspace> workspace; // the runner serves one request at a time
+  // The runner serves one request at a time. Never destroyed: freeing CUDA objects during static
+  // destruction races cudart's own teardown, and the process's end frees the device anyway.
+  static device_workspace* workspace = nullptr;
   setup_s = 0.0;
   if (workspace)
-    return workspace.get();
+    return workspace;
   const auto start = steady::now();
   auto device = open_device();
   if (!device)
@@ -85,9 +87,9 @@ expected<device_workspace*, std::string> device_workspace::get(double& setup_s) 
     return unexpected("reading device memory: " + r.error().to_string());
   }
   const auto budget = static_cast<std::size_t>(cache_memory_share * static_cast<double>(free_bytes));
-  workspace.reset(new device_workspace(*device, std::move(*checks), stream, budget));
+  workspace = new device_workspace(*device, std::move(*checks), stream, budget);
   setup_s = seconds_since(start);
-  return workspace.get();
+  return workspace;
 }
 
 void device_workspace::use_problem(const std::vector<candidate_arg>& args) {
@@ -114,6 +116,7 @@ std::optional<launch_failure> device_workspace::allocate_evicting(device_memory&
 expected<pristine_inputs, launch_failure> device_workspace::pristine(const std::vector<candidate_arg>& args,
                                                                      std::uint64_t seed,
                                                                      double& generated_s) {
+  use_problem(args);
   pristine_inputs out(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto* b = std::get_if<candidate_buffer_arg>(&args[i]);

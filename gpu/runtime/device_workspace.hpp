@@ -52,7 +52,7 @@ public:
   void use_problem(const std::vector<candidate_arg>& args);
 
   /// Argument i's pristine input for `seed` (input and inout buffers), generated on the device
-  /// on a miss; `generated_s` grows by the wall seconds generating took. A failure names the
+  /// on a miss (`args` becomes the current problem, as in use_problem); `generated_s` grows by the wall seconds generating took. A failure names the
   /// argument (an invalid init spec, an allocation, a CUDA error).
   expected<pristine_inputs, launch_failure> pristine(const std::vector<candidate_arg>& args,
                                                      std::uint64_t seed, double& generated_s);
@@ -81,7 +81,7 @@ public:
 
   device_workspace(const device_workspace&) = delete;
   device_workspace& operator=(const device_workspace&) = delete;
-  ~device_workspace();
+  ~device_workspace(); // never runs for the runner's own workspace (see get)
 
 private:
   device_workspace(device_session device, check_module checks, cudaStream_t stream, std::size_t budget);

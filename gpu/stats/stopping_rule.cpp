@@ -9,7 +9,7 @@ std::string_view to_string(stop_decision decision) {
   case stop_decision::keep_going: return "keep_going";
   case stop_decision::converged: return "converged";
   case stop_decision::budget_exhausted: return "budget_exhausted";
-  case stop_decision::max_rounds: return "max_rounds";
+  case stop_decision::max_samples: return "max_samples";
   }
   return "unknown";
 }
@@ -45,8 +45,9 @@ stop_decision stopping_rule::decide(std::span<const round_summary> kernels, std:
     return stop_decision::converged;
   if (wall_s >= budget_s())
     return stop_decision::budget_exhausted;
-  if (rounds >= policy_.max_rounds)
-    return stop_decision::max_rounds;
+  if (std::any_of(kernels.begin(), kernels.end(),
+                  [&](const round_summary& k) { return k.stats.count >= policy_.max_samples; }))
+    return stop_decision::max_samples;
   return stop_decision::keep_going;
 }
 

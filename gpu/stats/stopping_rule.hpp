@@ -10,7 +10,7 @@
 //                    kernel's reported 95% interval (round_stats.hpp) has a half-width <= ci_target
 //                    of its median;
 //   budget_exhausted the timing wall time reached kernels x max_time_s, minima or not;
-//   max_rounds       max_rounds rounds, minima or not;
+//   max_samples      a kernel has max_samples samples, minima or not;
 //   keep_going       otherwise.
 // Each kernel's own verdict (kernel_decision) is converged when its interval met the target,
 // else the race's decision. Host-only; seconds, ratios 1.0 = 100%.
@@ -31,11 +31,11 @@ enum class stop_decision : std::uint8_t {
   keep_going,       // run another round
   converged,        // every interval within ci_target, minima met
   budget_exhausted, // the timing budget is spent (not converged)
-  max_rounds,       // max_rounds run (not converged)
+  max_samples,      // a kernel reached max_samples (not converged)
 };
 inline constexpr std::array all_stop_decisions{stop_decision::keep_going, stop_decision::converged,
                                                stop_decision::budget_exhausted,
-                                               stop_decision::max_rounds};
+                                               stop_decision::max_samples};
 std::string_view to_string(stop_decision decision);
 std::optional<stop_decision> stop_decision_from_string(std::string_view text);
 

@@ -31,9 +31,10 @@ struct timing_policy {
                                           // reported 95% CI of each kernel's median, relative to it
   std::uint32_t min_rounds = 5;           // rounds before any stop but the budget
   std::size_t min_samples = 10;           // samples per kernel before any stop but the budget
-  double max_time_s = 10.0;               // seconds of timing wall time per kernel of the race:
+  double max_time_s = 3.0;                // seconds of timing wall time per kernel of the race:
                                           // the rounds stop at kernels x this
-  std::uint32_t max_rounds = 10000;       // rounds, at most
+  std::size_t max_samples = 20000;        // samples of one kernel at most: the rounds stop when a
+                                          // kernel has them (bounds memory and the statistics' cost)
 
   bool operator==(const timing_policy&) const = default;
 };

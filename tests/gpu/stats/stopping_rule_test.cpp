@@ -67,6 +67,6 @@ TEST(stopping_rule, the_budget_scales_with_the_kernels_and_wins_over_unmet_minim
   const std::vector<round_summary> wide{kernel(2, 2, 0.05)};
   EXPECT_EQ(rule.decide(wide, 2, 5.9), stop_decision::keep_going);
   EXPECT_EQ(rule.decide(wide, 2, 6.0), stop_decision::budget_exhausted);
-  policy.max_rounds = 2;
-  EXPECT_EQ((stopping_rule{policy, 3}.decide(wide, 2, 0.0)), stop_decision::max_rounds);
+  policy.max_samples = 4; // wide has 2 rounds of 2
+  EXPECT_EQ((stopping_rule{policy, 3}.decide(wide, 2, 0.0)), stop_decision::max_samples);
 }
