@@ -1,6 +1,7 @@
 #include "actors/campaign.hpp"
 
 #include "toml_reader/placed_error.hpp"
+#include "actors/ask.hpp"
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"
 #include "actors/registry.hpp"
@@ -21,23 +22,12 @@ using self_pointer = messages::campaign_actor::stateful_pointer<campaign_state>;
 /// How long a stopping campaign waits for its last row to be written.
 constexpr std::chrono::seconds stop_write_timeout{5};
 
-// Sends `request` to the actor registered as `name` and hands its answer to `then`; when the
-// actor is down, the same again after the retry delay.
+// Every request through actors/ask.hpp; a tick soon sends again what its receiver's death left.
 template <class Handle, class Reply, class Request, class Then>
-void ask(self_pointer self, std::string name, Request request, Then then) {
-  auto again = [self, name, request, then] { ask<Handle, Reply>(self, name, request, then); };
-  auto handle = lookup<Handle>(self->system(), name);
-  if (!handle) {
+void send(self_pointer self, std::string name, Request request, Then then) {
+  ask<Handle, Reply>(self, self->state.asks, std::move(name), std::move(request), then);
+  if (self->state.asks.any_due())
     self->delayed_send(self, self->state.retry_delay, messages::tick_atom::value);
-    self->state.retry.push_back(again);
-    return;
-  }
-  self->request(handle, caf::infinite, request)
-    .then([then](Reply& answer) { then(answer); },
-          [self, again](caf::error&) {
-            self->delayed_send(self, self->state.retry_delay, messages::tick_atom::value);
-            self->state.retry.push_back(again);
-          });
 }
 
 feed::event campaign_event(feed::event_type type, std::string detail_json) {
@@ -65,7 +55,7 @@ void record_end(self_pointer self, const pipeline::campaign_result& r) {
                                               .add("measured", r.measured)
                                               .add("compiled", r.compiled)
                                               .json()));
-  ask<messages::store_actor, std::int64_t>(self, std::string{store_name},
+  send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_state_change{plan.campaign_id, state, r.reason},
                              [self, r](std::int64_t) {
                                self->state.result = r;
@@ -77,14 +67,14 @@ void record_end(self_pointer self, const pipeline::campaign_result& r) {
 
 void run(self_pointer self) {
   auto& st = self->state;
-  ask<messages::store_actor, std::int64_t>(self, std::string{store_name},
+  send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_state_change{st.plan->campaign_id, vocabulary::campaign_state::running, {}},
                              [self](std::int64_t) {
                                emit(self->system(), campaign_event(feed::event_type::campaign_started,
                                                                    feed::detail{}.add("resumed", self->state.plan->resume)
                                                                      .add("mode", pipeline::to_string(self->state.plan->mode))
                                                                      .json()));
-                               ask<messages::scheduler_actor, pipeline::campaign_result>(self, std::string{scheduler_name}, *self->state.plan,
+                               send<messages::scheduler_actor, pipeline::campaign_result>(self, std::string{scheduler_name}, *self->state.plan,
                                                               [self](pipeline::campaign_result& r) { record_end(self, r); });
                                if (self->state.interrupt_asked)
                                  self->send(self, messages::interrupt_atom::value);
@@ -96,7 +86,7 @@ void record_jobs(self_pointer self, std::vector<config::job_spec> jobs, std::siz
   if (next == jobs.size())
     return run(self);
   const auto& job = jobs[next];
-  ask<messages::store_actor, std::int64_t>(self, std::string{store_name},
+  send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::job_record{self->state.plan->campaign_id, job.name, job.problem_path.string()},
                              [self, jobs, next](std::int64_t id) {
                                self->state.plan->job_ids.push_back(id);
@@ -109,7 +99,7 @@ void record(self_pointer self) {
   auto spec = config::parse_campaign(plan.spec_toml, plan.spec_path);
   if (!spec)
     throw std::runtime_error("campaign: the spec no longer validates: " + toml_reader::to_string(spec.error()));
-  ask<messages::store_actor, std::int64_t>(self, std::string{store_name},
+  send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_record{plan.name, plan.spec_path, plan.spec_toml, plan.run_dir},
                              [self, jobs = spec->jobs](std::int64_t id) {
                                self->state.plan->campaign_id = id;
@@ -120,7 +110,7 @@ void record(self_pointer self) {
 // What the store holds decides: a campaign recorded earlier (a resume, or this actor restarted)
 // keeps its rows; otherwise they are recorded now. Read once every queued write is durable.
 void begin(self_pointer self) {
-  ask<messages::store_actor, std::int64_t>(self, std::string{store_name}, messages::flush_atom::value, [self](std::int64_t) {
+  send<messages::store_actor, std::int64_t>(self, std::string{store_name}, messages::flush_atom::value, [self](std::int64_t) {
     auto stored = report::load_report(self->state.plan->run_dir);
     if (stored)
       if (auto known = campaign_state::with_stored_ids(*self->state.plan, *stored)) {
@@ -197,6 +187,11 @@ messages::component_status campaign_state::status() const {
 
 messages::campaign_actor::behavior_type campaign(messages::campaign_actor::stateful_pointer<campaign_state> self) {
   keep_exception_text(self);
+  self->set_down_handler([self](caf::down_msg& m) {
+    self->state.asks.receiver_down(m.source);
+    if (self->state.asks.any_due())
+      self->delayed_send(self, self->state.retry_delay, messages::tick_atom::value);
+  });
   return {
     [self](messages::campaign_plan& plan) -> caf::typed_response_promise<pipeline::campaign_result> {
       auto& st = self->state;
@@ -218,8 +213,9 @@ messages::campaign_actor::behavior_type campaign(messages::campaign_actor::state
         self->send(scheduler, messages::interrupt_atom::value);
     },
     [self](messages::tick_atom) {
-      for (auto pending = std::exchange(self->state.retry, {}); !pending.empty(); pending.pop_front())
-        pending.front()();
+      self->state.asks.send_due();
+      if (self->state.asks.any_due())
+        self->delayed_send(self, self->state.retry_delay, messages::tick_atom::value);
     },
     [self](messages::stop_atom) {
       if (self->state.result || !self->state.plan || self->state.plan->campaign_id == 0)

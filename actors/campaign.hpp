@@ -7,6 +7,7 @@
 //
 // Every step is a request repeated after a delay when its actor is down, like the scheduler's.
 
+#include "actors/ask.hpp"
 #include "messages/campaign.hpp"
 #include "report/campaign_report.hpp"
 
@@ -33,7 +34,7 @@ struct campaign_state {
   std::map<caf::actor_addr, caf::typed_response_promise<pipeline::campaign_result>> waiting; // one per asker
   std::optional<pipeline::campaign_result> result; // once the scheduler answered
   bool interrupt_asked = false;
-  std::deque<std::function<void()>> retry;     // requests to send again at the next tick
+  pending_asks asks;                           // requests out, and those to send again
 
   /// The rows an earlier recording left in the store (none: record them now).
   static std::optional<messages::campaign_plan> with_stored_ids(messages::campaign_plan plan,

@@ -18,21 +18,6 @@ namespace {
 using worker_pointer = messages::gpu_worker_actor::stateful_pointer<gpu_worker_state>;
 using vocabulary::branch_outcome;
 
-// A runner that could not answer: the kernel's fault (timeout, crash mid-request) or not (the
-// runner would not start, so nothing ran).
-branch_outcome outcome_of(gpu::runner_error_kind kind) {
-  switch (kind) {
-  case gpu::runner_error_kind::reply_timeout: return branch_outcome::timeout;
-  case gpu::runner_error_kind::crashed:
-  case gpu::runner_error_kind::protocol_error:
-  case gpu::runner_error_kind::request_failed: return branch_outcome::runtime_error;
-  case gpu::runner_error_kind::not_found:
-  case gpu::runner_error_kind::spawn_failed:
-  case gpu::runner_error_kind::start_timeout: return branch_outcome::not_run;
-  }
-  return branch_outcome::runtime_error;
-}
-
 feed::event runner_feed_event(const runner_event& e, const gpu::device_info& device) {
   feed::event out;
   switch (e.what) {
@@ -81,7 +66,7 @@ std::string gpu_worker_name(int ordinal) {
 gpu::race_result race_failed(const gpu::race_request& request, const gpu::runner_error& error) {
   auto r = not_run(request, error.to_string());
   for (auto& k : r.kernels)
-    k.outcome = outcome_of(error.kind);
+    k.outcome = gpu::outcome_of(error.kind);
   return r;
 }
 

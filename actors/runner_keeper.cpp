@@ -2,6 +2,7 @@
 
 #include "logging/logging.hpp"
 
+#include <algorithm>
 #include <thread>
 
 namespace warpforge::actors {
@@ -59,14 +60,17 @@ bool runner_keeper::ensure_running() {
   return false;
 }
 
+gpu::runner_error runner_keeper::start_error() const {
+  gpu::runner_error error = last_start_error_.value_or(gpu::runner_error{});
+  error.detail = give_up_reason_.empty() ? error.detail : give_up_reason_;
+  return error;
+}
+
 template <class Result, class Send, class ExitReason>
 expected<Result, gpu::runner_error> runner_keeper::guarded(Send send, std::chrono::milliseconds watchdog,
                                                            ExitReason exit_reason) {
-  if (!ensure_running()) {
-    gpu::runner_error error = last_start_error_.value_or(gpu::runner_error{});
-    error.detail = give_up_reason_.empty() ? error.detail : give_up_reason_;
-    return unexpected{error};
-  }
+  if (!ensure_running())
+    return unexpected{start_error()};
   expected<Result, gpu::runner_error> result = send(*client_);
   if (!result) {
     switch (result.error().kind) {
@@ -90,17 +94,96 @@ expected<Result, gpu::runner_error> runner_keeper::guarded(Send send, std::chron
   return result;
 }
 
-expected<gpu::candidate_result, gpu::runner_error>
-runner_keeper::run(const gpu::candidate_request& request, std::chrono::milliseconds watchdog) {
-  return guarded<gpu::candidate_result>(
-    [&](gpu::runner_client& client) { return client.run_candidate(request, watchdog); }, watchdog,
-    [](const gpu::candidate_result& r) -> std::optional<std::string> {
-      if (!r.runner_exits)
-        return std::nullopt;
-      return r.outcome == vocabulary::branch_outcome::timeout
-               ? "kernel watchdog: " + r.detail
-               : "the runner lost its CUDA context: " + r.detail;
-    });
+namespace {
+
+// Why a race's runner is ending, from its reply: the kernel that ended it, or the reference.
+std::optional<std::string> race_exit_reason(const gpu::race_result& r) {
+  if (!r.runner_exits)
+    return std::nullopt;
+  if (!r.ended_by)
+    return "the runner lost its CUDA context (the reference or the runner's own work): " +
+           (r.kernels.empty() ? std::string{} : r.kernels.front().detail);
+  const auto& k = r.kernels.at(*r.ended_by);
+  return k.outcome == vocabulary::branch_outcome::timeout
+           ? "kernel watchdog: " + k.detail
+           : "the runner lost its CUDA context: " + k.detail;
+}
+
+// Adds one attempt's result for the kernels `which` (request indices) into `merged`.
+void merge_attempt(const gpu::race_result& attempt, const std::vector<std::size_t>& which,
+                   std::size_t number, gpu::race_result& merged) {
+  for (std::size_t s = 0; s < which.size(); ++s)
+    merged.kernels[which[s]] = attempt.kernels[s];
+  if (merged.reference_s == 0.0)
+    merged.reference_s = attempt.reference_s;
+  merged.watchdog_s = std::max(merged.watchdog_s, attempt.watchdog_s);
+  if (attempt.rounds_wall_s > 0.0) { // clocks around the rounds that ran
+    if (merged.sm_clock_hz_before == 0.0)
+      merged.sm_clock_hz_before = attempt.sm_clock_hz_before;
+    merged.sm_clock_hz_after = attempt.sm_clock_hz_after;
+  }
+  merged.inputs_s += attempt.inputs_s;
+  merged.reference_wall_s += attempt.reference_wall_s;
+  merged.setup_s += attempt.setup_s;
+  merged.rounds_wall_s += attempt.rounds_wall_s;
+  merged.wall_s += attempt.wall_s;
+  for (const auto& note : attempt.notes)
+    merged.notes.push_back(number == 1 ? note : "attempt " + std::to_string(number) + ": " + note);
+}
+
+} // namespace
+
+expected<gpu::race_result, gpu::runner_error>
+runner_keeper::run(const gpu::race_request& request, std::chrono::milliseconds watchdog) {
+  if (!ensure_running())
+    return unexpected{start_error()}; // no runner: nothing ran
+  gpu::race_result merged;
+  merged.kernels.resize(request.kernels.size());
+  std::vector<std::size_t> pending(request.kernels.size());
+  for (std::size_t k = 0; k < pending.size(); ++k)
+    pending[k] = k;
+  for (std::size_t attempt_number = 1; !pending.empty(); ++attempt_number) {
+    gpu::race_request attempt_request = request;
+    attempt_request.kernels.clear();
+    for (std::size_t k : pending)
+      attempt_request.kernels.push_back(request.kernels[k]);
+    if (attempt_number > 1 && !ensure_running()) { // the kernels left never ran
+      for (std::size_t k : pending) {
+        merged.kernels[k] = gpu::kernel_result{};
+        merged.kernels[k].outcome = vocabulary::branch_outcome::not_run;
+        merged.kernels[k].detail = "no runner to run it again: " + start_error().to_string();
+      }
+      break;
+    }
+    const auto deadline = watchdog * static_cast<std::int64_t>(pending.size());
+    auto attempt = guarded<gpu::race_result>(
+      [&](gpu::runner_client& client) { return client.run_race(attempt_request, deadline); }, deadline,
+      race_exit_reason);
+    if (!attempt) {
+      for (std::size_t k : pending) {
+        merged.kernels[k] = gpu::kernel_result{};
+        merged.kernels[k].outcome = gpu::outcome_of(attempt.error().kind);
+        merged.kernels[k].detail = attempt.error().to_string();
+      }
+      break;
+    }
+    merge_attempt(*attempt, pending, attempt_number, merged);
+    std::vector<std::size_t> again;
+    if (attempt->ended_by)
+      for (std::size_t s = 0; s < pending.size(); ++s)
+        if (attempt->kernels[s].outcome == vocabulary::branch_outcome::not_run)
+          again.push_back(pending[s]);
+    if (!again.empty()) {
+      const std::size_t culprit = pending[*attempt->ended_by];
+      merged.notes.push_back("the runner ended on kernel " + std::to_string(culprit) + " (" +
+                             std::string{to_string(merged.kernels[culprit].outcome)} + "); " +
+                             std::to_string(again.size()) +
+                             " kernel(s) without a verdict run again on a fresh runner (timed "
+                             "apart from the kernels timed before)");
+    }
+    pending = std::move(again);
+  }
+  return merged;
 }
 
 expected<gpu::profile_result, gpu::runner_error>

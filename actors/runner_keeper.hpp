@@ -3,14 +3,15 @@
 // the actor, so it is tested against a runner that crashes or hangs on purpose.
 //
 //   runner_keeper keeper{options, [](const runner_event& e) { publish(e); }};
-//   auto result = keeper.run(request, std::chrono::seconds{30});  // starts the runner if needed
+//   auto result = keeper.run(race, std::chrono::seconds{30});  // complete: a verdict per kernel
 //   auto counters = keeper.profile(profile, std::chrono::seconds{300}); // the same, for metrics
 //
 // Two kinds of runner death, treated differently:
-//   - the candidate's doing: a hung kernel (the runner's kernel watchdog answers timeout and the
+//   - a kernel's doing: a hung kernel (the runner's kernel watchdog answers timeout and the
 //     runner exits; or, as a backstop, the reply deadline passes and the runner is killed) or a
 //     lost CUDA context (the runner answers runtime_error and exits). Expected; a fresh runner
-//     starts at once, no budget spent.
+//     starts at once, no budget spent. When the runner names the kernel (ended_by), the kernels
+//     of the race it left without a verdict run again on the fresh runner.
 //   - anything else: the runner crashed mid-request, died idle, or would not start. Counted in a
 //     crash_budget (the supervisor's arithmetic and [supervision] policy): restart n waits
 //     backoff_delay(n); more than max_restarts in the window and the keeper gives up: the GPU is
@@ -20,7 +21,7 @@
 #include "actors/supervisor.hpp"
 #include "config/supervision_policy.hpp"
 #include "expected/expected.hpp"
-#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/race_request.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/runner_client.hpp"
 
@@ -55,10 +56,17 @@ public:
   /// once the keeper has given up.
   bool ensure_running();
 
-  /// Runs one candidate with `watchdog` as the reply deadline. The runner is started first when
-  /// needed; a start that fails is the error (kind spawn_failed / start_timeout / not_found).
-  expected<gpu::candidate_result, gpu::runner_error> run(const gpu::candidate_request& request,
-                                                         std::chrono::milliseconds watchdog);
+  /// Runs a race until every kernel has its verdict. `watchdog` is each kernel's share of the
+  /// reply deadline (the deadline is watchdog x the kernels still to run). When the runner ends
+  /// on a kernel's fault or hang (the reply says which: ended_by), the kernels it left not_run
+  /// run again on a fresh runner, as a race of their own. A runner that dies without saying why
+  /// (a crash, the reply deadline, an unreadable reply) gives every kernel still without a
+  /// verdict that error's outcome (gpu::outcome_of) and the error's text. The result then is
+  /// complete, in the request's order; its ended_by is empty and runner_exits false (the keeper
+  /// dealt with them; notes say what happened), and its phase times add up the attempts'.
+  /// The error: no runner could be started for the first attempt (nothing ran).
+  expected<gpu::race_result, gpu::runner_error> run(const gpu::race_request& request,
+                                                    std::chrono::milliseconds watchdog);
 
   /// Profiles one launch (CUPTI range profiler in the runner) with `watchdog` as the reply
   /// deadline; the same start, watchdog and runner-death handling as run(). A status other than
@@ -86,6 +94,8 @@ private:
   template <class Result, class Send, class ExitReason>
   expected<Result, gpu::runner_error> guarded(Send send, std::chrono::milliseconds watchdog,
                                               ExitReason exit_reason);
+  /// Why no runner is available (the last start's error, or the give-up reason).
+  gpu::runner_error start_error() const;
   /// Drops a runner that has ended; `expected_death` says whether the candidate caused it.
   void retire(std::string reason, bool expected_death);
   void give_up(std::string reason);

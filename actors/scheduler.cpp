@@ -1,6 +1,7 @@
 #include "actors/scheduler.hpp"
 
 #include "toml_reader/placed_error.hpp"
+#include "actors/ask.hpp"
 #include "actors/compiler.hpp"
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"
@@ -28,31 +29,20 @@ using self_pointer = messages::scheduler_actor::stateful_pointer<scheduler_state
 
 void flush(self_pointer self);
 
-// Sends `request` to the actor registered as `name` now, and hands the answer to `then`. An
-// error (the actor is down or being restarted) repeats the whole thing after the retry delay.
+// Every order goes through actors/ask.hpp; each answer is handed to the engine, then whatever the
+// engine wants next is sent.
 template <class Handle, class Reply, class Request, class Then>
-void ask(self_pointer self, std::string name, Request request, Then then) {
-  auto handle = lookup<Handle>(self->system(), name);
-  auto again = [self, name, request, then] { ask<Handle, Reply>(self, name, request, then); };
-  if (!handle) {
-    self->state.retries.push_back(again);
-    return;
-  }
-  self->request(handle, caf::infinite, request)
-    .then([self, then](Reply& answer) {
-            then(answer);
-            flush(self);
-          },
-          [self, again, name](caf::error& e) {
-            logging::get("scheduler")->debug("{} did not answer ({}); asking again", name, self->system().render(e));
-            self->state.retries.push_back(again);
-          });
+void send(self_pointer self, std::string name, Request request, Then then) {
+  ask<Handle, Reply>(self, self->state.asks, std::move(name), std::move(request), [self, then](Reply& answer) {
+    then(answer);
+    flush(self);
+  });
 }
 
 void write(self_pointer self, const pipeline::store_write& w) {
   ++self->state.writes_in_flight;
   std::visit([self](const auto& record) {
-               ask<messages::store_actor, std::int64_t>(self, std::string{store_name}, record,
+               send<messages::store_actor, std::int64_t>(self, std::string{store_name}, record,
                                           [self](std::int64_t) { --self->state.writes_in_flight; });
              },
              w);
@@ -62,22 +52,22 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
   auto& st = self->state;
   for (auto& [id, order] : out.compiles) {
     const auto name = compiler_name(st.next_compiler++ % std::max<std::size_t>(1, st.options.compilers));
-    ask<messages::compiler_actor, pipeline::built_kernel>(self, name, order,
+    send<messages::compiler_actor, pipeline::built_kernel>(self, name, order,
                                   [self, id = id](pipeline::built_kernel& k) { self->state.engine->built(id, k); });
   }
   for (auto& [id, order] : out.sass_checks)
-    ask<messages::sass_actor, pipeline::sass_verdict>(self, std::string{sass_checker_name}, order,
+    send<messages::sass_actor, pipeline::sass_verdict>(self, std::string{sass_checker_name}, order,
                               [self, id = id](pipeline::sass_verdict& v) { self->state.engine->checked(id, v); });
   for (auto& p : out.proposals)
-    ask<messages::proposer_actor, pipeline::proposal>(self, std::string{proposer_name}, p.request,
+    send<messages::proposer_actor, pipeline::proposal>(self, std::string{proposer_name}, p.request,
                                   [self, id = p.id](pipeline::proposal& answer) { self->state.engine->proposed(id, answer); });
   for (auto& r : out.races)
-    ask<messages::gpu_worker_actor, messages::race_reply>(self, gpu_worker_name(r.gpu), messages::race_order{r.ref, r.request, 0},
+    send<messages::gpu_worker_actor, messages::race_reply>(self, gpu_worker_name(r.gpu), messages::race_order{r.ref, r.request, 0},
                                     [self, id = r.id](messages::race_reply& reply) {
                                       self->state.engine->raced(id, reply.device, reply.result, reply.wall_s);
                                     });
   for (auto& p : out.profiles)
-    ask<messages::profiler_actor, pipeline::diagnosis_summary>(self, std::string{profiler_name},
+    send<messages::profiler_actor, pipeline::diagnosis_summary>(self, std::string{profiler_name},
                                   messages::profile_order{p.ref, p.device, p.launch, p.metrics_path},
                                   [self, id = p.id](pipeline::diagnosis_summary& s) { self->state.engine->profiled(id, s); });
 }
@@ -116,13 +106,8 @@ void flush(self_pointer self) {
 // A campaign the store already knows (resumed, or this scheduler restarted mid-way): its rows are
 // read back once every write queued before the flush is durable.
 void start_from_store(self_pointer self) {
-  auto store = lookup<messages::store_actor>(self->system(), store_name);
-  if (!store) {
-    self->state.retries.push_back([self] { start_from_store(self); });
-    return;
-  }
-  self->request(store, caf::infinite, messages::flush_atom::value)
-    .then([self](std::int64_t) {
+  ask<messages::store_actor, std::int64_t>(self, self->state.asks, std::string{store_name}, messages::flush_atom::value,
+                                          [self](std::int64_t) {
             auto& st = self->state;
             auto earlier = report::load_report(st.plan->run_dir);
             std::vector<pipeline::store_write> failures;
@@ -136,8 +121,7 @@ void start_from_store(self_pointer self) {
             for (auto& e : events)
               emit(self->system(), std::move(e));
             flush(self);
-          },
-          [self](caf::error&) { self->state.retries.push_back([self] { start_from_store(self); }); });
+          });
 }
 
 } // namespace
@@ -198,6 +182,7 @@ scheduler(messages::scheduler_actor::stateful_pointer<scheduler_state> self, sch
   self->state.options = std::move(options);
   self->state.started = std::chrono::steady_clock::now();
   self->delayed_send(self, self->state.options.tick, messages::tick_atom::value);
+  self->set_down_handler([self](caf::down_msg& m) { self->state.asks.receiver_down(m.source); });
   return {
     [self](messages::campaign_plan& plan) -> caf::typed_response_promise<pipeline::campaign_result> {
       auto& st = self->state;
@@ -217,12 +202,11 @@ scheduler(messages::scheduler_actor::stateful_pointer<scheduler_state> self, sch
     },
     [self](messages::tick_atom) {
       auto& st = self->state;
-      for (auto pending = std::exchange(st.retries, {}); !pending.empty(); pending.pop_front())
-        pending.front()();
+      st.asks.send_due();
       if (st.engine)
         st.engine->tick();
       flush(self);
-      self->delayed_send(self, st.retries.empty() ? st.options.tick : st.options.retry_delay,
+      self->delayed_send(self, st.asks.any_due() ? st.options.retry_delay : st.options.tick,
                          messages::tick_atom::value);
     },
     [self](messages::stop_atom) {

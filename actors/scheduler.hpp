@@ -10,6 +10,7 @@
 // repeated the same way. Restarted itself, the scheduler is handed the plan again by the campaign
 // actor and rebuilds every job from the store (what has an outcome is replayed, the rest rebuilt).
 
+#include "actors/ask.hpp"
 #include "messages/scheduler.hpp"
 #include "pipeline/campaign_engine.hpp"
 
@@ -44,7 +45,7 @@ struct scheduler_state {
   std::unique_ptr<pipeline::campaign_engine> engine;
   std::vector<caf::typed_response_promise<pipeline::campaign_result>> waiting; // hear the end
   std::chrono::steady_clock::time_point started;
-  std::deque<std::function<void()>> retries;  // orders to send again at the next retry tick
+  pending_asks asks;                          // orders out, and those to send again
   std::size_t writes_in_flight = 0;           // store writes not yet acknowledged
   std::size_t next_compiler = 0;
   std::vector<std::string> failed_jobs;       // jobs whose problem could not be opened

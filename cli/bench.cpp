@@ -69,8 +69,9 @@ void print_verdicts(const bench_options& options, const std::vector<bench_row>& 
       std::snprintf(compile, sizeof compile, "%s %.1fms", c->second->number("cache_hit") > 0 ? "hit" : "nvrtc",
                     c->second->number("compile_s") * 1e3);
     if (!r.measured) {
-      std::printf("%-4d %-22s %-14s %-13s  %s\n", r.gpu, label(options, r.kernel).substr(0, 22).c_str(),
-                  r.outcome.c_str(), compile, first_line(r.detail, 160).c_str());
+      std::printf("%-4s %-22s %-14s %-13s  %s\n", r.gpu < 0 ? "-" : std::to_string(r.gpu).c_str(),
+                  label(options, r.kernel).substr(0, 22).c_str(), r.outcome.c_str(), compile,
+                  first_line(r.detail, 160).c_str());
       continue;
     }
     const auto& m = *r.measured;

@@ -154,6 +154,36 @@ void print_gpu(const gpu_view& g, double buffer_bytes) {
                 method->id.c_str(), method->name.c_str());
 }
 
+// The build and the SASS, as `compile` and `sass` arrays (one architecture: the pipeline builds for
+// the first GPU's).
+void write_front(json::writer& w, const front_view& f) {
+  w.key("compile").begin_array().begin_object().key("arch").value(f.arch).key("ok").value(f.compiled);
+  if (f.compiled)
+    w.key("cache_hit").value(f.cache_hit).key("compile_s").value(f.compile_s).key("cubin").value(f.cubin);
+  else
+    w.key("log").value(f.log);
+  w.end_object().end_array();
+  w.key("sass").begin_array();
+  if (f.sass) {
+    std::size_t checked = 0;
+    bool unavailable = false;
+    w.begin_object().key("arch").value(f.arch);
+    for (const auto& [id, presence] : f.sass->texts)
+      if (id.find('#') == std::string::npos) {
+        ++checked;
+        unavailable = unavailable || presence == "unavailable";
+      }
+    w.key("status").value(unavailable ? "unavailable" : "checked").key("methods_checked").value(checked);
+    w.key("present").begin_array();
+    for (const auto& [id, presence] : f.sass->texts)
+      if (id.find('#') == std::string::npos && presence == "present")
+        w.begin_object().key("id").value(id).key("match_count").value(f.sass->number(id + "#matches"))
+          .key("evidence").value(f.sass->text(id + "#evidence")).end_object();
+    w.end_array().end_object();
+  }
+  w.end_array();
+}
+
 void write_gpu(json::writer& w, const gpu_view& g) {
   w.begin_object().key("gpu").value(g.device.ordinal).key("name").value(g.device.name).key("arch").value(g.device.arch());
   w.key("outcome").value(g.outcome);
@@ -293,7 +323,8 @@ exit_code diagnose(const diagnose_options& options) {
   if (options.json) {
     json::writer w;
     w.begin_object().key("problem").value(problem->name).key("kernel").value(front.label).key("entry").value(front.entry)
-      .key("run_dir").value(outcome->run_dir.string()).key("compiled").value(front.compiled);
+      .key("run_dir").value(outcome->run_dir.string());
+    write_front(w, front);
     w.key("gpus").begin_array();
     for (const auto& g : gpus)
       write_gpu(w, g);

@@ -33,7 +33,7 @@ namespace warpforge::pipeline {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, compile_order& x) {
-  return f(caf::meta::type_name("compile_order"), x.ref, x.request, x.output_dir, x.file_stem);
+  return f(caf::meta::type_name("compile_order"), x.ref, x.request, x.output_dir, x.file_stem, x.keep_files);
 }
 
 template <class Inspector>

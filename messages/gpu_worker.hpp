@@ -74,10 +74,9 @@ typename Inspector::result_type inspect(Inspector& f, kernel_watchdog& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, timing_policy& x) {
-  return f(caf::meta::type_name("timing_policy"), x.warmup_launches, x.warmup_min_time_s,
-           x.min_samples, x.min_time_s, x.max_noise, x.max_time_s, x.max_samples,
-           x.stop_on_noise_plateau, x.noise_window, x.noise_min_history, x.noise_check_every,
-           x.noise_plateau);
+  return f(caf::meta::type_name("timing_policy"), x.warmup_window, x.warmup_settle, x.warmup_min_launches,
+           x.warmup_max_launches, x.warmup_max_time_s, x.batch_time_s, x.max_batch_samples, x.ci_target,
+           x.min_rounds, x.min_samples, x.max_time_s, x.max_samples);
 }
 
 template <class Inspector>
@@ -118,8 +117,8 @@ typename Inspector::result_type inspect(Inspector& f, kernel_result& x) {
   auto compare = messages::optional_field(x.compare);
   auto input = messages::optional_field(x.input);
   return f(caf::meta::type_name("kernel_result"), x.outcome, x.detail, seed, x.arg, compare, input,
-           x.stats, x.decision, x.rounds, x.kernel_s, x.load_s, x.check_s, x.warmup_s, x.timing_s,
-           x.notes);
+           x.stats, x.decision, x.rounds, x.round_spread_s, x.batch_samples, x.warmup_launches, x.warmup,
+           x.kernel_s, x.load_s, x.check_s, x.warmup_s, x.timing_s, x.notes);
 }
 
 template <class Inspector>
@@ -127,7 +126,7 @@ typename Inspector::result_type inspect(Inspector& f, race_result& x) {
   auto ended_by = messages::optional_field(x.ended_by);
   return f(caf::meta::type_name("race_result"), x.kernels, x.reference_s, x.watchdog_s,
            x.sm_clock_hz_before, x.sm_clock_hz_after, x.inputs_s, x.reference_wall_s, x.setup_s,
-           x.wall_s, ended_by, x.runner_exits, x.notes);
+           x.rounds_wall_s, x.wall_s, ended_by, x.runner_exits, x.notes);
 }
 
 template <class Inspector>

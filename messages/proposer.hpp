@@ -16,7 +16,7 @@ namespace warpforge::pipeline {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate& x) {
-  return f(caf::meta::type_name("candidate"), x.kind, x.point, x.source, x.methods, x.note,
+  return f(caf::meta::type_name("candidate"), x.kind, x.point, x.source, x.source_name, x.methods, x.note,
            x.ablations);
 }
 

@@ -46,7 +46,7 @@ compile_order compile_order_for(const job_setup& job, const candidate& what,
   compile_order order;
   order.ref = ref;
   order.request.source = what.source.empty() ? job.kernel_text : what.source;
-  order.request.source_name = job.problem.kernel.source.filename().string();
+  order.request.source_name = what.source_name.empty() ? job.problem.kernel.source.filename().string() : what.source_name;
   order.request.entry = job.problem.kernel.entry;
   order.request.arch = arch;
   order.request.defines = defines_of(job.problem, resolved.point);
@@ -78,6 +78,11 @@ built_kernel compile(const compile_order& order, const compile_function& compile
   out.arch = order.request.arch;
   auto result = compile(order.request);
   const fs::path dir{order.output_dir};
+  if (!order.keep_files) {
+    out.outcome = result ? vocabulary::branch_outcome::passed : vocabulary::branch_outcome::compile_error;
+    out.compile_s = result ? result->compile_s : 0;
+    return out;
+  }
   if (!result) {
     out.outcome = vocabulary::branch_outcome::compile_error;
     out.log = result.error().log;

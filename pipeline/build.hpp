@@ -30,6 +30,8 @@ struct compile_order {
   gpu::compile_request request;  // source, entry, arch, defines, flags
   std::string output_dir;        // the branch's folder in the run directory
   std::string file_stem;         // "kernel-sm_90" or "reference-sm_90": <stem>.cubin, .log
+  bool keep_files = true;        // false: compile ahead into the content cache only (a variant
+                                 // likely needed soon), nothing written to the folder
   friend bool operator==(const compile_order&, const compile_order&) = default;
 };
 

@@ -8,6 +8,7 @@
 #include "pipeline/engine_slots.hpp"
 #include "pipeline/fixed_plan.hpp"
 #include "pipeline/job_driver.hpp"
+#include "logging/logging.hpp"
 #include "tuning/point_text.hpp"
 #include "tuning/tuning_history.hpp"
 
@@ -39,7 +40,7 @@ std::vector<candidate> given_kernels(const job_setup& job, const campaign_setup&
     std::stringstream text;
     text << in.rdbuf();
     c.source = text.str();
-    c.note = path.filename().string();
+    c.source_name = path.filename().string();
     kernels.push_back(std::move(c));
   }
   return kernels;
@@ -162,6 +163,9 @@ std::vector<attempt> campaign_engine::known_invalid(job_slot& job) {
     for (const auto& line : lines)
       out << line << '\n';
   }
+  if (!lines.empty())
+    logging::get("scheduler")->info("{}: {} point(s) known invalid from earlier runs are not proposed", job.setup.name,
+                                    lines.size());
   for (const auto& line : lines) {
     const auto space = line.find(' ');
     auto outcome = vocabulary::from_string<branch_outcome>(line.substr(0, space));
@@ -246,6 +250,24 @@ void campaign_engine::build(job_slot& job, branch_slot& slot) {
   out_.compiles.emplace_back(t, compile_order_for(job.setup, b.what, *slot.resolved, ref_of(job, b.iteration, b.ordinal),
                                                   arch(), branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal)));
   ++compiles_in_flight_;
+  compile_ahead(job, b);
+}
+
+// A branch's leave-one-out variants are built if it becomes champion, right after its race: they
+// are compiled now into the content cache, behind the branches themselves, so that build is a
+// cache hit and no GPU waits for it.
+void campaign_engine::compile_ahead(job_slot& job, const planned_branch& b) {
+  for (const auto& variant : b.what.ablations) {
+    auto resolved = resolve_branch(job.setup, variant);
+    if (!resolved)
+      continue;
+    auto ahead = compile_order_for(job.setup, variant, *resolved, ref_of(job, b.iteration, b.ordinal), arch(),
+                                   branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal));
+    ahead.keep_files = false;
+    const auto t = next_ticket();
+    orders_[t] = order{order::kind::compile_ahead, index_of(job), {b.iteration, b.ordinal}};
+    out_.compiles.emplace_back(t, std::move(ahead));
+  }
 }
 
 // A branch's outcome, recorded (the plan hears of it from the caller).
@@ -267,6 +289,8 @@ void campaign_engine::built(ticket id, const built_kernel& kernel) {
     return;
   auto o = it->second;
   orders_.erase(it);
+  if (o.what == order::kind::compile_ahead)
+    return; // in the cache now; its branch, if one is planned, will find it there
   --compiles_in_flight_;
   ++compiled_;
   auto& job = *jobs_.at(o.job);
@@ -284,6 +308,8 @@ void campaign_engine::built(ticket id, const built_kernel& kernel) {
     r.outcome = kernel.outcome;
     r.detail = kernel.log;
     end_branch(job, b, r, feed::no_gpu);
+    if (!gpus_.empty())
+      remember(job, b, r, gpus_.front().device); // compiled for the first GPU's architecture
     job.plan->failed(b.iteration, b.ordinal, r);
     return pump();
   }

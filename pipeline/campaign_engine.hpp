@@ -121,6 +121,7 @@ private:
   void plan_job(job_slot& job);
   void record_planned(job_slot& job, const planned_branch& b);
   void build(job_slot& job, branch_slot& slot);
+  void compile_ahead(job_slot& job, const planned_branch& b);
   void end_branch(job_slot& job, const planned_branch& b, const branch_result& result, int gpu);
   void after_plan(job_slot& job);
   void close_job(job_slot& job);

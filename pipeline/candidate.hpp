@@ -16,6 +16,8 @@ struct candidate {
   config::tunable_point point;        // the tunables' values, compiled in as -D defines; a
                                       // proposer that writes code leaves them at the defaults
   std::string source;                 // the kernel's full source; empty: the job's own kernel
+  std::string source_name;            // the file name compiler messages use for `source`
+                                      // ("mine.cu"); empty: the problem's kernel file's
   std::vector<std::string> methods;   // method-catalog ids it claims to use; an ablation: the
                                       // one method it leaves out
   std::string note;                   // the proposer's reason; an ablation: what else changed

@@ -46,7 +46,7 @@ struct campaign_engine::gpu_slot {
 };
 
 struct campaign_engine::order {
-  enum class kind { compile, sass, proposal, race, profile };
+  enum class kind { compile, compile_ahead, sass, proposal, race, profile };
   kind what = kind::compile;
   std::size_t job = 0;
   branch_key branch{-1, -1};  // compile, sass: the branch; ordinal -1: the job's reference

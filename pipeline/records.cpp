@@ -21,6 +21,7 @@ void write_candidate(json::writer& out, const candidate& c) {
   out.key("point").raw(point_json(c.point));
   out.key("methods").raw(methods_json(c.methods));
   out.key("source").value(c.source);
+  out.key("source_name").value(c.source_name);
   out.key("note").value(c.note);
   out.key("ablations").begin_array();
   for (const auto& a : c.ablations)
@@ -54,6 +55,8 @@ expected<candidate, std::string> read_candidate(simdjson::dom::object o) {
   std::string_view text;
   if (o["source"].get(text) == simdjson::SUCCESS)
     c.source = std::string{text};
+  if (o["source_name"].get(text) == simdjson::SUCCESS)
+    c.source_name = std::string{text};
   if (o["note"].get(text) == simdjson::SUCCESS)
     c.note = std::string{text};
   simdjson::dom::array ablations;
@@ -103,7 +106,8 @@ std::string methods_json(const std::vector<std::string>& methods) {
 }
 
 std::string keep_source(const fs::path& run_dir, const job_setup& job, const planned_branch& b) {
-  const auto file = branch_folder(run_dir, job.name, b.iteration, b.ordinal) / job.problem.kernel.source.filename();
+  const auto file = branch_folder(run_dir, job.name, b.iteration, b.ordinal) /
+                    (b.what.source_name.empty() ? job.problem.kernel.source.filename() : fs::path{b.what.source_name});
   std::error_code ignored;
   fs::create_directories(file.parent_path(), ignored);
   std::ofstream{file} << (b.what.source.empty() ? job.kernel_text : b.what.source);

@@ -1,8 +1,9 @@
 // warpforge-runner: one per GPU, started by the coordinator (gpu/runner/runner_client.hpp).
 //   warpforge-runner --endpoint ipc://<path> [--parent-pid N]   serve the runner protocol
 //   warpforge-runner --query [--json]                            print the device report once
-//   warpforge-runner --execute <request.json>                    launch a run_candidate body once
-//                                                                (no check, no timing; for ncu)
+//   warpforge-runner --execute <request.json>                    launch kernels[0] of a run_race
+//                                                                body once (no check, no timing;
+//                                                                for ncu)
 // CUDA_VISIBLE_DEVICES is set by the parent; the runner uses every device it can see.
 
 #include "gpu/device_report.hpp"
@@ -29,8 +30,8 @@ int main(int argc, char** argv) {
   auto* query_option = app.add_flag("--query", query, "print the device report and exit");
   app.add_flag("--json", json, "print the report as JSON")->needs(query_option);
   auto* execute_option = app.add_option("--execute", execute_file,
-                                        "launch the candidate of this run_candidate body once and "
-                                        "exit (0, or 6 when it could not run)");
+                                        "launch kernels[0] of this run_race body once and exit "
+                                        "(0, or 6 when it could not run)");
   endpoint_option->excludes(query_option);
   execute_option->excludes(endpoint_option)->excludes(query_option);
   try {

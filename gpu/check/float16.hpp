@@ -1,5 +1,6 @@
 #pragma once
-// IEEE binary16 (f16) and bfloat16 (bf16) bit patterns <-> double, on the host, without CUDA.
+// IEEE binary16 (f16) and bfloat16 (bf16) bit patterns <-> double, on the host, without CUDA
+// (the codecs of counter_generator.hpp, which the device shares).
 //
 // Decoding is exact (every f16/bf16 value is a double). Encoding rounds to nearest, ties to even,
 // directly from the double (no double rounding through float): overflow gives +-inf, tiny values

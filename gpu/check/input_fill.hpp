@@ -1,32 +1,21 @@
 #pragma once
 // Deterministic input buffers: element i of argument `arg` under campaign seed `seed` depends only
 // on (seed, arg, i) and the init_spec, never on the buffer length, on other elements or on the
-// order of generation. So the same bytes come out on any host, in any thread split, and a GPU
-// kernel can later generate the same values in place (see "Generator" below).
+// order of generation. So the same bytes come out on any host, in any thread split, and on the GPU
+// (the runner generates inputs in place with the same code).
 //
 //   std::vector<std::byte> a(bytes);
 //   if (auto r = fill_input(a, dtype::f32, buffer.init, seed, arg_index); !r) ...
 //
-// Generator (stable: changing it changes every campaign's inputs; docs/measurement.md):
-//   key      = splitmix64_mix(seed ^ splitmix64_mix(arg + golden))     golden = 0x9E3779B97F4A7C15
-//   draw(c)  = splitmix64_mix(key + (c + 1) * golden)                  (counter-based SplitMix64)
-//   unit(c)  = (draw(c) >> 11) * 2^-53                                 in [0, 1), 53 bits
-//   uniform  float: low + unit(i) * (high - low), rounded to the dtype, then kept inside
-//            [low, high) (a value rounded up to `high` steps down one representable value);
-//            integer: an integer in [ceil(low), floor(high)] ∩ dtype range, via
-//            lo + (draw(i) * span) >> 64 (multiply-shift; bias < span / 2^64).
-//   normal   Box-Muller on counters 2i and 2i+1: mean + stddev * sqrt(-2 ln(1 - u1)) cos(2 pi u2),
-//            rounded to the dtype (integers: to nearest, saturated to the dtype's range).
-//   constant value; zeros 0; ones 1 (floats rounded to nearest even; integers rounded and saturated).
-//   iota     element i = i: integers wrap modulo 2^bits (two's complement for signed); floats are
-//            i rounded to the dtype (f16 loses integers above 2048 and overflows to inf above 65519).
-// Bit-exact on any host for everything but `normal`, whose log/sqrt/cos come from the host's libm:
-// a device generator may differ in the last bit of the double, which rarely survives rounding to
-// the dtype. Generate on the host and copy (what the runner does) when bit-exactness matters.
+// The generator's formulas, and why host and device agree bit for bit, are in
+// counter_generator.hpp: fill_input and the runner's device fill kernel both evaluate
+// generator::generate_bits on a fill_plan made here (make_fill_plan), so every distribution,
+// `normal` included, gives the same bytes on the host and on any GPU.
 
 #include "config/dtype.hpp"
 #include "config/problem_spec.hpp"
 #include "expected/expected.hpp"
+#include "gpu/check/counter_generator.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +41,21 @@ std::uint64_t splitmix64_mix(std::uint64_t z);
 
 /// The 64 random bits number `counter` of argument `arg` under `seed` (the generator above).
 std::uint64_t random_bits(std::uint64_t seed, std::uint64_t arg, std::uint64_t counter);
+
+/// The shared header's element type of a dtype (same order, asserted in input_fill.cpp).
+generator::element_type element_type_of(config::dtype type);
+
+/// What element i of argument `arg` under `seed` depends on besides i: validated here, evaluated
+/// by generator::generate_bits on the host (fill_input) or the device (the runner's fill kernel).
+expected<generator::fill_plan, fill_error> make_fill_plan(config::dtype type,
+                                                          const config::init_spec& init,
+                                                          std::uint64_t seed, std::uint64_t arg);
+
+/// A plan whose every element is `bits` (the poison pattern, for instance).
+generator::fill_plan constant_plan(config::dtype type, std::uint64_t bits);
+
+/// Every whole element of `buffer` from `plan` (a trailing partial element is left as is).
+void fill_with_plan(std::span<std::byte> buffer, config::dtype type, const generator::fill_plan& plan);
 
 /// Fills every element of `buffer` (type `type`) per `init`, from (seed, arg).
 expected<void, fill_error> fill_input(std::span<std::byte> buffer, config::dtype type,

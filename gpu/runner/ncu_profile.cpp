@@ -140,7 +140,7 @@ std::vector<std::string> ncu_arguments(const profile_request& request, const ncu
           "--kernel-name-base",
           "mangled",
           "--kernel-name",
-          request.run.candidate.entry,
+          request.run.kernels.front().entry,
           "--launch-count",
           "1",
           "--log-file",
@@ -219,7 +219,7 @@ profile_result interpret_ncu_run(const profile_request& request, std::string_vie
   if (table->launches.empty())
     return make_profile(request, profile_status::failed,
                         with_messages("ncu (" + ended + ") profiled no launch of '" +
-                                      request.run.candidate.entry + "'"));
+                                      request.run.kernels.front().entry + "'"));
 
   auto result = make_profile(request, profile_status::ok, "");
   const auto& launch = table->launches.front();

@@ -33,7 +33,7 @@ namespace warpforge::gpu {
 inline constexpr std::chrono::milliseconds default_ncu_timeout{300'000};
 
 /// The files profile_with_ncu writes in its work directory.
-inline constexpr std::string_view ncu_request_file_name = "request.json"; // the run_candidate body
+inline constexpr std::string_view ncu_request_file_name = "request.json"; // the run_race body (kernels[0] is launched)
 inline constexpr std::string_view ncu_csv_file_name = "ncu.csv";          // ncu's --log-file
 inline constexpr std::string_view ncu_output_file_name = "ncu.out";       // stdout+stderr
 

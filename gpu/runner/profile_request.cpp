@@ -61,8 +61,8 @@ namespace {
 
 constexpr std::string_view request_context = "profile_candidate";
 constexpr std::string_view reply_context = "profile_candidate reply";
-// decode_candidate_request's own context, replaced by "profile_candidate.run" in its errors.
-constexpr std::string_view run_context = "run_candidate";
+// decode_race_request's own context, replaced by "profile_candidate.run" in its errors.
+constexpr std::string_view run_context = "run_race";
 
 template <class Enum>
 void read_enum(json_object_reader& in, std::string_view key, Enum& out,
@@ -134,7 +134,7 @@ expected<profile_request, json_error> decode_profile_request(std::string_view bo
   simdjson::dom::object run;
   in.required("run", run);
   if (in.ok()) {
-    auto decoded = decode_candidate_request(simdjson::minify(run));
+    auto decoded = decode_race_request(simdjson::minify(run));
     if (decoded) {
       request.run = std::move(*decoded);
     } else {

@@ -15,7 +15,7 @@
 
 #include "expected/expected.hpp"
 #include "gpu/json_error.hpp"
-#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/race_request.hpp"
 
 #include <array>
 #include <cstdint>
@@ -62,10 +62,10 @@ std::optional<metric_source> metric_source_from_string(std::string_view text);
 
 /// The body of a profile_candidate request.
 struct profile_request {
-  /// The candidate, its arguments and seeds, as for run_candidate. Inputs are filled from
-  /// run.seeds.front() exactly as run_candidate fills them; the reference, the other seeds, the
-  /// timing policy and the mode are not used.
-  candidate_request run;
+  /// The kernel (run.kernels[0]; any others are ignored), its arguments and seeds, as for
+  /// run_race. Inputs are generated from run.seeds.front() exactly as run_race generates them;
+  /// the reference, the other seeds, the timing policy and the mode are not used.
+  race_request run;
   std::vector<std::string> metrics; // full Nsight metric names (base name + suffix), no duplicates
   profile_replay replay = profile_replay::kernel;
 

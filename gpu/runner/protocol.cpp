@@ -12,7 +12,7 @@ std::string_view to_string(runner_request_kind kind) {
     case runner_request_kind::hello: return "hello";
     case runner_request_kind::device_query: return "device_query";
     case runner_request_kind::shutdown: return "shutdown";
-    case runner_request_kind::run_candidate: return "run_candidate";
+    case runner_request_kind::run_race: return "run_race";
     case runner_request_kind::profile_candidate: return "profile_candidate";
   }
   return "unknown";

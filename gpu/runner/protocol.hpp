@@ -33,15 +33,14 @@ enum class runner_request_kind {
   hello,        // the runner's greeting on connect (id 0); a client may send it as a ping
   device_query, // reply body: host_report (gpu/device_report.hpp)
   shutdown,     // the runner replies, closes its socket and exits 0
-  run_candidate, // body: candidate_request; reply body: candidate_result
-                 // (gpu/runner/candidate_request.hpp)
+  run_race,     // body: race_request; reply body: race_result (gpu/runner/race_request.hpp)
   profile_candidate, // body: profile_request; reply body: profile_result
                      // (gpu/runner/profile_request.hpp)
 };
 
 inline constexpr std::array all_runner_request_kinds{
   runner_request_kind::hello, runner_request_kind::device_query, runner_request_kind::shutdown,
-  runner_request_kind::run_candidate, runner_request_kind::profile_candidate};
+  runner_request_kind::run_race, runner_request_kind::profile_candidate};
 
 std::string_view to_string(runner_request_kind kind);
 std::optional<runner_request_kind> runner_request_kind_from_string(std::string_view text);

@@ -32,6 +32,19 @@ std::optional<runner_error_kind> runner_error_kind_from_string(std::string_view 
   return std::nullopt;
 }
 
+vocabulary::branch_outcome outcome_of(runner_error_kind kind) {
+  switch (kind) {
+    case runner_error_kind::reply_timeout: return vocabulary::branch_outcome::timeout;
+    case runner_error_kind::crashed:
+    case runner_error_kind::protocol_error:
+    case runner_error_kind::request_failed: return vocabulary::branch_outcome::runtime_error;
+    case runner_error_kind::not_found:
+    case runner_error_kind::spawn_failed:
+    case runner_error_kind::start_timeout: return vocabulary::branch_outcome::not_run;
+  }
+  return vocabulary::branch_outcome::runtime_error;
+}
+
 std::string runner_error::to_string() const {
   std::string out = "runner " + std::string{gpu::to_string(kind)} + ": " + detail;
   if (pid != 0)
@@ -391,15 +404,20 @@ expected<host_report, runner_error> runner_client::device_query(std::chrono::mil
   return std::move(*report);
 }
 
-expected<candidate_result, runner_error>
-runner_client::run_candidate(const candidate_request& body, std::chrono::milliseconds timeout) {
-  auto reply = request(runner_request_kind::run_candidate, encode_body(body), timeout);
+expected<race_result, runner_error>
+runner_client::run_race(const race_request& body, std::chrono::milliseconds timeout) {
+  auto reply = request(runner_request_kind::run_race, encode_body(body), timeout);
   if (!reply)
     return unexpected(std::move(reply).error());
-  auto result = decode_candidate_result(reply->body_json);
+  auto result = decode_race_result(reply->body_json);
   if (!result)
     return unexpected(state_->failure(runner_error_kind::protocol_error,
-                                      "unreadable run_candidate result: " + result.error().detail));
+                                      "unreadable run_race result: " + result.error().detail));
+  if (result->kernels.size() != body.kernels.size())
+    return unexpected(state_->failure(runner_error_kind::protocol_error,
+                                      "run_race result has " + std::to_string(result->kernels.size()) +
+                                        " kernel results for " + std::to_string(body.kernels.size()) +
+                                        " kernels"));
   return std::move(*result);
 }
 

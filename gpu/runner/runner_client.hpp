@@ -14,7 +14,7 @@
 
 #include "expected/expected.hpp"
 #include "gpu/device_report.hpp"
-#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/race_request.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/protocol.hpp"
@@ -62,6 +62,11 @@ inline constexpr std::array all_runner_error_kinds{
 std::string_view to_string(runner_error_kind kind);
 std::optional<runner_error_kind> runner_error_kind_from_string(std::string_view text);
 
+/// What a kernel that the runner could not answer for gets: timeout after a reply deadline,
+/// runtime_error after a crash or an unreadable answer, not_run when no runner could start (the
+/// kernel never ran).
+vocabulary::branch_outcome outcome_of(runner_error_kind kind);
+
 struct runner_error {
   runner_error_kind kind = runner_error_kind::crashed;
   std::string detail;            // what happened, naming the step / path / request
@@ -105,16 +110,18 @@ public:
   expected<host_report, runner_error>
   device_query(std::chrono::milliseconds timeout = default_device_query_timeout);
 
-  /// Runs a candidate (docs/runner-protocol.md, run_candidate). The timeout is the watchdog: a
-  /// kernel still running then is presumed hung, and the runner is killed (reply_timeout). A
-  /// result with runner_exits set means the runner is ending (lost CUDA context): start a new one.
-  expected<candidate_result, runner_error> run_candidate(const candidate_request& body,
-                                                         std::chrono::milliseconds timeout);
+  /// Runs a race (docs/runner-protocol.md, run_race). The timeout is the reply deadline, a
+  /// backstop behind the runner's own kernel watchdog: a runner still silent then is presumed
+  /// stuck and killed (reply_timeout). A result with runner_exits set means the runner is ending
+  /// (a lost CUDA context or a hung kernel, `ended_by` says whose): start a new one.
+  /// actors/runner_keeper re-runs the kernels such a race left unfinished.
+  expected<race_result, runner_error> run_race(const race_request& body,
+                                               std::chrono::milliseconds timeout);
 
   /// Profiles one launch of a candidate with the runner's CUPTI range profiler
   /// (docs/runner-protocol.md, profile_candidate). A status other than ok is a result, not an
   /// error (counters_unavailable: try gpu/runner/ncu_profile.hpp, or fix the permission). The
-  /// timeout is the watchdog, as for run_candidate; runner_exits as for run_candidate.
+  /// timeout is the reply deadline, as for run_race; runner_exits as for run_race.
   expected<profile_result, runner_error> profile(const profile_request& body,
                                                  std::chrono::milliseconds timeout);
 

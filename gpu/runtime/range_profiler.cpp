@@ -1,6 +1,6 @@
 #include "gpu/runtime/range_profiler.hpp"
 
-#include "gpu/runtime/candidate_launch.hpp"
+#include "gpu/runtime/single_launch.hpp"
 #include "gpu/runtime/counter_probe.hpp"
 #include "gpu/runtime/cuda_call.hpp"
 
@@ -55,8 +55,8 @@ profile_result make_profile(const profile_request& request, profile_status statu
   return r;
 }
 
-// A load or launch failure of the candidate: not_supported when the device cannot run it.
-profile_result from_candidate_failure(const profile_request& request, const candidate_result& f) {
+// A load or launch failure of the kernel: not_supported when the device cannot run it.
+profile_result from_candidate_failure(const profile_request& request, const launch_failure& f) {
   auto r = make_profile(request,
                         f.outcome == vocabulary::branch_outcome::not_supported ? profile_status::not_supported
                                                                       : profile_status::failed,
@@ -389,13 +389,15 @@ void evaluate_all(const metric_config& config, const std::vector<std::uint8_t>& 
 
 expected<profile_result, std::string> profile_candidate(const profile_request& request) {
   const auto& run = request.run;
-  if (auto shape = check_request_shape(run, "profile_candidate"); !shape)
-    return unexpected(shape.error());
+  if (run.kernels.empty() || run.seeds.empty())
+    return unexpected(std::string{"profile_candidate: the run needs a kernel and a seed"});
   if (request.metrics.empty())
     return unexpected(std::string{"profile_candidate: no metrics"});
-  auto device = open_device();
-  if (!device)
-    return unexpected(device.error());
+  double setup_s = 0.0;
+  auto workspace = device_workspace::get(setup_s);
+  if (!workspace)
+    return unexpected(workspace.error());
+  const device_session* device = &(*workspace)->device();
 
   // 1. Counter access: a restricted driver or an unsupported device is an answer.
   auto verdict = probe_counter_access(0, read_profiling_restriction(),
@@ -407,9 +409,9 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
     return make_profile(request, profile_status::not_supported,
                         "counter access check: " + verdict.reason);
 
-  // 2. The candidate, as run_candidate prepares it.
-  prepared_candidate candidate;
-  if (auto f = prepare_candidate(*device, run, run.seeds.front(), candidate))
+  // 2. The kernel, as run_race prepares it.
+  single_launch candidate;
+  if (auto f = prepare_single_launch(**workspace, run, candidate))
     return from_candidate_failure(request, *f);
 
   // 3. Chip and counter availability, on the primary context.
@@ -456,13 +458,13 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   bool all_submitted = false;
   while (!all_submitted && launches < pass_limit) {
     if (request.replay == profile_replay::user && launches > 0)
-      if (auto f = upload(candidate.initial, candidate.args))
+      if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
     if (auto r = start(range->get()); !r)
       return from_cupti_failure(request, r.error(), "starting pass " + std::to_string(launches));
-    if (auto r = launch_and_wait(candidate.kernel, candidate.args.params.data(), nullptr); !r)
+    if (auto r = launch_and_wait(candidate); !r)
       return from_candidate_failure(
-        request, cuda_failure(r.error(), "candidate kernel '" + run.candidate.entry +
+        request, cuda_failure(r.error(), "kernel 0 '" + run.kernels.front().entry +
                                            "' under the profiler (pass " +
                                            std::to_string(launches) + ")"));
     auto stopped = stop(range->get());

@@ -7,8 +7,8 @@
 // The steps, each named in its failure:
 //   1. counter access (counter_probe.hpp): restricted → counters_unavailable, unsupported device
 //      → not_supported, before anything is launched;
-//   2. the candidate, prepared as run_candidate prepares it (candidate_launch.hpp): inputs from
-//      run.seeds.front(), outputs poisoned;
+//   2. run.kernels[0], prepared as run_race prepares it (single_launch.hpp): inputs generated on
+//      the device from run.seeds.front() (cached in the runner), outputs poisoned;
 //   3. chip name and counter availability image (before the range profiler is enabled: CUPTI
 //      refuses that query while a session is active);
 //   4. a host object for the chip; every metric name checked on its own (an unknown one goes to
@@ -17,7 +17,7 @@
 //      auto range (one range = the one launch), kernel or user replay;
 //   6. start → launch → stop until CUPTI says every pass was submitted (kernel replay: CUPTI
 //      replays the launch itself, saving and restoring device memory; user replay: the runner
-//      re-uploads the seed's inputs and poisoned outputs before every pass);
+//      copies the seed's pristine inputs and re-poisons the outputs before every pass);
 //   7. decode, then evaluate range 0 for every configured metric.
 // Clocks are never locked: CUDA 13.0's range profiler has no clock control, and CUPTI 13.4's
 // opt-in cuptiClockControlLock is never called. Caches are not flushed between passes.
@@ -29,10 +29,11 @@
 
 namespace warpforge::gpu {
 
-/// Profiles one launch of request.run's candidate on device 0. Outcomes are profile_results (see
+/// Profiles one launch of request.run.kernels[0] on device 0. Outcomes are profile_results (see
 /// profile_status); the error is for "cannot execute here at all" (no driver, no device, missing
-/// driver entry points, a malformed request), answered with reply status failed as for
-/// run_candidate. A result with runner_exits set means the CUDA context is lost.
+/// driver entry points, the check kernels would not build, a malformed request), answered with
+/// reply status failed as for run_race. A result with runner_exits set means the CUDA context is
+/// lost.
 expected<profile_result, std::string> profile_candidate(const profile_request& request);
 
 /// The profile status a failed CUPTI call stands for (a CUptiResult value): counters_unavailable

@@ -4,7 +4,7 @@
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/protocol.hpp"
 #include "gpu/runtime/device_query.hpp"
-#include "gpu/runtime/execute.hpp"
+#include "gpu/runtime/race_runner.hpp"
 #include "gpu/runtime/range_profiler.hpp"
 
 #include "logging/logging.hpp"
@@ -98,28 +98,30 @@ handled_message handle_message(std::string_view request_text) {
     case runner_request_kind::shutdown:
       runner_log()->info("shutdown requested");
       return {encode(reply), true};
-    case runner_request_kind::run_candidate: {
-      auto body = decode_candidate_request(request->body_json);
+    case runner_request_kind::run_race: {
+      auto body = decode_race_request(request->body_json);
       if (!body) {
         reply.status = runner_reply_status::bad_request;
         reply.error = body.error().detail;
-        runner_log()->warn("bad run_candidate: {}", reply.error);
+        runner_log()->warn("bad run_race: {}", reply.error);
         return {encode(reply), false};
       }
-      auto result = execute_candidate(*body, [&](const candidate_result& hung) {
-        runner_log()->error("run_candidate {}: {}; exiting with {}", body->candidate.entry,
-                            hung.detail, runner_exit_kernel_hung);
+      auto result = execute_race(*body, [&](const race_result& hung) {
+        const auto j = hung.ended_by.value_or(0);
+        runner_log()->error("run_race: {}; exiting with {}", hung.kernels.at(j).detail,
+                            runner_exit_kernel_hung);
         reply.body_json = encode_body(hung);
         reply_and_exit(encode(reply), runner_exit_kernel_hung);
       });
       if (!result) {
         reply.status = runner_reply_status::failed;
         reply.error = result.error();
-        runner_log()->warn("run_candidate failed: {}", reply.error);
+        runner_log()->warn("run_race failed: {}", reply.error);
         return {encode(reply), false};
       }
-      runner_log()->info("run_candidate {}: {} {}", body->candidate.entry,
-                         to_string(result->outcome), result->detail);
+      for (std::size_t j = 0; j < result->kernels.size(); ++j)
+        runner_log()->info("run_race kernel {} '{}': {} {}", j, body->kernels[j].entry,
+                           to_string(result->kernels[j].outcome), result->kernels[j].detail);
       reply.body_json = encode_body(*result);
       if (result->runner_exits) {
         runner_log()->error("CUDA context lost; exiting with {}", runner_exit_context_lost);
@@ -143,7 +145,7 @@ handled_message handle_message(std::string_view request_text) {
         return {encode(reply), false};
       }
       runner_log()->info("profile_candidate {}: {}, {} value(s), {} missing, {} pass(es); {}",
-                         body->run.candidate.entry, to_string(result->status),
+                         body->run.kernels.front().entry, to_string(result->status),
                          result->values.size(), result->missing.size(), result->passes,
                          result->note);
       reply.body_json = encode_body(*result);

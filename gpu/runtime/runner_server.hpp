@@ -5,6 +5,8 @@
 // (Not PR_SET_PDEATHSIG: that fires when the spawning *thread* exits, which in a CAF coordinator
 // is not the same as the coordinator exiting.)
 
+#include "gpu/runner/exit_codes.hpp"
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -13,11 +15,6 @@
 
 namespace warpforge::gpu {
 
-/// warpforge-runner's exit codes.
-inline constexpr int runner_exit_ok = 0;              // shutdown requested, or --query done
-inline constexpr int runner_exit_usage = 2;           // bad command line
-inline constexpr int runner_exit_endpoint_failed = 3; // could not connect / socket error
-inline constexpr int runner_exit_parent_gone = 4;     // the parent process disappeared
 
 /// How often the watchdog checks that the parent is alive.
 inline constexpr std::chrono::milliseconds parent_check_interval{250};
@@ -37,7 +34,7 @@ struct handled_message {
   std::string reply; // encoded runner_reply
   bool stop = false; // shutdown was requested: send the reply, then exit
   int exit_code = runner_exit_ok; // the exit code when stop is set (runner_exit_context_lost
-                                  // after a sticky CUDA error, gpu/runtime/execute.hpp)
+                                  // after a sticky CUDA error; gpu/runner/exit_codes.hpp)
 };
 handled_message handle_message(std::string_view request_text);
 

@@ -1,7 +1,6 @@
 #include "gpu/stats/stopping_rule.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace warpforge::gpu {
 
@@ -9,7 +8,6 @@ std::string_view to_string(stop_decision decision) {
   switch (decision) {
   case stop_decision::keep_going: return "keep_going";
   case stop_decision::converged: return "converged";
-  case stop_decision::noise_plateau: return "noise_plateau";
   case stop_decision::budget_exhausted: return "budget_exhausted";
   case stop_decision::max_samples: return "max_samples";
   }
@@ -27,69 +25,35 @@ bool is_final(stop_decision decision) {
   return decision != stop_decision::keep_going;
 }
 
-stopping_rule::stopping_rule(timing_policy policy) : policy_(policy) {}
+stopping_rule::stopping_rule(timing_policy policy, std::size_t kernels)
+    : policy_(policy), kernels_(std::max<std::size_t>(kernels, 1)) {}
 
-void stopping_rule::add(double sample_s) {
-  ++samples_;
-  if (!std::isfinite(sample_s))
-    return;
-  sum_s_ += sample_s;
-  // Welford: the finite samples' count is the number of updates so far.
-  const double finite_count = static_cast<double>(++finite_samples_);
-  const double delta = sample_s - mean_s_;
-  mean_s_ += delta / finite_count;
-  m2_ += delta * (sample_s - mean_s_);
-  const double current = noise();
-  if (finite_samples_ >= 2 && std::isfinite(current)) {
-    noise_history_.push_back(current);
-    if (noise_history_.size() > policy_.noise_window)
-      noise_history_.pop_front();
-  }
+double stopping_rule::budget_s() const {
+  return policy_.max_time_s * static_cast<double>(kernels_);
 }
 
-void stopping_rule::set_wall_elapsed(double elapsed_s) {
-  wall_s_ = std::max(wall_s_, elapsed_s);
+bool stopping_rule::kernel_converged(const round_summary& kernel, std::size_t rounds) const {
+  return rounds >= policy_.min_rounds && kernel.stats.count >= policy_.min_samples &&
+         kernel.stats.median_s > 0.0 && kernel.half_width <= policy_.ci_target;
 }
 
-double stopping_rule::elapsed_s() const {
-  return std::max(sum_s_, wall_s_);
-}
-
-double stopping_rule::noise() const {
-  if (finite_samples_ < 2 || mean_s_ == 0.0)
-    return 0.0;
-  const double stddev = std::sqrt(m2_ / static_cast<double>(finite_samples_ - 1));
-  return stddev / mean_s_;
-}
-
-bool stopping_rule::plateau_reached() const {
-  if (!policy_.stop_on_noise_plateau || noise_history_.size() <= policy_.noise_min_history)
-    return false;
-  if (policy_.noise_check_every > 0 && samples_ % policy_.noise_check_every != 0)
-    return false;
-  const double current = noise_history_.back();
-  if (current <= 0.0)
-    return false;
-  // As nvbench: the spread of the history around the *current* noise, not around its mean.
-  double squares = 0.0;
-  for (double value : noise_history_)
-    squares += (value - current) * (value - current);
-  const double stddev = std::sqrt(squares / static_cast<double>(noise_history_.size() - 1));
-  return stddev / current < policy_.noise_plateau;
-}
-
-stop_decision stopping_rule::decision() const {
-  // As nvbench: measured time must exceed min_time_s strictly.
-  const bool minima_met = samples_ >= policy_.min_samples && sum_s_ > policy_.min_time_s;
-  if (minima_met && finite_samples_ >= 2 && noise() < policy_.max_noise)
+stop_decision stopping_rule::decide(std::span<const round_summary> kernels, std::size_t rounds,
+                                    double wall_s) const {
+  if (!kernels.empty() && std::all_of(kernels.begin(), kernels.end(), [&](const round_summary& k) {
+        return kernel_converged(k, rounds);
+      }))
     return stop_decision::converged;
-  if (minima_met && plateau_reached())
-    return stop_decision::noise_plateau;
-  if (elapsed_s() >= policy_.max_time_s)
+  if (wall_s >= budget_s())
     return stop_decision::budget_exhausted;
-  if (samples_ >= policy_.max_samples)
+  if (std::any_of(kernels.begin(), kernels.end(),
+                  [&](const round_summary& k) { return k.stats.count >= policy_.max_samples; }))
     return stop_decision::max_samples;
   return stop_decision::keep_going;
+}
+
+stop_decision stopping_rule::kernel_decision(const round_summary& kernel, std::size_t rounds,
+                                             stop_decision race) const {
+  return kernel_converged(kernel, rounds) ? stop_decision::converged : race;
 }
 
 } // namespace warpforge::gpu

@@ -1,6 +1,6 @@
 // gpu_worker and its runner_keeper against a stand-in runner that hangs, crashes or loses its
-// context on purpose (tests/gpu/fake_runner.cpp, mode by_entry: the candidate's entry name says
-// what to do, for run_candidate and profile_candidate alike). Real processes, real ZeroMQ ipc,
+// context on purpose (tests/gpu/fake_runner.cpp, mode by_entry: each kernel's entry name says
+// what to do, for run_race and profile_candidate alike). Real processes, real ZeroMQ ipc,
 // real SQLite and feed for the events; the ncu fallback runs a stand-in ncu script.
 
 #include "actors/gpu_worker.hpp"
@@ -43,13 +43,24 @@ runner_keeper_options fake_keeper(std::uint32_t max_restarts, std::string mode =
   return o;
 }
 
-// A request the fake runner acts on by entry name; the layout is irrelevant to it.
-gpu::candidate_request behaving(const std::string& entry) {
-  gpu::candidate_request r;
-  r.candidate.cubin_path = "/nonexistent/candidate.cubin";
-  r.candidate.entry = entry;
+// A race the fake runner acts on by entry names, one kernel each; the layout is irrelevant to it.
+gpu::race_request race_of(const std::vector<std::string>& entries) {
+  gpu::race_request r;
+  for (const auto& entry : entries)
+    r.kernels.push_back({"/nonexistent/" + entry + ".cubin", entry, {}});
   r.seeds = {1, 2};
   return r;
+}
+
+gpu::race_request behaving(const std::string& entry) {
+  return race_of({entry});
+}
+
+std::vector<vocabulary::branch_outcome> outcomes(const gpu::race_result& r) {
+  std::vector<vocabulary::branch_outcome> out;
+  for (const auto& k : r.kernels)
+    out.push_back(k.outcome);
+  return out;
 }
 
 struct recorded_events {
@@ -65,20 +76,22 @@ struct recorded_events {
   }
 };
 
-TEST(RunnerKeeper, WatchdogKillsAHungCandidateAndTheNextRunsOnAFreshRunner) {
+TEST(RunnerKeeper, TheReplyDeadlineKillsASilentRunnerAndTheNextRaceRunsOnAFreshOne) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(0), seen.sink()};
   ASSERT_TRUE(keeper.ensure_running());
   auto hung = keeper.run(behaving("hang"), short_watchdog);
-  ASSERT_FALSE(hung);
-  EXPECT_EQ(hung.error().kind, gpu::runner_error_kind::reply_timeout);
+  ASSERT_TRUE(hung) << hung.error().to_string();
+  ASSERT_EQ(hung->kernels.size(), 1u);
+  EXPECT_EQ(hung->kernels[0].outcome, vocabulary::branch_outcome::timeout);
+  EXPECT_NE(hung->kernels[0].detail.find("reply_timeout"), std::string::npos) << hung->kernels[0].detail;
   EXPECT_EQ(keeper.watchdog_kills(), 1u);
   EXPECT_FALSE(keeper.running());
 
   auto next = keeper.run(behaving("pass"), short_watchdog);
   ASSERT_TRUE(next) << next.error().to_string();
-  EXPECT_EQ(next->outcome, vocabulary::branch_outcome::passed);
-  // A hang is the candidate's doing: no budget spent (max_restarts 0), no back-off.
+  EXPECT_EQ(next->kernels[0].outcome, vocabulary::branch_outcome::passed);
+  // A hang is the kernel's doing: no budget spent (max_restarts 0), no back-off.
   EXPECT_FALSE(keeper.gave_up());
   EXPECT_EQ(keeper.starts(), 2u);
   EXPECT_EQ(keeper.restarts(), 1u);
@@ -93,15 +106,53 @@ TEST(RunnerKeeper, ALostContextReplacesTheRunnerWithoutSpendingTheBudget) {
   for (int i = 0; i < 3; ++i) {
     auto lost = keeper.run(behaving("lost_context"), short_watchdog);
     ASSERT_TRUE(lost) << lost.error().to_string();
-    EXPECT_EQ(lost->outcome, vocabulary::branch_outcome::runtime_error);
-    EXPECT_TRUE(lost->runner_exits);
+    EXPECT_EQ(lost->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
+    EXPECT_FALSE(lost->runner_exits) << "the keeper dealt with it";
+    EXPECT_FALSE(keeper.running());
   }
   auto good = keeper.run(behaving("pass"), short_watchdog);
   ASSERT_TRUE(good) << good.error().to_string();
-  EXPECT_EQ(good->outcome, vocabulary::branch_outcome::passed);
+  EXPECT_EQ(good->kernels[0].outcome, vocabulary::branch_outcome::passed);
   EXPECT_FALSE(keeper.gave_up());
   EXPECT_EQ(keeper.restarts(), 3u);
   EXPECT_NE(seen.events.back().reason.find("CUDA context"), std::string::npos);
+}
+
+TEST(RunnerKeeper, KernelsARunnerLeftWithoutAVerdictRunAgainUntilEveryKernelHasOne) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  // Attempt 1 ends on kernel 2 (lost context): 0, 3, 4, 5 have no verdict yet (1 is incorrect).
+  // Attempt 2 (0, 3, 4, 5) ends on kernel 4 (the runner's kernel watchdog). Attempt 3 times the rest.
+  auto r = keeper.run(race_of({"pass", "incorrect", "lost_context", "pass", "watchdog", "pass"}), short_watchdog);
+  ASSERT_TRUE(r) << r.error().to_string();
+  using vocabulary::branch_outcome;
+  EXPECT_EQ(outcomes(*r), (std::vector<branch_outcome>{branch_outcome::passed, branch_outcome::incorrect,
+                                                      branch_outcome::runtime_error, branch_outcome::passed,
+                                                      branch_outcome::timeout, branch_outcome::passed}));
+  EXPECT_EQ(r->kernels[1].seed, std::optional<std::uint64_t>{42});
+  EXPECT_FALSE(r->ended_by);
+  EXPECT_FALSE(r->runner_exits);
+  EXPECT_EQ(keeper.restarts(), 2u) << "one fresh runner after each kernel that ended one";
+  EXPECT_FALSE(keeper.gave_up()) << "the kernels' doing: no budget spent (max_restarts 0)";
+  EXPECT_TRUE(keeper.running());
+  int reruns = 0;
+  for (const auto& note : r->notes)
+    reruns += note.find("run again on a fresh runner") != std::string::npos;
+  EXPECT_EQ(reruns, 2);
+}
+
+TEST(RunnerKeeper, ARunnerThatStopsTalkingGivesEveryKernelWithoutAVerdictATimeout) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(0), seen.sink()};
+  ASSERT_TRUE(keeper.ensure_running());
+  const auto start = std::chrono::steady_clock::now();
+  auto r = keeper.run(race_of({"incorrect", "hang", "pass"}), short_watchdog);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(r) << r.error().to_string();
+  using vocabulary::branch_outcome;
+  // No reply at all: nobody can tell which kernel hung, so none of them has a verdict.
+  EXPECT_EQ(outcomes(*r), (std::vector<branch_outcome>(3, branch_outcome::timeout)));
+  EXPECT_GE(took, 3 * short_watchdog) << "the reply deadline scales with the race's kernels";
 }
 
 TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
@@ -109,8 +160,9 @@ TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
   runner_keeper keeper{fake_keeper(2), seen.sink()};
   for (int i = 0; i < 2; ++i) {
     auto crashed = keeper.run(behaving("crash"), short_watchdog);
-    ASSERT_FALSE(crashed);
-    EXPECT_EQ(crashed.error().kind, gpu::runner_error_kind::crashed);
+    ASSERT_TRUE(crashed) << crashed.error().to_string();
+    EXPECT_EQ(crashed->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
+    EXPECT_NE(crashed->kernels[0].detail.find("crashed"), std::string::npos) << crashed->kernels[0].detail;
     EXPECT_FALSE(keeper.gave_up());
   }
   auto restarted = keeper.run(behaving("pass"), short_watchdog);
@@ -120,14 +172,15 @@ TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
   EXPECT_EQ(seen.events[2].backoff, 10ms); // backoff_delay(policy, 1)
 
   auto third = keeper.run(behaving("crash"), short_watchdog); // 3 > max_restarts 2 in the window
-  ASSERT_FALSE(third);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
   EXPECT_TRUE(keeper.gave_up());
   EXPECT_NE(keeper.give_up_reason().find("3 times within 60 s"), std::string::npos)
     << keeper.give_up_reason();
   EXPECT_EQ(seen.count(runner_event::kind::failed), 1);
 
   auto after = keeper.run(behaving("pass"), short_watchdog);
-  ASSERT_FALSE(after);
+  ASSERT_FALSE(after) << "no runner: nothing ran";
   EXPECT_EQ(after.error().detail, keeper.give_up_reason());
 }
 
@@ -217,108 +270,11 @@ TEST(RunnerKeeper, ProfilingSharesTheRunnersDeathHandlingWithRun) {
   EXPECT_EQ(run_after.error().detail, keeper.give_up_reason());
 }
 
-// --- schema keys <-> Nsight names ----------------------------------------------------------------
-
-TEST(NsightNamesFor, NoKeysMeansEveryMeasuredMetricOfTheSchema) {
-  const auto& schema = diagnosis::builtin_metric_schema();
-  auto selection = nsight_names_for({}, schema);
-  EXPECT_EQ(selection.names, schema.nsight_names());
-  EXPECT_TRUE(selection.unknown_keys.empty());
-}
-
-TEST(NsightNamesFor, ADerivedKeyAsksForTheMeasuredMetricsItsFormulaReads) {
-  const auto& schema = diagnosis::builtin_metric_schema();
-  auto selection = nsight_names_for({"achieved_dram_bandwidth", "dram_throughput", "no_such_key"}, schema);
-  // achieved_dram_bandwidth = dram_bytes / duration, dram_bytes = read + write; schema order.
-  const std::vector<std::string> want{"gpu__time_duration.sum",
-                                      "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                                      "dram__bytes_read.sum", "dram__bytes_write.sum"};
-  EXPECT_EQ(selection.names, want);
-  EXPECT_EQ(selection.unknown_keys, std::vector<std::string>{"no_such_key"});
-}
-
-TEST(MetricSetFrom, NsightBaseUnitsBecomeSchemaUnitsAndEveryGapIsNamed) {
-  const auto& schema = diagnosis::builtin_metric_schema();
-  const auto selection = nsight_names_for({"dram_throughput", "duration", "l2_hit_rate", "bogus"}, schema);
-  gpu::profile_result r;
-  r.status = gpu::profile_status::ok;
-  r.values = {{"dram__throughput.avg.pct_of_peak_sustained_elapsed", 91.5},
-              {"gpu__time_duration.sum", 62080.0},
-              {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 12.0}}; // not asked for
-  r.missing = {{"lts__t_sector_hit_rate.pct", "not a metric of chip FAKE"}};
-  messages::profile_request request{{"c", "j", 1, 0}, "{}", {}};
-  const messages::device_summary device{0, "Fake GPU", "sm_90", 0, 132, 0};
-  auto set = metric_set_from(request, device, messages::metric_source::cupti, r, selection, schema, "chip FAKE");
-  EXPECT_EQ(set.source, messages::metric_source::cupti);
-  EXPECT_EQ(set.ref, request.ref);
-  EXPECT_EQ(set.device, device);
-  std::map<std::string, double> values;
-  for (const auto& v : set.values)
-    values[v.key] = v.value;
-  ASSERT_EQ(values.size(), 2u) << "only what was asked for";
-  EXPECT_DOUBLE_EQ(values.at("dram_throughput"), 0.915);
-  EXPECT_DOUBLE_EQ(values.at("duration"), 62080e-9);
-  EXPECT_EQ(set.note.rfind("chip FAKE; 2 of 4 requested metrics have no value", 0), 0u) << set.note;
-  EXPECT_NE(set.note.find("l2_hit_rate (lts__t_sector_hit_rate.pct): not a metric of chip FAKE"),
-            std::string::npos) << set.note;
-  EXPECT_NE(set.note.find("bogus: not a key of the metric schema"), std::string::npos) << set.note;
-}
-
-// --- measurement_from ----------------------------------------------------------------------
-
-messages::run_request request_for(const gpu::candidate_request& body) {
-  return {{"nightly", "transpose", 1, 2}, messages::candidate_kind::branch, gpu::encode_body(body), 0};
-}
-
-TEST(MeasurementFrom, APassedResultCarriesItsStatisticsAndClock) {
-  gpu::candidate_result r;
-  r.outcome = vocabulary::branch_outcome::passed;
-  const std::vector<double> samples{1e-3, 2e-3, 3e-3};
-  r.stats = gpu::summarize(samples);
-  r.sm_clock_hz_after = 1.98e9;
-  const messages::device_summary device{0, "H100", "sm_90", 0, 132, 0};
-  auto m = measurement_from(request_for(behaving("k")), device, vocabulary::timing_mode::cold, r);
-  EXPECT_EQ(m.outcome, vocabulary::branch_outcome::passed);
-  EXPECT_EQ(m.ref.branch, 2);
-  EXPECT_EQ(m.device.name, "H100");
-  EXPECT_EQ(m.mode, messages::timing_mode::cold);
-  EXPECT_DOUBLE_EQ(m.timing.median_s, 2e-3);
-  EXPECT_EQ(m.timing.samples, 3u);
-  EXPECT_DOUBLE_EQ(m.timing.sm_clock_mhz, 1980);
-  EXPECT_EQ(m.correctness.seeds_checked, 2u);
-  EXPECT_TRUE(m.error_text.empty());
-}
-
-TEST(MeasurementFrom, WrongOutputsAndChangedInputsSayWhere) {
-  gpu::candidate_result r;
-  r.outcome = vocabulary::branch_outcome::incorrect;
-  r.detail = "input x changed";
-  r.seed = 7;
-  r.input = gpu::input_check{false, 12};
-  auto m = measurement_from(request_for(behaving("k")), {}, vocabulary::timing_mode::warm, r);
-  EXPECT_EQ(m.outcome, vocabulary::branch_outcome::incorrect);
-  EXPECT_FALSE(m.correctness.inputs_unchanged);
-  EXPECT_EQ(m.error_text, "input x changed (seed 7)");
-  EXPECT_EQ(m.timing.samples, 0u);
-}
-
-TEST(MeasurementFrom, RunnerErrorsMapToTimeoutRuntimeErrorOrNotRun) {
-  const auto request = request_for(behaving("k"));
-  auto outcome_of = [&](gpu::runner_error_kind kind) {
-    gpu::runner_error e;
-    e.kind = kind;
-    e.detail = "what happened";
-    return measurement_from(request, {}, vocabulary::timing_mode::warm,
-                            expected<gpu::candidate_result, gpu::runner_error>{unexpected{e}})
-      .outcome;
-  };
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::reply_timeout), vocabulary::branch_outcome::timeout);
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::crashed), vocabulary::branch_outcome::runtime_error);
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::start_timeout), vocabulary::branch_outcome::not_run);
-  EXPECT_EQ(outcome_of(gpu::runner_error_kind::not_found), vocabulary::branch_outcome::not_run);
-}
-
 // --- the actor, on the runtime's feed and store -----------------------------------------------
+
+messages::race_order race_order_for(gpu::race_request request) {
+  return {{"nightly", "transpose", 1, -1}, std::move(request), 0};
+}
 
 class GpuWorker : public ::testing::Test {
 protected:
@@ -344,8 +300,10 @@ protected:
 
   gpu_worker_config worker_config(std::uint32_t max_restarts) {
     gpu_worker_config c;
-    c.device = {3, "Fake GPU", "sm_90", 0, 132, 0};
-    c.uuid = "GPU-fake-" + std::to_string(::getpid());
+    c.device.ordinal = 3;
+    c.device.name = "Fake GPU";
+    c.device.sm_major = 9;
+    c.device.uuid = "GPU-fake-" + std::to_string(::getpid());
     c.keeper = fake_keeper(max_restarts);
     c.lock_holder = "gpu_worker_test";
     c.lock = gpu::lock_policy::fail;
@@ -380,15 +338,25 @@ TEST_F(GpuWorker, EveryMisbehaviourGetsItsOutcomeAndTheGoodKernelIsStillMeasured
       {"pass", vocabulary::branch_outcome::passed},
     };
     for (const auto& [entry, want] : script) {
-      self->request(worker, 10s, request_for(behaving(entry)))
+      self->request(worker, 10s, race_order_for(behaving(entry)))
         .receive(
-          [&, entry = entry, want = want](const messages::measurement& m) {
-            EXPECT_EQ(m.outcome, want) << entry << ": " << m.error_text;
-            EXPECT_EQ(m.device.ordinal, 3);
-            EXPECT_GT(m.wall_s, 0);
+          [&, entry = entry, want = want](const messages::race_reply& r) {
+            ASSERT_EQ(r.result.kernels.size(), 1u);
+            EXPECT_EQ(r.result.kernels[0].outcome, want) << entry << ": " << r.result.kernels[0].detail;
+            EXPECT_EQ(r.device.ordinal, 3);
+            EXPECT_GT(r.wall_s, 0);
           },
           [&](caf::error& e) { ADD_FAILURE() << entry << ": " << system.render(e); });
   }
+  // A race whose second kernel takes the runner down: every kernel still gets its verdict.
+  self->request(worker, 20s, race_order_for(race_of({"pass", "lost_context", "incorrect", "pass"})))
+    .receive(
+      [&](const messages::race_reply& r) {
+        EXPECT_EQ(outcomes(r.result), (std::vector<vocabulary::branch_outcome>{
+                                          vocabulary::branch_outcome::passed, vocabulary::branch_outcome::runtime_error,
+                                          vocabulary::branch_outcome::incorrect, vocabulary::branch_outcome::passed}));
+      },
+      [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
   self->request(worker, 10s, messages::status_atom::value)
     .receive(
       [&](const messages::component_status& s) {
@@ -397,9 +365,10 @@ TEST_F(GpuWorker, EveryMisbehaviourGetsItsOutcomeAndTheGoodKernelIsStillMeasured
         std::map<std::string, std::int64_t> counters;
         for (const auto& c : s.counters)
           counters[c.name] = c.value;
-        EXPECT_EQ(counters["requests"], 5);
+        EXPECT_EQ(counters["races"], 6);
+        EXPECT_EQ(counters["kernels"], 9);
         EXPECT_EQ(counters["timeouts"], 1);
-        EXPECT_EQ(counters["runner_restarts"], 3); // crash, hang, lost context
+        EXPECT_EQ(counters["runner_restarts"], 4); // crash, hang, lost context, and in the race
       },
       [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
   self->send(worker, messages::stop_atom::value);
@@ -409,7 +378,7 @@ TEST_F(GpuWorker, EveryMisbehaviourGetsItsOutcomeAndTheGoodKernelIsStillMeasured
 
   const auto types = stored_event_types();
   EXPECT_EQ(std::count(types.begin(), types.end(), "runner_started"), 1);
-  EXPECT_EQ(std::count(types.begin(), types.end(), "runner_restarted"), 3);
+  EXPECT_EQ(std::count(types.begin(), types.end(), "runner_restarted"), 4);
 }
 
 TEST_F(GpuWorker, ASecondWorkerOnALockedGpuAnswersNotRunNamingTheHolder) {
@@ -424,11 +393,12 @@ TEST_F(GpuWorker, ASecondWorkerOnALockedGpuAnswersNotRunNamingTheHolder) {
     auto config = worker_config(1);
     config.lock_holder = "the second one";
     auto second = system.spawn<caf::detached>(gpu_worker, config);
-    self->request(second, 10s, request_for(behaving("pass")))
+    self->request(second, 10s, race_order_for(behaving("pass")))
       .receive(
-        [&](const messages::measurement& m) {
-          EXPECT_EQ(m.outcome, vocabulary::branch_outcome::not_run);
-          EXPECT_NE(m.error_text.find("gpu_worker_test"), std::string::npos) << m.error_text;
+        [&](const messages::race_reply& r) {
+          ASSERT_EQ(r.result.kernels.size(), 1u);
+          EXPECT_EQ(r.result.kernels[0].outcome, vocabulary::branch_outcome::not_run);
+          EXPECT_NE(r.result.kernels[0].detail.find("gpu_worker_test"), std::string::npos) << r.result.kernels[0].detail;
         },
         [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
     for (auto& w : {first, second}) {
@@ -463,8 +433,8 @@ CSV
   return script;
 }
 
-messages::profile_request profile_for(const std::string& entry, std::vector<std::string> keys) {
-  return {{"nightly", "transpose", 1, 0}, gpu::encode_body(behaving(entry)), std::move(keys)};
+messages::metrics_order profile_for(const std::string& entry, std::vector<std::string> keys) {
+  return {{"nightly", "transpose", 1, 0}, behaving(entry), std::move(keys)};
 }
 
 TEST_F(GpuWorker, ProfilesThroughTheRunnerAsksNcuForTheRestAndSaysWhyValuesAreMissing) {
@@ -477,14 +447,14 @@ TEST_F(GpuWorker, ProfilesThroughTheRunnerAsksNcuForTheRestAndSaysWhyValuesAreMi
     config.ncu_work_dir = dir / "ncu";
     auto worker = system.spawn<caf::detached>(gpu_worker, config);
     caf::scoped_actor self{system};
-    auto ask = [&](const messages::profile_request& request) {
-      messages::metric_set out;
+    auto ask = [&](const messages::metrics_order& request) {
+      gpu::metric_set out;
       self->request(worker, 10s, request)
-        .receive([&](messages::metric_set& set) { out = std::move(set); },
+        .receive([&](gpu::metric_set& set) { out = std::move(set); },
                  [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
       return out;
     };
-    auto value_of = [](const messages::metric_set& set, const std::string& key) -> std::optional<double> {
+    auto value_of = [](const gpu::metric_set& set, const std::string& key) -> std::optional<double> {
       for (const auto& v : set.values)
         if (v.key == key)
           return v.value;
@@ -495,8 +465,7 @@ TEST_F(GpuWorker, ProfilesThroughTheRunnerAsksNcuForTheRestAndSaysWhyValuesAreMi
     // neither has is named with the chip's reason.
     auto cupti = ask(profile_for(
       "pass", {"dram_throughput", "duration", "dram_bytes", "l2_hit_rate", "global_store_efficiency", "ipc"}));
-    EXPECT_EQ(cupti.source, messages::metric_source::cupti) << cupti.note;
-    EXPECT_EQ(cupti.device.ordinal, 3);
+    EXPECT_EQ(cupti.source, gpu::metric_source::cupti) << cupti.note;
     EXPECT_EQ(value_of(cupti, "dram_throughput"), std::optional<double>{0.915});
     EXPECT_EQ(value_of(cupti, "duration"), std::optional<double>{62080e-9});
     EXPECT_EQ(value_of(cupti, "dram_bytes_read"), std::optional<double>{134217728.0});
@@ -512,7 +481,7 @@ TEST_F(GpuWorker, ProfilesThroughTheRunnerAsksNcuForTheRestAndSaysWhyValuesAreMi
 
     // Counters restricted: ncu alone, and the note says why.
     auto via_ncu = ask(profile_for("restricted", {"dram_throughput", "l2_hit_rate"}));
-    EXPECT_EQ(via_ncu.source, messages::metric_source::ncu) << via_ncu.note;
+    EXPECT_EQ(via_ncu.source, gpu::metric_source::ncu) << via_ncu.note;
     EXPECT_EQ(value_of(via_ncu, "l2_hit_rate"), std::optional<double>{0.5});
     EXPECT_FALSE(value_of(via_ncu, "dram_throughput"));
     EXPECT_NE(via_ncu.note.find("CUPTI: counters_unavailable"), std::string::npos) << via_ncu.note;
@@ -522,16 +491,16 @@ TEST_F(GpuWorker, ProfilesThroughTheRunnerAsksNcuForTheRestAndSaysWhyValuesAreMi
 
     // A kernel that faults under the profiler is not handed to ncu, and the worker carries on.
     auto lost = ask(profile_for("lost_context", {"dram_throughput"}));
-    EXPECT_EQ(lost.source, messages::metric_source::none);
+    EXPECT_FALSE(lost.source.has_value());
     EXPECT_TRUE(lost.values.empty());
-    EXPECT_NE(lost.note.find("the candidate itself failed"), std::string::npos) << lost.note;
+    EXPECT_NE(lost.note.find("the kernel itself failed"), std::string::npos) << lost.note;
     auto after = ask(profile_for("pass", {"dram_throughput"}));
-    EXPECT_EQ(after.source, messages::metric_source::cupti) << after.note;
+    EXPECT_EQ(after.source, gpu::metric_source::cupti) << after.note;
     EXPECT_TRUE(after.note.find("ncu") == std::string::npos) << "nothing left for ncu: " << after.note;
 
     // Only unknown keys: nothing to collect, and it says which.
     auto unknown = ask(profile_for("pass", {"nonsense"}));
-    EXPECT_EQ(unknown.source, messages::metric_source::none);
+    EXPECT_FALSE(unknown.source.has_value());
     EXPECT_NE(unknown.note.find("nonsense"), std::string::npos) << unknown.note;
 
     self->request(worker, 10s, messages::status_atom::value)
@@ -541,7 +510,6 @@ TEST_F(GpuWorker, ProfilesThroughTheRunnerAsksNcuForTheRestAndSaysWhyValuesAreMi
           for (const auto& c : s.counters)
             counters[c.name] = c.value;
           EXPECT_EQ(counters["profiles"], 5);
-          EXPECT_EQ(counters["ncu_fallbacks"], 2);
           EXPECT_EQ(counters["runner_restarts"], 1) << "the lost context";
         },
         [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
@@ -562,8 +530,8 @@ TEST_F(GpuWorker, WithoutNcuRestrictedCountersGiveNoMetricsAndSaySoPlainly) {
     caf::scoped_actor self{system};
     self->request(worker, 10s, profile_for("restricted", {}))
       .receive(
-        [&](const messages::metric_set& set) {
-          EXPECT_EQ(set.source, messages::metric_source::none);
+        [&](const gpu::metric_set& set) {
+          EXPECT_FALSE(set.source.has_value());
           EXPECT_TRUE(set.values.empty());
           EXPECT_NE(set.note.find("counters_unavailable"), std::string::npos) << set.note;
           EXPECT_NE(set.note.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << set.note;
@@ -571,8 +539,10 @@ TEST_F(GpuWorker, WithoutNcuRestrictedCountersGiveNoMetricsAndSaySoPlainly) {
         },
         [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
     // The run path is untouched by profiling.
-    self->request(worker, 10s, request_for(behaving("pass")))
-      .receive([&](const messages::measurement& m) { EXPECT_EQ(m.outcome, vocabulary::branch_outcome::passed); },
+    self->request(worker, 10s, race_order_for(behaving("pass")))
+      .receive([&](const messages::race_reply& r) {
+                 EXPECT_EQ(r.result.kernels.at(0).outcome, vocabulary::branch_outcome::passed);
+               },
                [&](caf::error& e) { ADD_FAILURE() << system.render(e); });
     self->send(worker, messages::stop_atom::value);
     self->wait_for(worker);

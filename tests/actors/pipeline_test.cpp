@@ -88,11 +88,12 @@ protected:
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  config::campaign_spec campaign(std::uint32_t iterations) {
+  config::campaign_spec campaign(std::uint32_t iterations, bool third_job = false) {
     const auto file = dir / "campaign.toml";
     std::ofstream{file} << "name = \"crash-test\"\nrun_root = \"" << (dir / "runs").string() << "\"\n"
                         << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml\"\n"
                         << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/row_reduction/problem.toml\"\n"
+                        << (third_job ? "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/softmax/problem.toml\"\n" : "")
                         << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
                         << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\nseed = 11\n"
                         << "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n";
@@ -126,7 +127,7 @@ protected:
       w.ncu = fs::path{}; // no ncu fallback
       p.workers.push_back(std::move(w));
     }
-    p.compilers = 2;
+    p.compilers = compilers;
     if (compile) {
       p.compile = std::move(compile);
     } else {
@@ -134,7 +135,7 @@ protected:
       p.compile = [cached](const gpu::compile_request& r) { return cached->compile(r); };
     }
     p.proposer = spec.proposer;
-    p.scheduler.compilers = 2;
+    p.scheduler.compilers = compilers;
     p.scheduler.tick = 50ms;
     p.scheduler.retry_delay = 20ms;
     p.scheduler.tuner_cache = dir / "tuner-cache.db";
@@ -221,6 +222,15 @@ protected:
     return false;
   }
 
+  // Kills `name` as an escaped exception would, when it is running; false when it is not.
+  static bool crash_if_running(caf::actor_system& system, const std::string& name) {
+    auto handle = system.registry().get(registry_key(name));
+    if (!handle)
+      return false;
+    caf::anon_send_exit(caf::actor_cast<caf::actor>(handle), caf::exit_reason::unhandled_exception);
+    return true;
+  }
+
   static void crash(caf::actor_system& system, const std::string& name) {
     auto handle = system.registry().get(registry_key(name));
     ASSERT_TRUE(handle) << name << " is not registered";
@@ -239,12 +249,14 @@ protected:
   }
 
   int race_delay_ms = 0;
+  std::size_t compilers = 2;
 };
 
 class PipelineCrash : public Pipeline, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(PipelineCrash, AnActorThatDiesMidCampaignIsRestartedAndTheCampaignEndsAsIfUndisturbed) {
   const auto spec = campaign(3);
+  race_delay_ms = 20; // slow enough that the crash lands mid-campaign, however warm the caches
   const auto undisturbed = run(spec, 3);
   expect_whole(undisturbed);
   ASSERT_FALSE(undisturbed.champions.empty());
@@ -272,12 +284,15 @@ INSTANTIATE_TEST_SUITE_P(EachActorKind, PipelineCrash,
 
 TEST_F(Pipeline, ACrashBeyondTheRestartBudgetEndsTheCampaignWithItsReasonAndItResumes) {
   const auto spec = campaign(2);
+  race_delay_ms = 100; // slow enough that the campaign is still running when its budget is spent
   const auto stopped = run(spec, 1, [&](caf::actor_system& system) {
     ASSERT_TRUE(wait_for_measurements(2));
-    for (int i = 0; i < 3; ++i) { // more than max_restarts = 1 within the window
-      crash(system, "compile.0");
-      std::this_thread::sleep_for(300ms);
-    }
+    // More than max_restarts = 1 within the window: the second crash is one too many.
+    int crashes = 0;
+    for (auto deadline = std::chrono::steady_clock::now() + 10s; crashes < 2 && std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(20ms))
+      crashes += crash_if_running(system, "compile.0");
+    EXPECT_EQ(crashes, 2);
   });
   EXPECT_FALSE(stopped.result) << "the supervisor gave up: run() says so";
   EXPECT_NE(stopped.error.find("compile.0"), std::string::npos) << stopped.error;
@@ -291,8 +306,9 @@ TEST_F(Pipeline, ACrashBeyondTheRestartBudgetEndsTheCampaignWithItsReasonAndItRe
 }
 
 TEST_F(Pipeline, CompilesRunAheadOfTheGpusSoTheyHardlyWaitForACompiledCandidate) {
-  const auto spec = campaign(3);
+  const auto spec = campaign(3, true); // more jobs than GPUs: there is always other work to race
   race_delay_ms = 150; // each kernel of a race takes 150 ms on the stand-in GPU
+  compilers = 4;       // as many as cores on a GPU node (16 on the H100 machine)
   auto cached = std::make_shared<gpu::cached_compiler>(gpu::compile_cache{dir / "cache"});
   auto slow = [cached](const gpu::compile_request& r) {
     std::this_thread::sleep_for(100ms); // every compile takes 100 ms more than NVRTC's own
@@ -305,7 +321,7 @@ TEST_F(Pipeline, CompilesRunAheadOfTheGpusSoTheyHardlyWaitForACompiledCandidate)
   std::printf("compile ahead: %.2f s of %.2f s GPU time waiting for compiles (%.1f%%), GPU busy %.0f%%\n",
               r.result->gpu_wait_for_compile_s, gpu_time, 100 * r.result->gpu_wait_for_compile_s / gpu_time,
               100 * r.result->worker_occupancy);
-  EXPECT_LT(r.result->gpu_wait_for_compile_s, 0.1 * gpu_time)
+  EXPECT_LT(r.result->gpu_wait_for_compile_s, 0.08 * gpu_time)
     << "after the first candidate, compiles keep ahead of the GPUs";
 }
 

@@ -9,31 +9,36 @@
 //   failed_reply       greets, answers every request with status failed
 //   stale_then_reply   greets, answers with a reply for another id first, then a proper one
 //   polite             greets, answers ok with an empty body
-//   by_entry           greets; a run_candidate request's candidate entry says what to do:
-//                        pass          answer passed, with timing statistics
-//                        incorrect     answer incorrect (element 7 differs)
-//                        hang          never answer (a kernel that does not end)
+//   by_entry           greets; in a run_race request each kernel's entry says what it does, the
+//                      kernels taken in order as the real runner checks them:
+//                        pass          passed, with timing statistics (if the race gets to timing)
+//                        incorrect     incorrect (element 7 differs)
+//                        hang          never answer at all (a runner that stops talking: the
+//                                      client's reply deadline is the only way out)
 //                        crash         abort (SIGABRT) mid-request
-//                        lost_context  answer runtime_error, runner_exits set, then exit 5
-//                      a profile_candidate request's candidate entry likewise:
+//                        lost_context  the kernel gets runtime_error, every kernel still without a
+//                                      verdict not_run, ended_by it, runner_exits; reply, exit 5
+//                        watchdog      the same with timeout (the runner's kernel watchdog); exit 7
+//                      a profile_candidate request's kernels[0] entry likewise:
 //                        pass          answer ok: fake_counters below for the metrics it knows,
 //                                      every other requested metric in `missing`
 //                        restricted    answer counters_unavailable (as RmProfilingAdminOnly=1)
 //                        unsupported   answer not_supported (as a vGPU or MIG slice)
-//                        hang, crash, lost_context   as for run_candidate (failed, runner_exits)
+//                        hang, crash, lost_context   as for run_race (failed, runner_exits)
 //                      other requests are answered as polite
 //   campaign           a host with two healthy fake GPUs, for campaign logic tests: device_query
-//                      reports "Fake GPU 0/1" (sm_90); run_candidate waits
-//                      $WARPFORGE_FAKE_RUNNER_DELAY_MS (default 0) and answers passed with a time
-//                      drawn from the candidate CUBIN's bytes (0.5-1.5 ms: the same kernel always
-//                      gets the same time, different variants different ones); profile_candidate
+//                      reports "Fake GPU 0/1" (sm_90); run_race waits
+//                      $WARPFORGE_FAKE_RUNNER_DELAY_MS (default 0) per kernel and answers every
+//                      kernel passed with a time drawn from its CUBIN's bytes (0.5-1.5 ms: the
+//                      same kernel always gets the same time, different variants different ones),
+//                      kernel_s = samples x that time; profile_candidate
 //                      answers counters_unavailable (no numbers are faked). Never a product
 //                      path: real numbers only come from warpforge-runner.
 // Every mode but hang_on_request exits 0 on shutdown (without replying).
 // It exits by itself when its parent goes away, like the real runner.
 
 #include "gpu/device_report.hpp"
-#include "gpu/runner/candidate_request.hpp"
+#include "gpu/runner/race_request.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/protocol.hpp"
 
@@ -59,7 +64,8 @@ constexpr std::chrono::milliseconds parent_check_interval{50};
 constexpr int exit_on_start_code = 42;
 constexpr int usage_code = 2;
 constexpr std::uint64_t stale_id_offset = 1000;
-constexpr int lost_context_code = 5; // the real runner's exit code after a sticky CUDA error
+constexpr int lost_context_code = 5; // the real runner's exit codes (gpu/runner/exit_codes.hpp):
+constexpr int kernel_hung_code = 7;  // after a sticky CUDA error, after a hung kernel
 
 // What profile_candidate answers for entry "pass", in Nsight's base units (percent, nanoseconds,
 // bytes, counts): a streaming kernel at 91.5% of DRAM peak. tests/actors/gpu_worker_test.cpp
@@ -149,6 +155,32 @@ host_report fake_host() {
   return host;
 }
 
+// A passed kernel's result: five samples around `t` seconds, in one round.
+kernel_result passed_with(double t) {
+  kernel_result k;
+  k.outcome = vocabulary::branch_outcome::passed;
+  const std::vector<double> samples{t, t * 1.001, t * 0.999, t, t * 1.002};
+  k.stats = summarize(samples);
+  k.decision = stop_decision::converged;
+  k.rounds = 1;
+  k.batch_samples = static_cast<std::uint32_t>(samples.size());
+  k.kernel_s = static_cast<double>(samples.size()) * t;
+  return k;
+}
+
+// What the real runner answers once kernel j ended it: j's verdict, not_run for the others
+// still without one.
+void end_race_on(race_result& result, std::size_t j, const std::vector<bool>& has_verdict) {
+  for (std::size_t k = 0; k < result.kernels.size(); ++k)
+    if (k != j && !has_verdict[k]) {
+      result.kernels[k] = kernel_result{};
+      result.kernels[k].outcome = vocabulary::branch_outcome::not_run;
+      result.kernels[k].detail = "the runner ended on kernel " + std::to_string(j);
+    }
+  result.ended_by = j;
+  result.runner_exits = true;
+}
+
 // 0.5-1.5 ms from the CUBIN's bytes (FNV-1a).
 double time_of_cubin(const std::filesystem::path& cubin) {
   std::ifstream in{cubin, std::ios::binary};
@@ -230,15 +262,14 @@ int main(int argc, char** argv) {
       socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
       continue;
     }
-    if (mode == "campaign" && request->kind == runner_request_kind::run_candidate) {
-      auto body = decode_candidate_request(request->body_json);
-      if (const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS"))
-        std::this_thread::sleep_for(std::chrono::milliseconds{std::atoi(delay)});
-      candidate_result result;
-      result.outcome = vocabulary::branch_outcome::passed;
-      const double t = body ? time_of_cubin(body->candidate.cubin_path) : 1e-3;
-      const std::vector<double> samples{t, t * 1.001, t * 0.999, t, t * 1.002};
-      result.stats = summarize(samples);
+    if (mode == "campaign" && request->kind == runner_request_kind::run_race) {
+      auto body = decode_race_request(request->body_json);
+      race_result result;
+      for (const auto& kernel : body ? body->kernels : std::vector<kernel_launch>(1)) {
+        if (const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS"))
+          std::this_thread::sleep_for(std::chrono::milliseconds{std::atoi(delay)});
+        result.kernels.push_back(passed_with(body ? time_of_cubin(kernel.cubin_path) : 1e-3));
+      }
       runner_reply reply;
       reply.id = request->id;
       reply.kind = request->kind;
@@ -246,49 +277,66 @@ int main(int argc, char** argv) {
       socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
       continue;
     }
-    if (mode == "by_entry" && request->kind == runner_request_kind::run_candidate) {
-      auto body = decode_candidate_request(request->body_json);
-      const std::string entry = body ? body->candidate.entry : "";
-      std::cerr << "fake runner: candidate " << entry << std::endl;
-      if (entry == "hang")
-        continue;
-      if (entry == "crash")
-        abort_without_core();
-      candidate_result result;
-      if (entry == "pass") {
-        result.outcome = vocabulary::branch_outcome::passed;
-        const std::vector<double> samples{1.00e-3, 1.01e-3, 0.99e-3, 1.02e-3, 1.00e-3};
-        result.stats = summarize(samples);
-        result.sm_clock_hz_after = 1.98e9;
-      } else if (entry == "incorrect") {
-        result.outcome = vocabulary::branch_outcome::incorrect;
-        result.detail = "output y differs at element 7";
-        result.seed = 42;
-        compare_report compare;
-        compare.passed = false;
-        compare.first_bad_index = 7;
-        compare.max_abs_error = 0.5;
-        compare.max_rel_error = 0.25;
-        result.compare = compare;
-      } else {
-        result.outcome = vocabulary::branch_outcome::runtime_error;
-        result.detail = "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
-        result.runner_exits = true;
+    if (mode == "by_entry" && request->kind == runner_request_kind::run_race) {
+      auto body = decode_race_request(request->body_json);
+      const auto kernels = body ? body->kernels : std::vector<kernel_launch>{};
+      race_result result;
+      result.kernels.resize(kernels.size());
+      std::vector<bool> has_verdict(kernels.size(), false);
+      bool silent = false;
+      int exit_code = 0;
+      for (std::size_t j = 0; j < kernels.size() && !silent && exit_code == 0; ++j) {
+        const std::string& entry = kernels[j].entry;
+        std::cerr << "fake runner: kernel " << j << " " << entry << std::endl;
+        if (entry == "hang")
+          silent = true;
+        else if (entry == "crash")
+          abort_without_core();
+        else if (entry == "incorrect") {
+          auto& k = result.kernels[j];
+          k.outcome = vocabulary::branch_outcome::incorrect;
+          k.detail = "output y differs at element 7";
+          k.seed = 42;
+          compare_report compare;
+          compare.passed = false;
+          compare.first_bad_index = 7;
+          compare.max_abs_error = 0.5;
+          compare.max_rel_error = 0.25;
+          k.compare = compare;
+          has_verdict[j] = true;
+        } else if (entry == "lost_context" || entry == "watchdog") {
+          auto& k = result.kernels[j];
+          k.outcome = entry == "watchdog" ? vocabulary::branch_outcome::timeout
+                                          : vocabulary::branch_outcome::runtime_error;
+          k.detail = entry == "watchdog"
+                       ? "kernel " + std::to_string(j) + " still running after 2 s (the kernel watchdog): presumed hung"
+                       : "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered";
+          has_verdict[j] = true;
+          end_race_on(result, j, has_verdict);
+          exit_code = entry == "watchdog" ? kernel_hung_code : lost_context_code;
+        }
       }
+      if (silent)
+        continue; // never answer
+      if (exit_code == 0) // the race got to timing: every kernel still in it passed
+        for (std::size_t j = 0; j < kernels.size(); ++j)
+          if (!has_verdict[j])
+            result.kernels[j] = passed_with(1.0e-3);
+      result.sm_clock_hz_after = 1.98e9;
       runner_reply reply;
       reply.id = request->id;
       reply.kind = request->kind;
       reply.body_json = encode_body(result);
       socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
-      if (result.runner_exits) {
+      if (exit_code != 0) {
         socket.set(zmq::sockopt::linger, 2000); // let the reply leave before we go
-        return lost_context_code;
+        return exit_code;
       }
       continue;
     }
     if (mode == "by_entry" && request->kind == runner_request_kind::profile_candidate) {
       auto body = decode_profile_request(request->body_json);
-      const std::string entry = body ? body->run.candidate.entry : "";
+      const std::string entry = body && !body->run.kernels.empty() ? body->run.kernels.front().entry : "";
       std::cerr << "fake runner: profiling " << entry << std::endl;
       if (entry == "hang")
         continue;

@@ -95,8 +95,8 @@ profile_request vector_add_profile(std::vector<std::string> metrics,
                                    profile_replay replay = profile_replay::kernel) {
   profile_request r;
   config::launch_geometry g{{elements / threads_per_block, 1, 1}, {threads_per_block, 1, 1}, 0};
-  r.run.candidate = {env().cubin, "vector_add", g};
-  r.run.reference = r.run.candidate;
+  r.run.kernels = {{env().cubin, "vector_add", g}};
+  r.run.reference = r.run.kernels.front();
   config::init_spec uniform;
   uniform.kind = config::init_kind::uniform;
   r.run.args.emplace_back(candidate_buffer_arg{"a", config::dtype::f32, elements,
@@ -107,7 +107,6 @@ profile_request vector_add_profile(std::vector<std::string> metrics,
                                                config::arg_role::output, {}, {1e-6, 1e-6}});
   r.run.args.emplace_back(candidate_scalar_arg{"n", config::dtype::i32, std::int64_t{elements}});
   r.run.seeds = {1234, 1235};
-  r.run.timing.min_time_s = 0.05;
   r.run.timing.max_time_s = 2.0;
   r.metrics = std::move(metrics);
   r.replay = replay;
@@ -209,15 +208,16 @@ TEST(gpu_profile, the_runner_still_measures_after_profiling) {
   REQUIRE_COUNTERS();
   auto runner = start_runner();
   auto request = vector_add_profile({dram, duration});
-  auto profiled = profile(runner, request, "before run_candidate");
-  auto timed = runner.run_candidate(request.run, 60s);
+  auto profiled = profile(runner, request, "before run_race");
+  auto timed = runner.run_race(request.run, 60s);
   ASSERT_TRUE(timed) << timed.error().to_string();
-  EXPECT_EQ(timed->outcome, vocabulary::branch_outcome::passed) << timed->detail;
-  EXPECT_GT(timed->stats.median_s, 0.0);
+  const auto& kernel = timed->kernels.at(0);
+  EXPECT_EQ(kernel.outcome, vocabulary::branch_outcome::passed) << kernel.detail;
+  EXPECT_GT(kernel.stats.median_s, 0.0);
   if (profiled.status == profile_status::ok)
-    std::cout << "event median " << timed->stats.median_s * 1e9 << " ns vs profiled "
+    std::cout << "event median " << kernel.stats.median_s * 1e9 << " ns vs profiled "
               << profiled.values.at(duration) << " ns\n";
-  auto again = profile(runner, request, "after run_candidate");
+  auto again = profile(runner, request, "after run_race");
   EXPECT_EQ(again.status, profiled.status) << again.note;
 }
 
@@ -234,7 +234,7 @@ TEST(gpu_profile, restricted_counters_are_answered_with_counters_unavailable) {
   EXPECT_EQ(runner.stop().exit_code, 0); // an answer, not a crash
 }
 
-TEST(gpu_profile, the_one_shot_runner_launches_the_candidate_and_exits_0) {
+TEST(gpu_profile, the_one_shot_runner_launches_kernel_0_and_exits_0) {
   REQUIRE_GPU();
   auto file = env().dir / "execute.json";
   std::ofstream{file} << encode_body(vector_add_profile({duration}).run);

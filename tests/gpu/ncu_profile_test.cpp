@@ -34,7 +34,7 @@ std::string read_text(const fs::path& file) {
 
 profile_request sample_request() {
   profile_request r;
-  r.run.candidate = {"/tmp/vector_add.cubin", "vector_add", {{65536, 1, 1}, {256, 1, 1}, 0}};
+  r.run.kernels = {{"/tmp/vector_add.cubin", "vector_add", {{65536, 1, 1}, {256, 1, 1}, 0}}};
   r.run.args.emplace_back(candidate_scalar_arg{"n", config::dtype::i32, std::int64_t{16}});
   r.run.seeds = {1};
   r.metrics = {dram, duration, stall, "l1tex__no_such_metric.sum"};
@@ -222,7 +222,7 @@ echo "the runner's own output"
   auto result = profile_with_ncu(request, options);
   EXPECT_EQ(result.status, profile_status::ok) << result.note;
   EXPECT_DOUBLE_EQ(result.values.at(dram), 91.37);
-  auto written = decode_candidate_request(read_text(options.work_dir / ncu_request_file_name));
+  auto written = decode_race_request(read_text(options.work_dir / ncu_request_file_name));
   ASSERT_TRUE(written) << written.error().detail;
   EXPECT_EQ(*written, request.run);
 }
@@ -264,7 +264,7 @@ TEST(ncu_profile, the_one_shot_runner_exits_2_for_a_bad_file_and_6_when_it_canno
     return exit ? exit->exit_code : std::nullopt;
   };
   EXPECT_EQ(run(dir.path / "missing.json"), std::optional<int>{2});
-  std::ofstream{dir.path / "bad.json"} << R"({"candidate":{}})";
+  std::ofstream{dir.path / "bad.json"} << R"({"kernels":[{}]})";
   EXPECT_EQ(run(dir.path / "bad.json"), std::optional<int>{2});
   // A well-formed request whose CUBIN does not exist: no GPU here, a missing file on a GPU host.
   std::ofstream{dir.path / "good.json"} << encode_body(sample_request().run);

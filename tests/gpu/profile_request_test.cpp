@@ -14,7 +14,7 @@ namespace {
 
 profile_request sample_request() {
   profile_request r;
-  r.run.candidate = {"/tmp/c.cubin", "vector_add", {{65536, 1, 1}, {256, 1, 1}, 0}};
+  r.run.kernels = {{"/tmp/c.cubin", "vector_add", {{65536, 1, 1}, {256, 1, 1}, 0}}};
   r.run.args.emplace_back(candidate_buffer_arg{"a", config::dtype::f32, 1u << 24,
                                                config::arg_role::input, {}, {}});
   r.run.args.emplace_back(candidate_buffer_arg{"c", config::dtype::f32, 1u << 24,
@@ -128,7 +128,7 @@ TEST(profile_request, the_runner_answers_a_bad_body_with_bad_request) {
 
 TEST(profile_request, without_a_gpu_the_runner_says_so_instead_of_crashing) {
   auto request = sample_request();
-  request.run.candidate.cubin_path = "/nonexistent/c.cubin";
+  request.run.kernels[0].cubin_path = "/nonexistent/c.cubin";
   auto handled = handle_message(
     encode(runner_request{6, runner_request_kind::profile_candidate, encode_body(request)}));
   EXPECT_FALSE(handled.stop);

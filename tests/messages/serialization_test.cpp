@@ -61,6 +61,7 @@ pipeline::candidate sample_candidate() {
   c.kind = vocabulary::branch_kind::branch;
   c.point = {{"TILE", 32}, {"PAD", 1}};
   c.source = "extern \"C\" __global__ void k() {}";
+  c.source_name = "mine.cu";
   c.methods = {"tiling_smem", "bank_conflict"};
   c.note = "neighbour of the best";
   pipeline::candidate without;

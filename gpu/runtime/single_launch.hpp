@@ -1,0 +1,43 @@
+#pragma once
+// kernels[0] of a race, ready for single launches on the first seed's inputs, made exactly as
+// run_race makes them (device-generated inputs from the workspace's cache, fresh copies, poisoned
+// outputs): what `warpforge-runner --execute` and profile_candidate launch. Runner-only.
+//
+//   single_launch one;
+//   if (auto failure = prepare_single_launch(*workspace, request, one)) return *failure;
+//   launch(one.kernel, one.params->data(), workspace->stream());
+//   one.refresh();                      // the same inputs again (user-replay profiling)
+
+#include "gpu/runner/race_request.hpp"
+#include "gpu/runtime/device_workspace.hpp"
+#include "gpu/runtime/kernel_module.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::gpu {
+
+struct single_launch {
+  device_workspace* workspace = nullptr;
+  const race_request* request = nullptr;
+  loaded_kernel kernel;
+  pristine_inputs inputs;               // seeds[0]'s
+  std::vector<void*> buffers;           // the working buffers
+  std::unique_ptr<kernel_params> params;
+
+  /// Fresh copies of the inputs, poisoned outputs (queued on the workspace's stream).
+  std::optional<launch_failure> refresh();
+};
+
+/// Loads request.kernels[0] and fills its buffers from request.seeds[0]. The failure is the
+/// kernel's (not_supported when the device cannot run it, runtime_error otherwise).
+std::optional<launch_failure> prepare_single_launch(device_workspace& workspace,
+                                                    const race_request& request, single_launch& out);
+
+/// One launch of `one`, waited for (no watchdog: --execute and the profiler are the coordinator's
+/// to stop).
+call_result launch_and_wait(single_launch& one);
+
+} // namespace warpforge::gpu
