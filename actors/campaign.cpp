@@ -37,6 +37,20 @@ feed::event campaign_event(feed::event_type type, std::string detail_json) {
   return e;
 }
 
+// campaign_started as docs/events.md lists it; the wall-time budget lets monitors show what is left.
+feed::event started_event(const messages::campaign_plan& plan) {
+  feed::detail detail;
+  detail.add("kind", pipeline::to_string(plan.mode))
+    .add("jobs", static_cast<std::uint64_t>(plan.job_ids.size()))
+    .add("gpus", static_cast<std::uint64_t>(plan.gpus.size()))
+    .add("resumed", plan.resume)
+    .add("run_dir", plan.run_dir);
+  if (auto spec = config::parse_campaign(plan.spec_toml, plan.spec_path)) {
+    detail.add("proposer", config::to_string(spec->proposer.kind)).add("wall_time_s", spec->budget.wall_time_s);
+  }
+  return campaign_event(feed::event_type::campaign_started, detail.json());
+}
+
 void record_end(self_pointer self, const pipeline::campaign_result& r) {
   const auto& plan = *self->state.plan;
   using kind = pipeline::campaign_result_kind;
@@ -48,7 +62,7 @@ void record_end(self_pointer self, const pipeline::campaign_result& r) {
                                                   : feed::event_type::campaign_failed;
   emit(self->system(), campaign_event(type, feed::detail{}
                                               .add("reason", r.reason)
-                                              .add("wall_s", r.wall_s)
+                                              .add("duration_s", r.wall_s)
                                               .add("gpu_busy_fraction", r.gpu_busy_fraction)
                                               .add("worker_occupancy", r.worker_occupancy)
                                               .add("gpu_wait_for_compile_s", r.gpu_wait_for_compile_s)
@@ -70,10 +84,7 @@ void run(self_pointer self) {
   send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_state_change{st.plan->campaign_id, vocabulary::campaign_state::running, {}},
                              [self](std::int64_t) {
-                               emit(self->system(), campaign_event(feed::event_type::campaign_started,
-                                                                   feed::detail{}.add("resumed", self->state.plan->resume)
-                                                                     .add("mode", pipeline::to_string(self->state.plan->mode))
-                                                                     .json()));
+                               emit(self->system(), started_event(*self->state.plan));
                                send<messages::scheduler_actor, pipeline::campaign_result>(self, std::string{scheduler_name}, *self->state.plan,
                                                               [self](pipeline::campaign_result& r) { record_end(self, r); });
                                if (self->state.interrupt_asked)

@@ -3,9 +3,12 @@
 #include "actors/clock.hpp"
 #include "actors/exceptions.hpp"
 #include "actors/registry.hpp"
+#include "feed/endpoint.hpp"
+#include "feed/heartbeat.hpp"
 #include "logging/logging.hpp"
 #include "messages/store.hpp"
 
+#include <caf/after.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
@@ -18,6 +21,15 @@ namespace {
 // How long the feed waits for the store to say where the sequence resumes.
 constexpr std::chrono::seconds next_seq_timeout{30};
 
+void write_endpoint_file(const std::filesystem::path& file, const std::string& endpoint) {
+  if (file.empty())
+    return;
+  std::ofstream out{file, std::ios::trunc};
+  out << endpoint << '\n';
+  if (!out)
+    throw std::runtime_error("feed: cannot write " + file.string());
+}
+
 } // namespace
 
 void feed_state::bind(const feed_options& options) {
@@ -27,13 +39,29 @@ void feed_state::bind(const feed_options& options) {
                              + to_string(bound.error()));
   publisher.emplace(std::move(*bound));
   campaign = options.campaign;
-  if (!options.endpoint_file.empty()) {
-    std::ofstream out{options.endpoint_file, std::ios::trunc};
-    out << publisher->endpoint() << '\n';
-    if (!out)
-      throw std::runtime_error("feed: cannot write " + options.endpoint_file.string());
+  heartbeat_interval = options.heartbeat_interval;
+  write_endpoint_file(options.endpoint_file, publisher->endpoint());
+
+  if (!options.database.empty()) {
+    auto endpoint = options.replay_endpoint.empty()
+                      ? feed::replay_endpoint_for(options.publisher.endpoint)
+                      : expected<std::string, feed::feed_error>{options.replay_endpoint};
+    if (!endpoint)
+      throw std::runtime_error("feed: no replay endpoint for " + options.publisher.endpoint + ": "
+                               + to_string(endpoint.error()));
+    feed::replay_server_options replay_options;
+    replay_options.endpoint = *endpoint;
+    replay_options.allow_remote = options.publisher.allow_remote; // the feed's rule, for both
+    replay_options.database = options.database;
+    auto started = feed::replay_server::start(replay_options);
+    if (!started)
+      throw std::runtime_error("feed: cannot bind the replay endpoint " + *endpoint + ": "
+                               + to_string(started.error()));
+    replay.emplace(std::move(*started));
+    write_endpoint_file(options.replay_endpoint_file, replay->endpoint());
   }
-  logging::get("feed")->info("publishing on {}", publisher->endpoint());
+  logging::get("feed")->info("publishing on {}, replay on {}", publisher->endpoint(),
+                             replay ? replay->endpoint() : std::string{"(none)"});
 }
 
 void feed_state::stamp(feed::event& e) {
@@ -42,6 +70,29 @@ void feed_state::stamp(feed::event& e) {
     e.ts = unix_now_s();
   if (e.campaign.empty())
     e.campaign = campaign;
+  if (e.type == feed::event_type::campaign_started)
+    e.detail_json = feed::detail{}
+                      .add("feed_endpoint", publisher->endpoint())
+                      .add("replay_endpoint", replay_endpoint())
+                      .appended_to(e.detail_json);
+}
+
+std::string feed_state::replay_endpoint() const {
+  return replay ? replay->endpoint() : std::string{};
+}
+
+std::optional<feed::event> feed_state::due_heartbeat() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_heartbeat < heartbeat_interval)
+    return std::nullopt;
+  last_heartbeat = now;
+  feed::heartbeat pulse;
+  pulse.last_seq = next_seq - 1;
+  pulse.interval_s = std::chrono::duration<double>(heartbeat_interval).count();
+  pulse.feed_endpoint = publisher->endpoint();
+  pulse.replay_endpoint = replay_endpoint();
+  pulse.published_total = publisher->published();
+  return feed::to_event(pulse, unix_now_s(), campaign);
 }
 
 messages::component_status feed_state::status() {
@@ -49,11 +100,17 @@ messages::component_status feed_state::status() {
   s.component = name;
   s.state = publisher->dropped() == 0 ? messages::component_state::running
                                       : messages::component_state::degraded;
-  s.detail = publisher->endpoint();
+  s.detail = publisher->endpoint() + (replay ? ", replay " + replay->endpoint() : "");
   s.counters = {{"published", static_cast<std::int64_t>(publisher->published())},
                 {"dropped", static_cast<std::int64_t>(publisher->dropped())},
                 {"subscriptions", static_cast<std::int64_t>(publisher->subscription_count())},
                 {"next_seq", static_cast<std::int64_t>(next_seq)}};
+  if (replay) {
+    const auto served = replay->counters();
+    s.counters.push_back({"replay_requests", static_cast<std::int64_t>(served.requests)});
+    s.counters.push_back({"replay_events", static_cast<std::int64_t>(served.events_served)});
+    s.counters.push_back({"replay_refused", static_cast<std::int64_t>(served.refused)});
+  }
   return s;
 }
 
@@ -81,9 +138,14 @@ feed(messages::feed_actor::stateful_pointer<feed_state> self, feed_options optio
       caf::anon_send(s, e);
     self->state.publisher->publish(e);
   };
+  // Heartbeats go out on the PUB socket only: never stored, no seq of their own.
+  auto beat = [self] {
+    if (auto pulse = self->state.due_heartbeat())
+      self->state.publisher->publish(*pulse);
+  };
 
   return {
-    [self, deliver](feed::event e) {
+    [self, deliver, beat](feed::event e) {
       deliver(std::move(e));
       auto& p = *self->state.publisher;
       const auto now = std::chrono::steady_clock::now();
@@ -91,6 +153,7 @@ feed(messages::feed_actor::stateful_pointer<feed_state> self, feed_options optio
         self->state.last_drop_report = now;
         deliver(p.take_dropped_report(0, 0, self->state.campaign));
       }
+      beat(); // a busy feed never idles long enough for the timeout below
     },
     [self](messages::endpoint_atom) { return self->state.publisher->endpoint(); },
     [self](messages::wait_atom, std::uint32_t subscriptions, double timeout_s) {
@@ -101,6 +164,8 @@ feed(messages::feed_actor::stateful_pointer<feed_state> self, feed_options optio
     },
     [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },
     [self](messages::status_atom) { return self->state.status(); },
+    // A quiet feed: nothing arrived for a whole interval, so the heartbeat is due now.
+    caf::after(options.heartbeat_interval) >> beat,
   };
 }
 

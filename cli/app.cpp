@@ -4,12 +4,150 @@
 
 #include <CLI/CLI.hpp>
 
-#include <iostream>
+#include <memory>
 
 namespace warpforge::cli {
 namespace {
 
 constexpr auto version = "0.1.0";
+
+// One function a subcommand: its options live in a shared_ptr that its callback holds, so they
+// outlive parsing; the callback runs the command and leaves its exit code in `result`.
+
+void add_run(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<run_options>();
+  auto* command = app.add_subcommand("run", "Run a campaign from its spec");
+  // No CLI11 existence check: the spec loader reports a missing file as bad input (exit 3).
+  command->add_option("campaign", opts->campaign_path, "Campaign spec (TOML)")->required();
+  command->add_option("--log-level", opts->log_level,
+                      "trace|debug|info|warn|error (overrides the spec's [log] level)");
+  command->add_option("--wait-subscribers", opts->wait_subscribers_s,
+                      "Seconds to wait for a feed subscriber before the first event");
+  command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
+  command->callback([opts, &result] { result = run(*opts); });
+}
+
+void add_resume(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<resume_options>();
+  auto* command = app.add_subcommand("resume", "Continue an interrupted campaign from its run directory");
+  command->add_option("run-dir", opts->run_dir, "Run directory")->required();
+  command->add_option("--log-level", opts->log_level, "trace|debug|info|warn|error");
+  command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
+  command->callback([opts, &result] { result = resume(*opts); });
+}
+
+void add_status(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<status_options>();
+  auto* command = app.add_subcommand("status", "Show a campaign's progress from its run directory");
+  command->add_option("run-dir", opts->run_dir, "Run directory")->required();
+  command->add_flag("--json", opts->json, "Machine-readable output");
+  command->callback([opts, &result] { result = status(*opts); });
+}
+
+void add_program(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<program_options>();
+  auto* command = app.add_subcommand(
+    "program", "Build a whole benchmark program with nvcc and run it N times per GPU, reading RESULT lines");
+  command->add_option("source", opts->source_path, "The program (.cu with main())")->required();
+  command->add_option("--gpus", opts->gpus, "all, or a comma list of GPU ordinals");
+  command->add_option("--trials", opts->trials, "Runs per GPU")->check(CLI::Range(1u, 1000u));
+  command->add_option("--watchdog", opts->watchdog_s, "Seconds a trial may run before it is killed");
+  command->add_option("--arch", opts->arch, "nvcc target, e.g. sm_90a (default: the GPU's)");
+  command->add_option("--run-root", opts->run_root, "Where the run directory is created");
+  command->add_option("args", opts->arguments, "Arguments for the program (after --)");
+  command->callback([opts, &result] { result = program(*opts); });
+}
+
+void add_report(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<report_options>();
+  auto* command = app.add_subcommand("report", "Print a campaign's report (md, json or csv), live or after");
+  command->add_option("run-dir", opts->run_dir, "Run directory")->required();
+  command->add_option("--format", opts->format, "md|json|csv")
+    ->check(CLI::IsMember({"md", "json", "csv"}));
+  command->add_flag("--write", opts->write_summary,
+                    "Also (re)write summary.md and the SVG charts in the run directory");
+  command->callback([opts, &result] { result = report(*opts); });
+}
+
+void add_bench(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<bench_options>();
+  auto* command = app.add_subcommand("bench", "Check a kernel against its reference and time it on each GPU");
+  command->add_option("problem", opts->problem_path, "Problem spec (TOML)")->required();
+  command->add_option("--gpus", opts->gpus, "all, or a comma list of GPU ordinals");
+  command->add_option("--candidate", opts->candidate_paths,
+                      "Also measure this kernel source (same entry); repeat for several");
+  command->add_option("--run-root", opts->run_root, "Where the run directory is created");
+  command->add_flag("--cold", opts->cold, "Flush L2 before each timed launch");
+  command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
+  command->add_option("--watchdog", opts->watchdog_s, "Reply deadline per kernel, seconds (backstop; the runner's own kernel watchdog is 100x the reference, at least 2 s)");
+  command->callback([opts, &result] { result = bench(*opts); });
+}
+
+void add_diagnose(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<diagnose_options>();
+  auto* command = app.add_subcommand(
+    "diagnose", "Check, time and profile a kernel on each GPU, then say why it is as fast as it is");
+  command->add_option("problem", opts->problem_path, "Problem spec (TOML)")->required();
+  command->add_option("--candidate", opts->candidate_path,
+                      "Diagnose this kernel source (same entry) instead of the problem's own");
+  command->add_option("--gpus", opts->gpus, "all, or a comma list of GPU ordinals");
+  command->add_option("--run-root", opts->run_root, "Where the run directory is created");
+  command->add_flag("--json", opts->json, "One JSON object instead of the text report");
+  command->callback([opts, &result] { result = diagnose(*opts); });
+}
+
+void add_doctor(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<doctor_options>();
+  auto* command = app.add_subcommand("doctor", "Check GPUs, toolkit, counters, keys and the run directory");
+  command->add_flag("--json", opts->json, "Machine-readable output");
+  command->add_flag("--require-gpu", opts->require_gpu,
+                    "Exit 5 when no GPU is usable (for scripts)");
+  command->add_option("--run-root", opts->run_root, "Where run directories are created");
+  command->callback([opts, &result] { result = doctor(*opts); });
+}
+
+void add_tail(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<tail_options>();
+  auto from_seq = std::make_shared<std::uint64_t>(0);
+  auto count = std::make_shared<std::uint64_t>(0);
+  auto* command = app.add_subcommand("tail", "Watch a campaign live over its ZeroMQ event feed");
+  command->add_option("endpoint", opts->endpoint,
+                      "Feed endpoint (default: the run directory's, else tcp://127.0.0.1:5757)");
+  command->add_option("--run-dir", opts->run_dir, "Replay this run's stored events first");
+  command->add_option("--replay", opts->replay_endpoint,
+                      "Replay endpoint (default: the run directory's, else the feed's heartbeats')");
+  auto* from_opt = command->add_option("--from-seq", *from_seq,
+                                       "Replay events after this sequence number (from the run "
+                                       "directory's store, else over the network)");
+  command->add_flag("--json", opts->json, "Raw JSON lines, one per event");
+  command->add_flag("--log", opts->log, "One readable line per event instead of the live view");
+  command->add_option("--topic", opts->topic, "Only events whose type starts with this");
+  auto* count_opt = command->add_option("--count", *count, "Stop after this many events");
+  command->add_option("--idle-timeout", opts->idle_timeout_s,
+                      "Stop after this many seconds without an event");
+  command->callback([opts, from_seq, count, from_opt, count_opt, &result] {
+    if (from_opt->count() > 0)
+      opts->from_seq = *from_seq;
+    if (count_opt->count() > 0)
+      opts->count = *count;
+    result = tail(*opts);
+  });
+}
+
+void add_dashboard(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<dashboard_options>();
+  auto* command = app.add_subcommand(
+    "dashboard", "Serve a live page of a campaign (or a finished one) from its feed and run directory");
+  command->add_option("endpoint", opts->endpoint,
+                      "Feed endpoint (default: the run directory's, else tcp://127.0.0.1:5757)");
+  command->add_option("--run-dir", opts->run_dir, "Show this run's stored events first");
+  command->add_option("--replay", opts->replay_endpoint,
+                      "Replay endpoint (default: the run directory's, else the feed's heartbeats')");
+  command->add_option("--listen", opts->listen, "host:port to serve the page on (port 0: a free one)");
+  command->add_flag("--allow-remote", opts->allow_remote,
+                    "Allow a listen address other hosts can reach");
+  command->callback([opts, &result] { result = dashboard(*opts); });
+}
 
 } // namespace
 
@@ -21,102 +159,16 @@ int run_command_line(int argc, char** argv) {
   app.failure_message(CLI::FailureMessage::help);
 
   exit_code result = exit_code::ok;
-
-  run_options run_opts;
-  auto* run_cmd = app.add_subcommand("run", "Run a campaign (optimize or microbench) from its spec");
-  // No CLI11 existence check: the spec loader reports a missing file as bad input (exit 3).
-  run_cmd->add_option("campaign", run_opts.campaign_path, "Campaign spec (TOML)")->required();
-  run_cmd->add_option("--log-level", run_opts.log_level,
-                      "trace|debug|info|warn|error (overrides the spec's [log] level)");
-  run_cmd->add_option("--wait-subscribers", run_opts.wait_subscribers_s,
-                      "Seconds to wait for a feed subscriber before the first event");
-  run_cmd->callback([&] { result = run(run_opts); });
-
-  resume_options resume_opts;
-  auto* resume_cmd = app.add_subcommand("resume", "Continue an interrupted campaign from its run directory");
-  resume_cmd->add_option("run-dir", resume_opts.run_dir, "Run directory")->required();
-  resume_cmd->add_option("--log-level", resume_opts.log_level, "trace|debug|info|warn|error");
-  resume_cmd->callback([&] { result = resume(resume_opts); });
-
-  status_options status_opts;
-  auto* status_cmd = app.add_subcommand("status", "Show a campaign's progress from its run directory");
-  status_cmd->add_option("run-dir", status_opts.run_dir, "Run directory")->required();
-  status_cmd->add_flag("--json", status_opts.json, "Machine-readable output");
-  status_cmd->callback([&] { result = status(status_opts); });
-
-  program_options program_opts;
-  auto* program_cmd = app.add_subcommand(
-    "program", "Build a whole benchmark program with nvcc and run it N times per GPU, reading RESULT lines");
-  program_cmd->add_option("source", program_opts.source_path, "The program (.cu with main())")->required();
-  program_cmd->add_option("--gpus", program_opts.gpus, "all, or a comma list of GPU ordinals");
-  program_cmd->add_option("--trials", program_opts.trials, "Runs per GPU")->check(CLI::Range(1u, 1000u));
-  program_cmd->add_option("--watchdog", program_opts.watchdog_s, "Seconds a trial may run before it is killed");
-  program_cmd->add_option("--arch", program_opts.arch, "nvcc target, e.g. sm_90a (default: the GPU's)");
-  program_cmd->add_option("--run-root", program_opts.run_root, "Where the run directory is created");
-  program_cmd->add_option("args", program_opts.arguments, "Arguments for the program (after --)");
-  program_cmd->callback([&] { result = program(program_opts); });
-
-  report_options report_opts;
-  auto* report_cmd = app.add_subcommand("report", "Print a campaign's report (md, json or csv), live or after");
-  report_cmd->add_option("run-dir", report_opts.run_dir, "Run directory")->required();
-  report_cmd->add_option("--format", report_opts.format, "md|json|csv")
-    ->check(CLI::IsMember({"md", "json", "csv"}));
-  report_cmd->add_flag("--write", report_opts.write_summary,
-                       "Also (re)write summary.md and the SVG charts in the run directory");
-  report_cmd->callback([&] { result = report(report_opts); });
-
-  bench_options bench_opts;
-  auto* bench_cmd = app.add_subcommand("bench", "Check a kernel against its reference and time it on each GPU");
-  bench_cmd->add_option("problem", bench_opts.problem_path, "Problem spec (TOML)")->required();
-  bench_cmd->add_option("--gpus", bench_opts.gpus, "all, or a comma list of GPU ordinals");
-  bench_cmd->add_option("--candidate", bench_opts.candidate_paths,
-                        "Also measure this kernel source (same entry); repeat for several");
-  bench_cmd->add_option("--run-root", bench_opts.run_root, "Where the run directory is created");
-  bench_cmd->add_flag("--cold", bench_opts.cold, "Flush L2 before each timed launch");
-  bench_cmd->add_option("--watchdog", bench_opts.watchdog_s, "Reply deadline per kernel, seconds (backstop; the runner's own kernel watchdog is 100x the reference, at least 2 s)");
-  bench_cmd->callback([&] { result = bench(bench_opts); });
-
-  diagnose_options diagnose_opts;
-  auto* diagnose_cmd = app.add_subcommand(
-    "diagnose", "Check, time and profile a kernel on each GPU, then say why it is as fast as it is");
-  diagnose_cmd->add_option("problem", diagnose_opts.problem_path, "Problem spec (TOML)")->required();
-  diagnose_cmd->add_option("--candidate", diagnose_opts.candidate_path,
-                           "Diagnose this kernel source (same entry) instead of the problem's own");
-  diagnose_cmd->add_option("--gpus", diagnose_opts.gpus, "all, or a comma list of GPU ordinals");
-  diagnose_cmd->add_option("--run-root", diagnose_opts.run_root, "Where the run directory is created");
-  diagnose_cmd->add_flag("--json", diagnose_opts.json, "One JSON object instead of the text report");
-  diagnose_cmd->callback([&] { result = diagnose(diagnose_opts); });
-
-  doctor_options doctor_opts;
-  auto* doctor_cmd = app.add_subcommand("doctor", "Check GPUs, toolkit, counters, keys and the run directory");
-  doctor_cmd->add_flag("--json", doctor_opts.json, "Machine-readable output");
-  doctor_cmd->add_flag("--require-gpu", doctor_opts.require_gpu,
-                       "Exit 5 when no GPU is usable (for scripts)");
-  doctor_cmd->add_option("--run-root", doctor_opts.run_root, "Where run directories are created");
-  doctor_cmd->callback([&] { result = doctor(doctor_opts); });
-
-  tail_options tail_opts;
-  std::uint64_t from_seq = 0;
-  std::uint64_t count = 0;
-  auto* tail_cmd = app.add_subcommand("tail", "Watch a campaign live over its ZeroMQ event feed");
-  tail_cmd->add_option("endpoint", tail_opts.endpoint,
-                       "Feed endpoint (default: the run directory's, else tcp://127.0.0.1:5757)");
-  tail_cmd->add_option("--run-dir", tail_opts.run_dir, "Replay this run's stored events first");
-  auto* from_opt = tail_cmd->add_option("--from-seq", from_seq,
-                                        "Replay stored events after this sequence number");
-  tail_cmd->add_flag("--json", tail_opts.json, "Raw JSON lines, one per event");
-  tail_cmd->add_flag("--log", tail_opts.log, "One readable line per event instead of the live view");
-  tail_cmd->add_option("--topic", tail_opts.topic, "Only events whose type starts with this");
-  auto* count_opt = tail_cmd->add_option("--count", count, "Stop after this many events");
-  tail_cmd->add_option("--idle-timeout", tail_opts.idle_timeout_s,
-                       "Stop after this many seconds without an event");
-  tail_cmd->callback([&] {
-    if (from_opt->count() > 0)
-      tail_opts.from_seq = from_seq;
-    if (count_opt->count() > 0)
-      tail_opts.count = count;
-    result = tail(tail_opts);
-  });
+  add_run(app, result);
+  add_resume(app, result);
+  add_status(app, result);
+  add_program(app, result);
+  add_report(app, result);
+  add_bench(app, result);
+  add_diagnose(app, result);
+  add_doctor(app, result);
+  add_tail(app, result);
+  add_dashboard(app, result);
 
   try {
     app.parse(argc, argv);

@@ -154,6 +154,7 @@ exit_code bench(const bench_options& options) {
   request.gpus = options.gpus;
   request.lock_timeout = options.lock_timeout;
   request.watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(options.watchdog_s));
+  request.quiet = options.quiet;
   auto outcome = run_session(request);
   if (!outcome) {
     std::cerr << "warpforge bench: " << outcome.error().message << '\n';

@@ -3,6 +3,7 @@
 // called (and tested) without the command line.
 
 #include "cli/exit_codes.hpp"
+#include "dashboard/http_server.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -28,8 +29,10 @@ exit_code status(const status_options& options);
 
 struct tail_options {
   std::string endpoint;                 // empty: the run directory's feed, else the default
+  std::string replay_endpoint;          // empty: the run directory's, else the feed's heartbeats'
   std::string run_dir;                  // replay from this run's store before going live
-  std::optional<std::uint64_t> from_seq; // replay events with seq > this (needs run_dir)
+  std::optional<std::uint64_t> from_seq; // replay events with seq > this: from the run
+                                         // directory's store, else over the network
   bool json = false;                    // raw JSON lines instead of the live view
   bool log = false;                     // one human line per event instead of the live view
   std::string topic;                    // ZeroMQ topic prefix filter ("branch_")
@@ -38,16 +41,27 @@ struct tail_options {
 };
 exit_code tail(const tail_options& options);
 
+struct dashboard_options {
+  std::string endpoint;                // the feed to follow; empty: the run directory's, else the default
+  std::string replay_endpoint;         // empty: the run directory's, else learnt from heartbeats
+  std::string run_dir;                 // show this run's stored events first (live or finished)
+  std::string listen{dashboard::default_listen}; // host:port the page is served on
+  bool allow_remote = false;           // permit a listen address other hosts can reach
+};
+exit_code dashboard(const dashboard_options& options);
+
 struct run_options {
   std::string campaign_path;
   std::string log_level;      // overrides the spec's [log] level when set
   double wait_subscribers_s = 0; // hold events until a monitor subscribes, at most this long
+  bool quiet = false;         // no progress on the terminal (feed/progress_display.hpp)
 };
 exit_code run(const run_options& options);
 
 struct resume_options {
   std::string run_dir;
   std::string log_level; // overrides the spec's [log] level when set
+  bool quiet = false;    // no progress on the terminal
 };
 exit_code resume(const resume_options& options);
 
@@ -60,6 +74,7 @@ struct bench_options {
   double watchdog_s = 120;        // reply deadline per kernel, seconds: the backstop behind the
                                   // runner's kernel watchdog (100x the reference, at least 2 s)
   std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
+  bool quiet = false;             // no progress on the terminal
 };
 exit_code bench(const bench_options& options);
 

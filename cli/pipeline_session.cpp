@@ -2,6 +2,7 @@
 
 #include "cli/gpu_fleet.hpp"
 #include "cli/interrupt.hpp"
+#include "feed/progress_display.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "logging/logging.hpp"
 #include "tuning/result_cache.hpp"
@@ -55,9 +56,11 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   feed.allow_remote = spec.feed.allow_remote;
   feed.high_water_mark = static_cast<int>(spec.feed.high_water_mark);
   auto pipeline = pipeline_for(request, *fleet);
+  const auto command = "warpforge " + request.verb + " " +
+                       (request.resume_dir ? request.resume_dir->string() : request.spec_path);
   auto started = request.resume_dir
-                   ? resume_recording(*request.resume_dir, spec.name, feed, spec.supervision, std::move(pipeline))
-                   : start_recording(spec.run_root, spec.name, feed, spec.supervision, std::move(pipeline));
+                   ? resume_recording(*request.resume_dir, spec.name, command, feed, spec.supervision, std::move(pipeline))
+                   : start_recording(spec.run_root, spec.name, command, feed, spec.supervision, std::move(pipeline));
   if (!started)
     return unexpected{started.error()};
   auto& runtime = *started->runtime;
@@ -69,6 +72,9 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
       !runtime.wait_for_subscribers(1, std::chrono::duration<double>(request.wait_subscribers_s)))
     logging::get("campaign")->warn("no feed subscriber within {} s; going on (late monitors replay from the store)",
                                    request.wait_subscribers_s);
+  // After the wait above: the progress's own subscription must not count as a monitor's.
+  auto progress = feed::start_progress(runtime.feed_endpoint(),
+                                       {.quiet = request.quiet, .wall_budget_s = spec.budget.wall_time_s, .run_dir = dir});
 
   session_outcome outcome;
   outcome.run_dir = dir;
@@ -95,6 +101,7 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
     return interrupted();
   });
   runtime.stop();
+  progress.stop(); // the final block stays above what the command prints next
   if (!result)
     return unexpected{recording_failure{exit_code::failure, "the supervisor gave up: " + result.error() +
                                                               "\n  recorded in " + dir.string() +

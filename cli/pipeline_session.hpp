@@ -32,6 +32,7 @@ struct session_request {
   std::chrono::milliseconds lock_timeout{std::chrono::minutes{10}};
   std::optional<std::chrono::milliseconds> watchdog; // per-kernel reply deadline; none: default
   double wait_subscribers_s = 0;
+  bool quiet = false;                      // no progress on the terminal
 };
 
 struct session_outcome {

@@ -13,6 +13,7 @@
 #include "logging/logging.hpp"
 #include "report/campaign_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -43,6 +44,22 @@ void write_report(const fs::path& run_dir) {
     std::cout << md.substr(head, md.find("\n## ", head + 1) - head) << '\n';
 }
 
+// Where each GPU's wall time went: kernels, the rest of its worker's requests, waiting for a
+// compile, and idle with nothing ready (pipeline/campaign.hpp, gpu_usage).
+void print_gpu_usage(const pipeline::campaign_result& r) {
+  if (r.gpus.empty() || r.wall_s <= 0)
+    return;
+  std::fprintf(stderr, "  GPU   races profiles   kernels  other work  wait compile   idle   (share of %.1f s wall)\n",
+               r.wall_s);
+  for (const auto& g : r.gpus) {
+    const double idle = std::max(0.0, r.wall_s - g.occupied_s - g.waited_for_compile_s);
+    std::fprintf(stderr, "  %-3d %7llu %8llu   %6.1f%%     %6.1f%%       %6.1f%% %6.1f%%\n", g.ordinal,
+                 static_cast<unsigned long long>(g.races), static_cast<unsigned long long>(g.profiles),
+                 100 * g.kernel_s / r.wall_s, 100 * std::max(0.0, g.occupied_s - g.kernel_s) / r.wall_s,
+                 100 * g.waited_for_compile_s / r.wall_s, 100 * idle / r.wall_s);
+  }
+}
+
 void print_usage(const session_outcome& o) {
   const auto& r = o.result;
   std::fprintf(stderr,
@@ -55,6 +72,7 @@ void print_usage(const session_outcome& o) {
                r.wall_s, static_cast<unsigned long long>(r.compiled), static_cast<unsigned long long>(r.measured),
                r.gpu_busy_fraction * 100, r.worker_occupancy * 100, r.gpu_wait_for_compile_s, o.gpus.size(),
                o.run_dir.string().c_str());
+  print_gpu_usage(r);
   if (!r.reason.empty())
     std::cerr << "  " << r.reason << '\n';
 }
@@ -102,6 +120,7 @@ exit_code run(const run_options& options) {
   request.spec = std::move(*spec);
   request.spec_path = options.campaign_path;
   request.wait_subscribers_s = options.wait_subscribers_s;
+  request.quiet = options.quiet;
   return run_campaign(std::move(request), options.log_level);
 }
 
@@ -130,6 +149,7 @@ exit_code resume(const resume_options& options) {
   request.spec = std::move(*spec);
   request.spec_path = earlier->campaign.spec_path;
   request.resume_dir = fs::path{options.run_dir};
+  request.quiet = options.quiet;
   return run_campaign(std::move(request), options.log_level);
 }
 

@@ -3,9 +3,11 @@
 
 #include "cli/commands.hpp"
 
+#include "feed/endpoint.hpp"
 #include "json/writer.hpp"
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
+#include "storage/run_owner.hpp"
 
 #include <cstdio>
 #include <ctime>
@@ -14,6 +16,31 @@
 
 namespace warpforge::cli {
 namespace {
+
+/// What the store cannot say: who writes the run now (storage/run_owner.hpp), and where a
+/// monitor connects: the endpoints the feed wrote into the run directory (empty when it wrote
+/// none: a run from before replay over the network, or a feed that never bound).
+struct live_facts {
+  std::string feed;
+  std::string replay;
+  std::optional<storage::run_holder> owner; // nullopt: no process is running this campaign
+};
+
+live_facts live_facts_of(const storage::run_directory& dir) {
+  return {feed::read_endpoint_file(dir.feed_endpoint_path()),
+          feed::read_endpoint_file(dir.replay_endpoint_path()), storage::run_owner::holder(dir)};
+}
+
+/// A campaign the store calls running is live only while its owner holds the directory; one
+/// whose process died (SIGKILL, a crash, a lost machine) is safe to resume.
+std::string liveness(const storage::campaign_row& c, const live_facts& facts) {
+  if (facts.owner)
+    return "live: pid " + std::to_string(facts.owner->pid) + " (" + facts.owner->command + ")";
+  if (c.state == vocabulary::campaign_state::running)
+    return "not running: its process ended without recording the end; safe to resume (warpforge resume " +
+           c.run_dir + ")";
+  return "not running";
+}
 
 std::string format_time(double unix_s) {
   std::time_t t = static_cast<std::time_t>(unix_s);
@@ -37,13 +64,18 @@ std::string format_seconds(std::optional<double> s) {
   return buffer;
 }
 
-std::string render_text(const storage::campaign_summary& s) {
+std::string render_text(const storage::campaign_summary& s, const live_facts& facts) {
   std::ostringstream out;
   const auto& c = s.campaign;
   out << "campaign  " << c.name << "  [" << vocabulary::to_string(c.state) << "]\n";
   if (!c.reason.empty())
     out << "reason    " << c.reason << '\n';
+  out << "process   " << liveness(c, facts) << '\n';
   out << "run dir   " << c.run_dir << '\n';
+  if (!facts.feed.empty())
+    out << "feed      " << facts.feed << "   replay "
+        << (facts.replay.empty() ? std::string{"-"} : facts.replay)
+        << (facts.owner ? "" : "   (while it ran)") << '\n';
   out << "spec      " << c.spec_path << '\n';
   out << "started   " << format_time(c.created_at) << "   updated " << format_time(c.updated_at) << '\n';
   out << "\njobs (" << s.jobs.size() << ")\n";
@@ -72,7 +104,7 @@ std::string render_text(const storage::campaign_summary& s) {
   return out.str();
 }
 
-std::string render_json(const storage::campaign_summary& s) {
+std::string render_json(const storage::campaign_summary& s, const live_facts& facts) {
   json::writer w;
   const auto& c = s.campaign;
   w.begin_object();
@@ -80,11 +112,14 @@ std::string render_json(const storage::campaign_summary& s) {
     .key("name").value(c.name)
     .key("state").value(vocabulary::to_string(c.state))
     .key("reason").value(c.reason)
+    .key("live").value(facts.owner.has_value())
     .key("run_dir").value(c.run_dir)
     .key("spec_path").value(c.spec_path)
     .key("created_at").value(c.created_at)
-    .key("updated_at").value(c.updated_at)
-    .end_object();
+    .key("updated_at").value(c.updated_at);
+  w.key("owner_pid");
+  facts.owner ? w.value(static_cast<std::int64_t>(facts.owner->pid)) : w.null();
+  w.end_object();
   w.key("jobs").begin_array();
   for (const auto& j : s.jobs) {
     w.begin_object()
@@ -104,6 +139,10 @@ std::string render_json(const storage::campaign_summary& s) {
   w.end_object();
   w.key("last_event_seq");
   s.last_event_seq ? w.value(*s.last_event_seq) : w.null();
+  w.key("feed_endpoint");
+  facts.feed.empty() ? w.null() : w.value(facts.feed);
+  w.key("replay_endpoint");
+  facts.replay.empty() ? w.null() : w.value(facts.replay);
   w.end_object();
   return std::move(w).str();
 }
@@ -127,7 +166,9 @@ exit_code status(const status_options& options) {
               << storage::to_string(summary.error()) << '\n';
     return exit_code::bad_input;
   }
-  std::cout << (options.json ? render_json(*summary) + "\n" : render_text(*summary));
+  const auto facts = live_facts_of(*dir);
+  std::cout << (options.json ? render_json(*summary, facts) + "\n"
+                             : render_text(*summary, facts));
   return exit_code::ok;
 }
 

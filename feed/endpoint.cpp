@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <fstream>
 
 namespace warpforge::feed {
 namespace {
@@ -118,6 +119,70 @@ expected<endpoint_address, feed_error> check_bind_endpoint(std::string_view endp
                 "'" + address->host + "' is reachable from other hosts; bind to 127.0.0.1 or "
                 "set allow_remote to publish beyond this host");
   return address;
+}
+
+namespace {
+
+/// "tcp://host:port", with brackets around an IPv6 literal.
+std::string tcp_text(const endpoint_address& address, std::string_view port) {
+  std::string host = address.ipv6 ? "[" + address.host + "]" : address.host;
+  return "tcp://" + host + ":" + std::string{port};
+}
+
+bool is_wildcard_host(std::string_view host) {
+  return host == "*" || host == "0.0.0.0" || host == "::";
+}
+
+} // namespace
+
+std::string read_endpoint_file(const std::filesystem::path& file) {
+  std::ifstream in{file};
+  std::string endpoint;
+  in >> endpoint;
+  return endpoint;
+}
+
+std::string bind_text(const endpoint_address& address) {
+  if (address.transport != endpoint_transport::tcp)
+    return std::string{to_string(address.transport)} + "://" + address.path;
+  constexpr std::string_view localhost_address = "127.0.0.1";
+  std::string host = address.host;
+  bool is_name = host.find_first_not_of("0123456789.:") != std::string::npos;
+  if (is_name && is_loopback_host(host))
+    host = localhost_address;
+  if (address.ipv6)
+    host = "[" + host + "]";
+  return "tcp://" + host + ":" + address.port;
+}
+
+expected<std::string, feed_error> replay_endpoint_for(std::string_view feed_endpoint) {
+  constexpr std::string_view replay_suffix = ".replay";
+  auto address = parse_endpoint(feed_endpoint);
+  if (!address)
+    return unexpected{address.error()};
+  if (address->transport != endpoint_transport::tcp)
+    return std::string{to_string(address->transport)} + "://" + address->path +
+           std::string{replay_suffix};
+  if (address->port == "*" || address->port == "0")
+    return tcp_text(*address, "*");
+  unsigned port = 0;
+  std::from_chars(address->port.data(), address->port.data() + address->port.size(), port);
+  if (port >= max_tcp_port)
+    return fail(feed_errc::bad_endpoint, "port",
+                "the replay endpoint takes the feed's port + 1, and " + address->port +
+                    " is the last port; give the feed a lower port");
+  return tcp_text(*address, std::to_string(port + 1));
+}
+
+std::string reachable_endpoint(std::string_view advertised, std::string_view connected_feed) {
+  auto address = parse_endpoint(advertised);
+  auto feed = parse_endpoint(connected_feed);
+  if (!address || !feed || address->transport != endpoint_transport::tcp ||
+      feed->transport != endpoint_transport::tcp || !is_wildcard_host(address->host))
+    return std::string{advertised};
+  address->host = feed->host;
+  address->ipv6 = feed->ipv6;
+  return tcp_text(*address, address->port);
 }
 
 } // namespace warpforge::feed

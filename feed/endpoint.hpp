@@ -10,6 +10,7 @@
 #include "feed/feed_error.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,25 @@ expected<endpoint_address, feed_error> parse_endpoint(std::string_view endpoint)
 /// place "host").
 expected<endpoint_address, feed_error> check_bind_endpoint(std::string_view endpoint,
                                                            bool allow_remote);
+
+/// The text handed to zmq_bind: ZeroMQ does not resolve host names when binding, so the name
+/// localhost is spelled as its address, and an IPv6 literal gets its brackets back.
+std::string bind_text(const endpoint_address& address);
+
+/// The endpoint the feed wrote into a run directory's file (storage::run_directory's
+/// feed_endpoint_path / replay_endpoint_path): its first word; empty when the file is missing.
+std::string read_endpoint_file(const std::filesystem::path& file);
+
+/// Where the replay socket binds for a feed bound at `feed_endpoint` (docs/events.md): the same
+/// host, on the feed's port + 1 (a free port when the feed's is `*` or 0); ipc:// and inproc://
+/// get ".replay" appended. The same loopback rule applies to it as to the feed. Fails with
+/// bad_endpoint when the feed's endpoint does not parse or its port is 65535.
+expected<std::string, feed_error> replay_endpoint_for(std::string_view feed_endpoint);
+
+/// The endpoint a monitor connects to for an endpoint the feed advertises (in a heartbeat):
+/// a wildcard host (`*`, 0.0.0.0, ::) is replaced by the host of `connected_feed`, the feed
+/// endpoint the monitor reached; anything else is returned as it is.
+std::string reachable_endpoint(std::string_view advertised, std::string_view connected_feed);
 
 /// True for 127.0.0.0/8 in dotted-quad form, "localhost" (any case) and "::1".
 bool is_loopback_host(std::string_view host);

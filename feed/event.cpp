@@ -32,6 +32,7 @@ std::string_view to_string(event_type type) {
     case event_type::actor_restarted: return "actor_restarted";
     case event_type::actor_gave_up: return "actor_gave_up";
     case event_type::feed_dropped: return "feed_dropped";
+    case event_type::heartbeat: return "heartbeat";
     case event_type::warning: return "warning";
     case event_type::error: return "error";
   }
@@ -43,6 +44,20 @@ std::optional<event_type> event_type_from_string(std::string_view text) {
     if (to_string(type) == text)
       return type;
   return std::nullopt;
+}
+
+std::optional<std::string_view> object_members(std::string_view object_json) {
+  constexpr std::string_view blanks = " \t\r\n";
+  auto first = object_json.find_first_not_of(blanks);
+  auto last = object_json.find_last_not_of(blanks);
+  if (first == std::string_view::npos || last == first || object_json[first] != '{' ||
+      object_json[last] != '}')
+    return std::nullopt;
+  auto inner = object_json.substr(first + 1, last - first - 1);
+  auto inner_first = inner.find_first_not_of(blanks);
+  if (inner_first == std::string_view::npos)
+    return std::string_view{};
+  return inner.substr(inner_first, inner.find_last_not_of(blanks) - inner_first + 1);
 }
 
 bool is_envelope_member(std::string_view name) {
@@ -81,6 +96,20 @@ std::string detail::json() const {
   json::writer closed = writer_;
   closed.end_object();
   return std::move(closed).str();
+}
+
+std::string detail::appended_to(std::string_view object_json) const {
+  auto members = object_members(object_json);
+  if (!members)
+    throw std::invalid_argument("feed::detail: cannot append to '" + std::string{object_json} +
+                                "': not a JSON object");
+  const auto own_text = json();
+  auto own = object_members(own_text).value_or("");
+  if (members->empty())
+    return "{" + std::string{own} + "}";
+  if (own.empty())
+    return "{" + std::string{*members} + "}";
+  return "{" + std::string{*members} + "," + std::string{own} + "}";
 }
 
 } // namespace warpforge::feed

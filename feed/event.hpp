@@ -49,6 +49,7 @@ enum class event_type : std::uint8_t {
   actor_restarted,      // a supervised actor crashed and was restarted after a back-off
   actor_gave_up,        // an actor crashed too often in its window; the supervisor escalated
   feed_dropped,         // events the publisher dropped since its last report (slow subscribers)
+  heartbeat,            // the feed is alive; published on an interval, never stored, no seq of its own
   warning,              // something a person should know, work goes on
   error,                // something failed; detail says what and whether work goes on
 };
@@ -66,8 +67,8 @@ inline constexpr event_type all_event_types[] = {
   event_type::champion_elected,  event_type::ablation_measured, event_type::gpu_leased,
   event_type::gpu_released,      event_type::runner_started,    event_type::runner_restarted,
   event_type::runner_failed,     event_type::actor_started,     event_type::actor_restarted,
-  event_type::actor_gave_up,     event_type::feed_dropped,      event_type::warning,
-  event_type::error,
+  event_type::actor_gave_up,     event_type::feed_dropped,      event_type::heartbeat,
+  event_type::warning,           event_type::error,
 };
 
 /// Sentinels for "this event is not about a particular iteration / branch / GPU".
@@ -93,6 +94,11 @@ struct event {
 /// a detail member may not take one of them, since detail members sit beside them in the JSON.
 bool is_envelope_member(std::string_view name);
 
+/// The members of a JSON object's text, without its braces and surrounding blanks
+/// (`"a":1,"b":2`, or "" for `{}`); nullopt when the text is not braced. Checks only the braces:
+/// the text comes from json::writer or from an event that decode() accepted.
+std::optional<std::string_view> object_members(std::string_view object_json);
+
 /// Builds an event's detail_json. Keys must not be envelope names (a broken invariant in the
 /// producer: throws std::invalid_argument). Values go through json::writer, so strings are escaped
 /// and non-finite doubles become null.
@@ -112,6 +118,11 @@ public:
 
   /// The object written so far, closed: "{}" when nothing was added.
   std::string json() const;
+
+  /// `object_json` (a JSON object, e.g. an event's detail_json) with this detail's members
+  /// appended after its own. Throws std::invalid_argument when object_json is not an object
+  /// (a broken invariant in the producer, as encode() does).
+  std::string appended_to(std::string_view object_json) const;
 
 private:
   void add_key(std::string_view key);

@@ -14,15 +14,6 @@ unexpected<feed_error> fail(feed_errc code, std::string_view place, std::string 
   return unexpected{feed_error{code, std::string{place}, std::move(message)}};
 }
 
-std::string_view trim(std::string_view text) {
-  constexpr std::string_view whitespace = " \t\r\n";
-  auto first = text.find_first_not_of(whitespace);
-  if (first == std::string_view::npos)
-    return {};
-  auto last = text.find_last_not_of(whitespace);
-  return text.substr(first, last - first + 1);
-}
-
 /// Writes a parsed JSON value back with json::writer, so that text json::writer produced comes
 /// back byte for byte (same escaping, same number format).
 void write_element(json::writer& out, simdjson::dom::element value) {
@@ -103,11 +94,10 @@ expected<std::int64_t, feed_error> read_id(const std::optional<simdjson::dom::el
 } // namespace
 
 std::string encode(const event& e) {
-  auto detail_text = trim(e.detail_json);
-  if (detail_text.size() < 2 || detail_text.front() != '{' || detail_text.back() != '}')
+  auto detail_members = object_members(e.detail_json);
+  if (!detail_members)
     throw std::invalid_argument("feed::encode: detail_json of a " + std::string{to_string(e.type)} +
                                 " event is not a JSON object: " + e.detail_json);
-  auto detail_members = trim(detail_text.substr(1, detail_text.size() - 2));
 
   json::writer w;
   w.begin_object();
@@ -127,8 +117,8 @@ std::string encode(const event& e) {
   w.key("type").value(to_string(e.type));
   // The detail members sit beside the envelope: raw() outside a key adds the separating comma and
   // splices `"a":1,"b":2` in verbatim.
-  if (!detail_members.empty())
-    w.raw(detail_members);
+  if (!detail_members->empty())
+    w.raw(*detail_members);
   w.end_object();
   return std::move(w).str();
 }

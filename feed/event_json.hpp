@@ -17,6 +17,12 @@
 
 namespace warpforge::feed {
 
+/// An event with the JSON text it arrived as: what `tail --json` prints is what was published.
+struct wire_event {
+  event decoded;
+  std::string json;
+};
+
 /// The event as one line of JSON (no newline). Throws std::invalid_argument when detail_json is
 /// not a JSON object (a broken invariant in the producer; `detail` always builds one).
 std::string encode(const event& e);

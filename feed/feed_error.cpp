@@ -14,6 +14,8 @@ std::string_view to_string(feed_errc code) {
     case feed_errc::remote_not_allowed: return "remote_not_allowed";
     case feed_errc::bad_option: return "bad_option";
     case feed_errc::socket_error: return "socket_error";
+    case feed_errc::no_reply: return "no_reply";
+    case feed_errc::replay_refused: return "replay_refused";
   }
   return "unknown";
 }

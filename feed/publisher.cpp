@@ -19,21 +19,6 @@ unexpected<feed_error> fail(feed_errc code, std::string_view place, std::string 
   return unexpected{feed_error{code, std::string{place}, std::move(message)}};
 }
 
-/// The text handed to zmq_bind: ZeroMQ does not resolve host names when binding, so the name
-/// localhost is spelled as its address.
-std::string bind_text(const endpoint_address& address) {
-  if (address.transport != endpoint_transport::tcp)
-    return std::string{to_string(address.transport)} + "://" + address.path;
-  constexpr std::string_view localhost_address = "127.0.0.1";
-  std::string host = address.host;
-  bool is_name = host.find_first_not_of("0123456789.:") != std::string::npos;
-  if (is_name && is_loopback_host(host))
-    host = localhost_address;
-  if (address.ipv6)
-    host = "[" + host + "]";
-  return "tcp://" + host + ":" + address.port;
-}
-
 } // namespace
 
 struct publisher::impl {

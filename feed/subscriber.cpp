@@ -14,12 +14,6 @@ unexpected<feed_error> fail(feed_errc code, std::string_view place, std::string 
   return unexpected{feed_error{code, std::string{place}, std::move(message)}};
 }
 
-/// A received message that passed every check: its JSON text and the event it decodes to.
-struct checked_message {
-  std::string json;
-  event decoded;
-};
-
 } // namespace
 
 struct subscriber::impl {
@@ -48,28 +42,27 @@ struct subscriber::impl {
     return std::optional{std::move(frames)};
   }
 
-  expected<std::optional<checked_message>, feed_error> read_message(
+  expected<std::optional<wire_event>, feed_error> read_message(
     std::chrono::milliseconds timeout) {
     auto frames = read_frames(timeout);
     if (!frames)
       return unexpected{frames.error()};
     if (!*frames)
-      return std::optional<checked_message>{};
+      return std::optional<wire_event>{};
     auto& parts = **frames;
     if (parts.size() != frames_per_message)
       return fail(feed_errc::bad_message, "frames",
                   "expected 2 (topic, JSON), got " + std::to_string(parts.size()));
     auto topic = parts[0].to_string_view();
-    checked_message message{parts[1].to_string(), {}};
-    auto decoded = decode(message.json);
+    std::string json = parts[1].to_string();
+    auto decoded = decode(json);
     if (!decoded)
       return unexpected{decoded.error()};
     if (topic != to_string(decoded->type))
       return fail(feed_errc::bad_message, "topic",
                   "'" + std::string{topic} + "' differs from the type '" +
                       std::string{to_string(decoded->type)} + "'");
-    message.decoded = std::move(*decoded);
-    return std::optional{std::move(message)};
+    return std::optional{wire_event{std::move(*decoded), std::move(json)}};
   }
 };
 
@@ -131,6 +124,11 @@ expected<std::optional<std::string>, feed_error> subscriber::receive_raw(
   if (!*message)
     return std::optional<std::string>{};
   return std::optional{std::move((*message)->json)};
+}
+
+expected<std::optional<wire_event>, feed_error> subscriber::receive_wire(
+  std::chrono::milliseconds timeout) {
+  return impl_->read_message(timeout);
 }
 
 } // namespace warpforge::feed

@@ -9,6 +9,7 @@
 #include "expected/expected.hpp"
 #include "feed/defaults.hpp"
 #include "feed/event.hpp"
+#include "feed/event_json.hpp"
 #include "feed/feed_error.hpp"
 
 #include <chrono>
@@ -47,6 +48,9 @@ public:
   /// The next event's JSON text exactly as published (for `tail --json`), after the same checks
   /// as receive().
   expected<std::optional<std::string>, feed_error> receive_raw(std::chrono::milliseconds timeout);
+
+  /// The next event and its JSON text, after the same checks as receive().
+  expected<std::optional<wire_event>, feed_error> receive_wire(std::chrono::milliseconds timeout);
 
 private:
   struct impl;

@@ -59,9 +59,15 @@ using campaign_actor = caf::typed_actor<
 namespace warpforge::pipeline {
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gpu_usage& x) {
+  return f(caf::meta::type_name("gpu_usage"), x.ordinal, x.kernel_s, x.occupied_s, x.waited_for_compile_s, x.races,
+           x.profiles);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, campaign_result& x) {
   return f(caf::meta::type_name("campaign_result"), x.name, x.kind, x.reason, x.wall_s, x.gpu_busy_fraction,
-           x.worker_occupancy, x.gpu_wait_for_compile_s, x.measured, x.compiled);
+           x.worker_occupancy, x.gpu_wait_for_compile_s, x.measured, x.compiled, x.gpus);
 }
 
 } // namespace warpforge::pipeline

@@ -38,6 +38,20 @@ struct campaign_setup {
 
 enum class campaign_result_kind : std::uint8_t { finished, failed, interrupted };
 
+/// Where one GPU's wall time went, in seconds since the campaign started: the GPU executing
+/// kernels, its worker on a request beyond that (checks, loads, the runner's set-up, the round
+/// trip), idle while a compile it could have raced was still running, and idle otherwise (no work
+/// ready: proposals, elections, the job's end). wall = occupied + waited_for_compile + idle.
+struct gpu_usage {
+  int ordinal = -1;
+  double kernel_s = 0;             // kernel execution reported by the runner (timed and warm-up)
+  double occupied_s = 0;           // the worker on races and profiles (kernel_s included)
+  double waited_for_compile_s = 0; // idle after the first measurement while compiles ran
+  std::uint64_t races = 0;
+  std::uint64_t profiles = 0;
+  friend bool operator==(const gpu_usage&, const gpu_usage&) = default;
+};
+
 struct campaign_result {
   std::string name;
   campaign_result_kind kind = campaign_result_kind::finished;
@@ -49,6 +63,7 @@ struct campaign_result {
                                      // the first measurement, summed over GPUs
   std::uint64_t measured = 0;    // kernels the GPUs answered (a race counts each kernel)
   std::uint64_t compiled = 0;    // kernels built (cache hits included)
+  std::vector<gpu_usage> gpus;   // per GPU, in the campaign's order (the fractions above sum them)
   friend bool operator==(const campaign_result&, const campaign_result&) = default;
 };
 

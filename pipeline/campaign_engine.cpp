@@ -120,6 +120,8 @@ void campaign_engine::start(const std::optional<earlier_run>& earlier) {
     if (stored && (stored->row.state == vocabulary::job_state::finished ||
                    stored->row.state == vocabulary::job_state::failed)) {
       job.closed = true; // it ended in the earlier run
+      if (stored->row.state == vocabulary::job_state::failed)
+        job.failed_earlier = stored->row.reason.empty() ? "failed in an earlier run" : stored->row.reason;
       continue;
     }
     out_.writes.push_back(storage::job_state_change{job.id, vocabulary::job_state::running, {}});
@@ -464,10 +466,21 @@ campaign_result campaign_engine::result() const {
   campaign_result r;
   r.name = setup_.spec.name;
   r.wall_s = now();
+  double kernel_s = 0;
+  double occupied_s = 0;
+  for (const auto& g : gpus_) {
+    auto usage = g.usage;
+    usage.ordinal = g.device.ordinal;
+    if (g.busy) // still on a request (an interrupted campaign): count it up to now
+      usage.occupied_s += r.wall_s - g.since;
+    kernel_s += usage.kernel_s;
+    occupied_s += usage.occupied_s;
+    r.gpu_wait_for_compile_s += usage.waited_for_compile_s;
+    r.gpus.push_back(usage);
+  }
   const double gpu_time = r.wall_s * static_cast<double>(gpus_.size());
-  r.gpu_busy_fraction = gpu_time > 0 ? kernel_busy_s_ / gpu_time : 0;
-  r.worker_occupancy = gpu_time > 0 ? worker_busy_s_ / gpu_time : 0;
-  r.gpu_wait_for_compile_s = wait_for_compile_s_;
+  r.gpu_busy_fraction = gpu_time > 0 ? kernel_s / gpu_time : 0;
+  r.worker_occupancy = gpu_time > 0 ? occupied_s / gpu_time : 0;
   r.measured = measured_;
   r.compiled = compiled_;
   if (interrupted_) {
@@ -476,9 +489,13 @@ campaign_result campaign_engine::result() const {
     return r;
   }
   std::string failed;
-  for (const auto& job : jobs_)
-    if (job->plan && !job->plan->failure().empty() && failed.empty())
-      failed = job->setup.name + ": " + job->plan->failure();
+  // A job that failed, now or in the run this one resumes, fails the campaign: a resume never
+  // turns a failed campaign into a finished one by having nothing left to do.
+  for (const auto& job : jobs_) {
+    const auto why = job->plan && !job->plan->failure().empty() ? job->plan->failure() : job->failed_earlier;
+    if (!why.empty() && failed.empty())
+      failed = job->setup.name + ": " + why;
+  }
   if (setup_.mode == campaign_mode::optimize && gpus_.empty()) {
     r.kind = campaign_result_kind::failed;
     r.reason = "no GPU here: every job's baseline and first proposal were compiled and checked; measurements need "

@@ -134,6 +134,7 @@ private:
   gpu::kernel_launch launch_of(const job_slot& job, const branch_slot& slot) const;
   void keep_launches(const job_slot& job, const race_plan& race, const gpu::race_request& request) const;
   void gpu_busy(gpu_slot& gpu, bool busy);
+  gpu_slot& gpu_of(int ordinal);
   void remember(job_slot& job, const planned_branch& b, const branch_result& r, const gpu::device_info& device);
   void update_usage();
   std::vector<attempt> known_invalid(job_slot& job);
@@ -159,9 +160,6 @@ private:
   std::uint64_t compiled_ = 0;
   std::uint64_t measured_ = 0;
   std::size_t compiles_in_flight_ = 0;
-  double kernel_busy_s_ = 0;          // summed over GPUs
-  double worker_busy_s_ = 0;          // summed over GPUs
-  double wait_for_compile_s_ = 0;     // summed over GPUs
   bool first_measured_ = false;
   double last_usage_update_ = 0;
 };

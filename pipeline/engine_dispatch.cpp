@@ -7,6 +7,7 @@
 #include "tuning/point_text.hpp"
 
 #include <fstream>
+#include <stdexcept>
 
 namespace warpforge::pipeline {
 
@@ -21,9 +22,16 @@ void campaign_engine::update_usage() {
   last_usage_update_ = t;
   if (dt <= 0 || !first_measured_ || compiles_in_flight_ == 0)
     return;
-  for (const auto& g : gpus_)
+  for (auto& g : gpus_)
     if (!g.busy)
-      wait_for_compile_s_ += dt;
+      g.usage.waited_for_compile_s += dt;
+}
+
+campaign_engine::gpu_slot& campaign_engine::gpu_of(int ordinal) {
+  for (auto& g : gpus_)
+    if (g.device.ordinal == ordinal)
+      return g;
+  throw std::logic_error("no GPU " + std::to_string(ordinal) + " in this campaign"); // orders name ours only
 }
 
 std::size_t campaign_engine::busy_gpus() const {
@@ -34,6 +42,8 @@ std::size_t campaign_engine::busy_gpus() const {
 }
 
 void campaign_engine::gpu_busy(gpu_slot& gpu, bool busy) {
+  if (gpu.busy && !busy)
+    gpu.usage.occupied_s += now() - gpu.since;
   gpu.busy = busy;
   gpu.since = now();
 }
@@ -76,6 +86,8 @@ bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
     const auto folder = branch_folder(setup_.run_dir, job->setup.name, b.iteration, b.ordinal);
     out_.profiles.push_back({t, ref_of(*job, b.iteration, b.ordinal), gpu.device, std::move(launch),
                              (folder / ("metrics-gpu" + std::to_string(gpu.device.ordinal) + ".json")).string()});
+    out_.events.push_back(job_event(feed::event_type::gpu_leased, job->setup.name, b.iteration, b.ordinal,
+                                    gpu.device.ordinal, feed::detail{}.add("profile", true).json()));
     gpu_busy(gpu, true);
     return true;
   }
@@ -166,18 +178,17 @@ void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu
     return;
   auto o = it->second;
   orders_.erase(it);
-  for (auto& g : gpus_)
-    if (g.device.ordinal == o.gpu)
-      gpu_busy(g, false);
+  auto& gpu = gpu_of(o.gpu);
+  gpu_busy(gpu, false);
+  ++gpu.usage.races;
   first_measured_ = true;
-  worker_busy_s_ += request_s;
   auto& job = *jobs_.at(o.job);
   const std::size_t offset = o.with_incumbent ? 1 : 0;
   race_outcome outcome;
   if (o.with_incumbent && !result.kernels.empty() && result.kernels[0].outcome == branch_outcome::passed)
     outcome.incumbent_s = result.kernels[0].stats.median_s;
   for (const auto& k : result.kernels) {
-    kernel_busy_s_ += k.kernel_s;
+    gpu.usage.kernel_s += k.kernel_s;
     ++measured_;
   }
   for (std::size_t i = 0; i < o.race.ordinals.size(); ++i) {
@@ -214,12 +225,12 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
     return;
   auto o = it->second;
   orders_.erase(it);
-  for (auto& g : gpus_)
-    if (g.device.ordinal == o.gpu) {
-      worker_busy_s_ += now() - g.since;
-      gpu_busy(g, false);
-    }
+  auto& gpu = gpu_of(o.gpu);
+  gpu_busy(gpu, false);
+  ++gpu.usage.profiles;
   auto& job = *jobs_.at(o.job);
+  out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.profile.branch.iteration,
+                                  o.profile.branch.ordinal, o.gpu, feed::detail{}.add("profile", true).json()));
   const auto iteration = std::max<std::int64_t>(1, job.plan->iterations_done());
   if (summary.diagnosed) {
     out_.writes.push_back(storage::iteration_update{job.id, iteration,

@@ -1,7 +1,7 @@
 // The campaign engine's resume: a job's plan is driven again through what the store holds, so
 // finished work is never redone. A branch the store holds an outcome for is fed back as it ended
-// (built and raced alone, or failed before a GPU saw it); a branch without one is built and
-// measured again under its row; each iteration's proposal comes from its proposal.json; a profile
+// (built and raced alone, or failed before a GPU saw it); a branch without one, or interrupted by
+// the stop, is built and measured again under its row; each iteration's proposal comes from its proposal.json; a profile
 // the job had moved past is taken as undiagnosed (only the last one is taken again).
 
 #include "pipeline/campaign_engine.hpp"
@@ -61,7 +61,9 @@ void campaign_engine::replay(job_slot& job, const report::job_entry& stored) {
           continue;
         }
         const auto* entry = row == rows.rows.end() ? nullptr : row->second;
-        const bool lost = entry == nullptr || !entry->row.outcome ||
+        // Run again under its row: never ended, ended by the stop (interrupted: a baseline in
+        // flight included), or passed with its measurement lost.
+        const bool lost = entry == nullptr || !entry->row.outcome || *entry->row.outcome == branch_outcome::interrupted ||
                           (*entry->row.outcome == branch_outcome::passed && !entry->best_time_s);
         if (lost) {
           pending.push_back(b);

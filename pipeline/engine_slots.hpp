@@ -34,6 +34,7 @@ struct campaign_engine::job_slot {
   std::optional<profile_plan> pending_profile;       // asked of the plan, waiting for a GPU
   std::string problem_id;                            // the tuner cache's identity of the problem
   bool closed = false;                               // its end is recorded
+  std::string failed_earlier;                        // why it failed in an earlier run (resume)
 
   bool reference_ready() const { return !reference_cubin.empty() || !reference_failure.empty(); }
 };
@@ -43,6 +44,7 @@ struct campaign_engine::gpu_slot {
   std::optional<double> peak_bandwidth; // bytes/s (the specs table, or the device's clocks)
   bool busy = false;
   double since = 0;                     // when it became busy, seconds since the start
+  gpu_usage usage;                      // where its time went so far
 };
 
 struct campaign_engine::order {

@@ -33,7 +33,7 @@ wants() { [[ " $sections " == *" $1 "* ]]; }
 unpack="$(mktemp -d)"
 tar xzf "$bundle" -C "$unpack"
 W="$(ls -d "$unpack"/warpforge-*)"
-runs="$out/runs"
+runs="${RUNS:-$unpack/runs}" # run directories: thousands of files, kept out of $OUT unless asked
 export WARPFORGE_CACHE_DIR="$unpack/cache"
 
 # ncu's value of `metric` for the launch in a run directory's request file (warpforge-runner
@@ -140,7 +140,7 @@ if wants sweep; then
       "$here/examples/sweep.toml" > "$unpack/sweep.toml"
     sed -i "s|problem = \"|problem = \"$here/examples/|" "$unpack/sweep.toml"
     check "$W/bin/warpforge" run "$unpack/sweep.toml" 2>&1 | grep -v ' info ' > "$out/sweep-$label.txt"
-    grep -E '^warpforge: |^\| ' "$out/sweep-$label.txt"
+    grep -E '^warpforge: |^\| |^  GPU |^  [0-9]+ ' "$out/sweep-$label.txt"
     # candidates per hour from the summary line: "finished in S s: C compiled, M measured; ..."
     awk '/^warpforge: .* in [0-9.]+ s:/ { for (i = 1; i <= NF; i++) { if ($i == "in") s = $(i+1);
          if ($i == "measured;") m = $(i-1) } printf "candidates/hour: %.0f (%d in %.1f s)\n", m / s * 3600, m, s }' \

@@ -17,6 +17,10 @@ packages=(
   libzmq3-dev cppzmq-dev
   libtomlplusplus-dev libcli11-dev libsqlite3-dev
   libgtest-dev libgmock-dev
+  # The monitor test runs examples/monitor/monitor.py under Debian's python3 with pyzmq; the
+  # dashboard test drives a headless chromium (28 packages, about 124 MB to download and 16 s to
+  # install on a CI runner).
+  python3-zmq chromium
 )
 
 missing=()

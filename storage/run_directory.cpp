@@ -145,6 +145,14 @@ std::filesystem::path run_directory::summary_path() const {
   return root_ / summary_file;
 }
 
+std::filesystem::path run_directory::feed_endpoint_path() const {
+  return root_ / feed_endpoint_file;
+}
+
+std::filesystem::path run_directory::replay_endpoint_path() const {
+  return root_ / replay_endpoint_file;
+}
+
 std::filesystem::path run_directory::logs_dir() const {
   return root_ / logs_folder;
 }

@@ -3,6 +3,8 @@
 //
 //   <root>/<campaign>-YYYYmmdd-HHMMSS[-N]/    (UTC; -2, -3, ... when the name is taken)
 //     warpforge.db                            the run database (database.hpp)
+//     feed.endpoint, replay.endpoint          where the feed publishes and answers replays, one
+//                                             line each, written when the feed binds
 //     summary.md                              the human report
 //     logs/                                   one log per component
 //     artifacts/                              exports, reports, anything not per-branch
@@ -42,6 +44,8 @@ public:
   static constexpr std::string_view logs_folder = "logs";
   static constexpr std::string_view jobs_folder = "jobs";
   static constexpr std::string_view artifacts_folder = "artifacts";
+  static constexpr std::string_view feed_endpoint_file = "feed.endpoint";
+  static constexpr std::string_view replay_endpoint_file = "replay.endpoint";
 
   /// Creates `<root>/<name>-YYYYmmdd-HHMMSS/` (creating root if needed) with logs/, jobs/ and
   /// artifacts/; if that folder exists, tries -2, -3, ... Creation is atomic per name, so two
@@ -57,6 +61,8 @@ public:
   const std::filesystem::path& path() const { return root_; }
   std::filesystem::path database_path() const;
   std::filesystem::path summary_path() const;
+  std::filesystem::path feed_endpoint_path() const;   // the feed's bound PUB endpoint
+  std::filesystem::path replay_endpoint_path() const; // its replay endpoint (docs/events.md)
   std::filesystem::path logs_dir() const;
   std::filesystem::path artifacts_dir() const;
   std::filesystem::path jobs_dir() const;

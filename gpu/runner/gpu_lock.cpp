@@ -46,10 +46,38 @@ std::string read_holder(int fd) {
   return text.empty() ? "an unknown process" : text;
 }
 
+// A fixed-size record, padded with NULs, written over the previous holder's: the file is never
+// truncated, so even a lock file that is not what it seems could lose at most its first bytes.
 void write_holder(int fd, std::string_view holder) {
-  const std::string line = "pid " + std::to_string(::getpid()) + " (" + std::string{holder} + ")\n";
-  if (::ftruncate(fd, 0) == 0)
-    (void)::pwrite(fd, line.data(), line.size(), 0);
+  std::string line = "pid " + std::to_string(::getpid()) + " (" + std::string{holder} + ")\n";
+  line.resize(max_holder_bytes - 1, '\0');
+  (void)::pwrite(fd, line.data(), line.size(), 0);
+}
+
+// Opens the lock file in a folder other users may write (1777): never through a symbolic link
+// (O_NOFOLLOW), never a device or FIFO (O_NONBLOCK keeps the open from hanging on one), and only
+// a regular file with a single name, so a link planted by another user cannot make warpforge
+// write to a file of theirs or ours.
+expected<int, gpu_lock_error> open_lock_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+                        lock_file_mode);
+  if (fd < 0) {
+    const std::string reason = errno == ELOOP ? "it is a symbolic link" : std::strerror(errno);
+    return fail(gpu_lock_error_kind::io, "cannot open lock file " + path.string() + ": " + reason);
+  }
+  struct stat st{};
+  std::string refusal;
+  if (::fstat(fd, &st) != 0)
+    refusal = std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    refusal = "not a regular file";
+  else if (st.st_nlink != 1)
+    refusal = "it has " + std::to_string(st.st_nlink) + " names (a hard link)";
+  if (!refusal.empty()) {
+    ::close(fd);
+    return fail(gpu_lock_error_kind::io, "refusing lock file " + path.string() + ": " + refusal);
+  }
+  return fd;
 }
 
 } // namespace
@@ -95,9 +123,10 @@ expected<gpu_lock, gpu_lock_error> gpu_lock::acquire(std::string_view gpu_uuid, 
     ::chmod(dir.c_str(), shared_dir_mode); // best effort: another user may lock the next GPU
   }
   auto path = dir / ("gpu-" + std::string{gpu_uuid} + ".lock");
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, lock_file_mode);
-  if (fd < 0)
-    return fail(gpu_lock_error_kind::io, "cannot open " + path.string() + ": " + std::strerror(errno));
+  auto opened = open_lock_file(path);
+  if (!opened)
+    return unexpected{opened.error()};
+  const int fd = *opened;
 
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
@@ -143,7 +172,6 @@ gpu_lock::~gpu_lock() {
 void gpu_lock::release() {
   if (fd_ < 0)
     return;
-  (void)::ftruncate(fd_, 0);
   ::flock(fd_, LOCK_UN);
   ::close(fd_);
   fd_ = -1;

@@ -122,7 +122,7 @@ void race_runner::hung(std::optional<std::size_t> j, const std::string& what, do
   result_.watchdog_s = limit_s;
   result_.notes.push_back("the runner exits with code " + std::to_string(runner_exit_kernel_hung) +
                           " after this reply: only the process's end stops the kernel");
-  result_.wall_s = seconds_since(start_);
+  result_.wall_s = result_.setup_s + seconds_since(start_); // set-up came before start_
   on_hung_(result_);
   std::_Exit(runner_exit_kernel_hung);
 }
@@ -378,7 +378,7 @@ bool race_runner::check_seed(std::size_t seed_index) {
 }
 
 race_result race_runner::finish() {
-  result_.wall_s = seconds_since(start_);
+  result_.wall_s = result_.setup_s + seconds_since(start_); // set-up came before start_
   const auto& cache = ws_.cache();
   result_.notes.push_back("measured on device 0 of those visible to the runner");
   result_.notes.push_back("device cache: " + std::to_string(cache.entries()) + " entries, " +

@@ -283,8 +283,9 @@ INSTANTIATE_TEST_SUITE_P(EachActorKind, PipelineCrash,
                          });
 
 TEST_F(Pipeline, ACrashBeyondTheRestartBudgetEndsTheCampaignWithItsReasonAndItResumes) {
-  const auto spec = campaign(2);
-  race_delay_ms = 100; // slow enough that the campaign is still running when its budget is spent
+  const auto spec = campaign(3);
+  race_delay_ms = 200; // slow enough that the campaign is still running when its budget is spent,
+                       // however loaded the machine (ctest -j runs other tests beside it)
   const auto stopped = run(spec, 1, [&](caf::actor_system& system) {
     ASSERT_TRUE(wait_for_measurements(2));
     // More than max_restarts = 1 within the window: the second crash is one too many.

@@ -4,133 +4,15 @@
 // campaign logic: every job runs to a stop, a SIGKILL mid-iteration and a Ctrl-C are resumed
 // without duplicated or lost rows.
 
-#include "storage/database.hpp"
-
-#include <gtest/gtest.h>
-
-#include <csignal>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
-#include <thread>
-
-extern char** environ;
+#include "campaign_fixture.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using warpforge::testing::campaign_fixture;
+namespace fs = std::filesystem;
 
-class Campaign : public ::testing::Test {
-protected:
-  fs::path dir;
-
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("wf-campaign-" + std::to_string(::getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir / "locks");
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  fs::path write_campaign(std::uint32_t iterations) {
-    const auto file = dir / "campaign.toml";
-    std::ofstream out{file};
-    out << "name = \"fake-gpus\"\nrun_root = \"" << (dir / "runs").string() << "\"\n"
-        << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml\"\n"
-        << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/row_reduction/problem.toml\"\n"
-        << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
-        << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n"
-        << "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n";
-    return file;
-  }
-
-  // Starts `warpforge <args...>` on the stand-in GPUs; stdout and stderr go to files in dir.
-  pid_t start(std::vector<std::string> args, int delay_ms = 0) {
-    std::vector<std::string> env_text{
-      "WARPFORGE_RUNNER=" WARPFORGE_FAKE_RUNNER_PATH, "WARPFORGE_FAKE_RUNNER_MODE=campaign",
-      "WARPFORGE_FAKE_RUNNER_DELAY_MS=" + std::to_string(delay_ms),
-      "WARPFORGE_LOCK_DIR=" + (dir / "locks").string(), "HOME=" + dir.string()};
-    for (char** e = environ; *e; ++e)
-      if (std::string_view{*e}.rfind("WARPFORGE_", 0) != 0 && std::string_view{*e}.rfind("HOME=", 0) != 0)
-        env_text.emplace_back(*e);
-    std::vector<char*> envp;
-    for (auto& e : env_text)
-      envp.push_back(e.data());
-    envp.push_back(nullptr);
-    args.insert(args.begin(), WARPFORGE_BIN);
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    posix_spawn_file_actions_addopen(&files, 1, (dir / "stdout.txt").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_addopen(&files, 2, (dir / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    pid_t pid = 0;
-    EXPECT_EQ(posix_spawn(&pid, WARPFORGE_BIN, &files, nullptr, argv.data(), envp.data()), 0);
-    posix_spawn_file_actions_destroy(&files);
-    return pid;
-  }
-
-  static int wait_exit(pid_t pid) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
-  std::string stderr_text() {
-    std::ifstream in{dir / "stderr.txt"};
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  fs::path run_dir() {
-    for (const auto& entry : fs::directory_iterator{dir / "runs"})
-      return entry.path();
-    return {};
-  }
-
-  std::int64_t count(const std::string& sql) {
-    auto db = warpforge::storage::database::open_read_only(run_dir() / "warpforge.db");
-    if (!db)
-      return -1;
-    auto n = db->raw().query_int64(sql);
-    return n ? *n : -1;
-  }
-
-  // Waits until `sql` counts at least `n` (the campaign is mid-way), at most 60 s.
-  bool wait_for(const std::string& sql, std::int64_t n) {
-    for (auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;
-         std::this_thread::sleep_for(20ms))
-      if (fs::exists(dir / "runs") && !run_dir().empty() && fs::exists(run_dir() / "warpforge.db") &&
-          count(sql) >= n)
-        return true;
-    return false;
-  }
-
-  // No row twice, none lost, every branch ended: the invariants a resume must keep.
-  void expect_consistent_store() {
-    EXPECT_EQ(count("SELECT count(*) FROM branches WHERE outcome IS NULL"), 0) << "a branch never ended";
-    EXPECT_EQ(count("SELECT count(*) FROM (SELECT branch_id FROM measurements GROUP BY branch_id HAVING count(*) > 1)"), 0)
-      << "a branch measured twice";
-    EXPECT_EQ(count("SELECT count(*) FROM branches b WHERE b.outcome = 'passed' AND NOT EXISTS "
-                    "(SELECT 1 FROM measurements m WHERE m.branch_id = b.id)"), 0)
-      << "a passed branch without its measurement";
-    EXPECT_EQ(count("SELECT count(*) FROM (SELECT iteration_id, ordinal FROM branches GROUP BY iteration_id, "
-                    "ordinal HAVING count(*) > 1)"), 0);
-    EXPECT_EQ(count("SELECT count(*) FROM jobs WHERE state <> 'finished'"), 0);
-    EXPECT_EQ(count("SELECT count(*) FROM campaigns WHERE state = 'finished'"), 1);
-  }
-};
+class Campaign : public campaign_fixture {};
 
 TEST_F(Campaign, EveryJobRunsToAStopAcrossBothGpusWithChampionsAndAblations) {
   const int code = wait_exit(start({"run", write_campaign(3).string()}, 0));
@@ -195,6 +77,51 @@ TEST_F(Campaign, CtrlCStopsCleanlyAsInterruptedAndResumeFinishes) {
   const int code = wait_exit(start({"resume", run_dir().string()}, 0));
   ASSERT_EQ(code, 0) << stderr_text();
   expect_consistent_store();
+}
+
+TEST_F(Campaign, ASecondWriterIsRefusedWhileTheFirstLivesAndStatusTellsALiveRunFromADeadOne) {
+  const pid_t pid = start({"run", write_campaign(4).string()}, 120);
+  ASSERT_TRUE(wait_for("SELECT count(*) FROM measurements", 2)) << stderr_text();
+  const auto measured = count("SELECT count(*) FROM measurements");
+
+  EXPECT_EQ(wait_exit(start({"resume", run_dir().string()})), 1);
+  EXPECT_NE(stderr_text().find("campaign is running (pid " + std::to_string(pid) + ": warpforge run "),
+            std::string::npos)
+    << stderr_text();
+  EXPECT_EQ(wait_exit(start({"status", run_dir().string()})), 0);
+  EXPECT_NE(text_of("stdout.txt").find("process   live: pid " + std::to_string(pid)), std::string::npos)
+    << text_of("stdout.txt");
+  EXPECT_GE(count("SELECT count(*) FROM measurements"), measured) << "the refused resume wrote nothing";
+
+  ::kill(pid, SIGKILL);
+  EXPECT_EQ(wait_exit(pid), 128 + SIGKILL);
+  std::filesystem::remove(dir / "stdout.txt");
+  EXPECT_EQ(wait_exit(start({"status", run_dir().string()})), 0);
+  EXPECT_NE(text_of("stdout.txt").find("process   not running: its process ended without recording the end; "
+                                       "safe to resume"),
+            std::string::npos)
+    << text_of("stdout.txt");
+  ASSERT_EQ(wait_exit(start({"resume", run_dir().string()})), 0) << stderr_text();
+  expect_consistent_store();
+}
+
+// The baselines are the first thing in flight: a stop then must leave them to be run again.
+TEST_F(Campaign, BaselinesInterruptedInFlightAreRunAgainOnResume) {
+  const pid_t pid = start({"run", write_campaign(2).string()}, 3000);
+  ASSERT_TRUE(wait_for("SELECT count(*) FROM branches WHERE kind = 'baseline'", 2)) << stderr_text();
+  std::this_thread::sleep_for(std::chrono::milliseconds{1500}); // both baselines are on the GPUs now
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_exit(pid), 130) << stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM measurements"), 0) << "nothing was measured before the stop";
+
+  ASSERT_EQ(wait_exit(start({"resume", run_dir().string()}, 0)), 0) << stderr_text();
+  expect_consistent_store();
+  EXPECT_EQ(count("SELECT count(*) FROM campaigns WHERE state = 'finished'"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM jobs WHERE state = 'finished'"), 2);
+  EXPECT_EQ(count("SELECT count(DISTINCT i.job_id) FROM branches b JOIN iterations i ON i.id = b.iteration_id "
+                  "JOIN measurements m ON m.branch_id = b.id WHERE b.kind = 'baseline'"),
+            2)
+    << "each job's baseline measured by the resume";
 }
 
 } // namespace

@@ -279,7 +279,7 @@ TEST_F(Cli, ReportOfAFolderThatIsNotARunDirectoryExitsThree) {
 TEST_F(Cli, BadUsageExitsTwo) {
   EXPECT_EQ(warpforge("").exit_code, 2);
   EXPECT_EQ(warpforge("frobnicate").exit_code, 2);
-  EXPECT_EQ(warpforge("tail --from-seq 3").exit_code, 2) << "--from-seq needs --run-dir";
+  EXPECT_EQ(warpforge("tail --from-seq").exit_code, 2) << "--from-seq needs its number";
   EXPECT_EQ(warpforge("--help").exit_code, 0);
 }
 

@@ -86,5 +86,57 @@ TEST(Endpoint, MalformedEndpointsNameThePartAtFault) {
   }
 }
 
+TEST(ReplayEndpoint, TakesTheFeedsPortPlusOneOnTheSameHost) {
+  EXPECT_EQ(replay_endpoint_for("tcp://127.0.0.1:5757").value(), "tcp://127.0.0.1:5758");
+  EXPECT_EQ(replay_endpoint_for("tcp://[::1]:5757").value(), "tcp://[::1]:5758");
+  EXPECT_EQ(replay_endpoint_for("tcp://0.0.0.0:6000").value(), "tcp://0.0.0.0:6001");
+}
+
+TEST(ReplayEndpoint, AFreePortFeedGetsAFreePortReplay) {
+  EXPECT_EQ(replay_endpoint_for("tcp://127.0.0.1:*").value(), "tcp://127.0.0.1:*");
+  EXPECT_EQ(replay_endpoint_for("tcp://localhost:0").value(), "tcp://localhost:*");
+}
+
+TEST(ReplayEndpoint, SocketPathsGetASuffix) {
+  EXPECT_EQ(replay_endpoint_for("ipc:///tmp/feed").value(), "ipc:///tmp/feed.replay");
+  EXPECT_EQ(replay_endpoint_for("inproc://feed").value(), "inproc://feed.replay");
+}
+
+TEST(ReplayEndpoint, TheLastPortHasNoSuccessorAndSaysSo) {
+  auto endpoint = replay_endpoint_for("tcp://127.0.0.1:65535");
+  ASSERT_FALSE(endpoint);
+  EXPECT_EQ(endpoint.error().code, feed_errc::bad_endpoint);
+  EXPECT_EQ(endpoint.error().place, "port");
+  EXPECT_FALSE(replay_endpoint_for("udp://127.0.0.1:1"));
+}
+
+TEST(ReplayEndpoint, FollowsTheFeedsLoopbackRule) {
+  auto remote = check_bind_endpoint(replay_endpoint_for("tcp://0.0.0.0:6000").value(), false);
+  ASSERT_FALSE(remote);
+  EXPECT_EQ(remote.error().code, feed_errc::remote_not_allowed);
+  EXPECT_TRUE(check_bind_endpoint(replay_endpoint_for("tcp://127.0.0.1:6000").value(), false));
+}
+
+TEST(ReachableEndpoint, AWildcardHostBecomesTheHostTheMonitorReached) {
+  EXPECT_EQ(reachable_endpoint("tcp://0.0.0.0:6001", "tcp://gpu-node-3:6000"),
+            "tcp://gpu-node-3:6001");
+  EXPECT_EQ(reachable_endpoint("tcp://*:6001", "tcp://192.0.2.7:6000"), "tcp://192.0.2.7:6001");
+  EXPECT_EQ(reachable_endpoint("tcp://[::]:6001", "tcp://[2001:db8::1]:6000"),
+            "tcp://[2001:db8::1]:6001");
+}
+
+TEST(ReachableEndpoint, AnythingElseIsKeptAsAdvertised) {
+  EXPECT_EQ(reachable_endpoint("tcp://127.0.0.1:41238", "tcp://127.0.0.1:41237"),
+            "tcp://127.0.0.1:41238");
+  EXPECT_EQ(reachable_endpoint("ipc:///tmp/feed.replay", "ipc:///tmp/feed"),
+            "ipc:///tmp/feed.replay");
+}
+
+TEST(BindText, SpellsLocalhostAsItsAddressAndBracketsIpv6) {
+  EXPECT_EQ(bind_text(parse_endpoint("tcp://localhost:*").value()), "tcp://127.0.0.1:*");
+  EXPECT_EQ(bind_text(parse_endpoint("tcp://[::1]:5757").value()), "tcp://[::1]:5757");
+  EXPECT_EQ(bind_text(parse_endpoint("ipc:///tmp/feed").value()), "ipc:///tmp/feed");
+}
+
 } // namespace
 } // namespace warpforge::feed

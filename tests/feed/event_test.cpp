@@ -66,5 +66,23 @@ TEST(Detail, AnEnvelopeNameAsAKeyIsAProducerBug) {
   EXPECT_THROW(d.add_raw("type", "\"x\""), std::invalid_argument);
 }
 
+TEST(Detail, AppendsItsMembersAfterAnExistingObjects) {
+  auto extra = detail{}.add("replay_endpoint", "tcp://127.0.0.1:5758");
+  EXPECT_EQ(extra.appended_to(R"({"resumed":false})"),
+            R"({"resumed":false,"replay_endpoint":"tcp://127.0.0.1:5758"})");
+  EXPECT_EQ(extra.appended_to(" { } "), R"({"replay_endpoint":"tcp://127.0.0.1:5758"})");
+  EXPECT_EQ(detail{}.appended_to(R"({"a":1})"), R"({"a":1})");
+  EXPECT_THROW((void)extra.appended_to("[1]"), std::invalid_argument);
+}
+
+TEST(ObjectMembers, StripsTheBracesAndBlanksAndRefusesWhatIsNotAnObject) {
+  EXPECT_EQ(object_members(R"( {"a":1, "b":[2]} )"), R"("a":1, "b":[2])");
+  EXPECT_EQ(object_members("{}"), "");
+  EXPECT_EQ(object_members("{ \n }"), "");
+  EXPECT_EQ(object_members("{"), std::nullopt);
+  EXPECT_EQ(object_members("[]"), std::nullopt);
+  EXPECT_EQ(object_members(""), std::nullopt);
+}
+
 } // namespace
 } // namespace warpforge::feed

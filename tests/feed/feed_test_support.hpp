@@ -2,9 +2,13 @@
 // Shared by the feed's socket tests: deadlines and events to publish.
 
 #include "feed/event.hpp"
+#include "feed/event_json.hpp"
+#include "storage/database.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 
 namespace warpforge::feed::testing {
@@ -31,6 +35,29 @@ inline event numbered_event(std::uint64_t seq, event_type type = event_type::bra
   e.gpu = 0;
   e.detail_json = std::move(detail_json);
   return e;
+}
+
+/// Stores `e` as the store actor does (actors/store.cpp): the JSON as published, under its seq.
+inline void store_event(storage::database& db, const event& e) {
+  storage::event_row row;
+  row.seq = static_cast<std::int64_t>(e.seq);
+  row.ts = e.ts;
+  row.type = std::string{to_string(e.type)};
+  row.campaign = e.campaign;
+  row.job = e.job;
+  row.json = encode(e);
+  if (auto stored = db.append_event(row); !stored)
+    throw std::runtime_error("append_event: " + storage::to_string(stored.error()));
+}
+
+/// A run database at `path` holding numbered_event(1) .. numbered_event(count).
+inline storage::database database_with_events(const std::filesystem::path& path, std::uint64_t count) {
+  auto db = storage::database::open(path);
+  if (!db)
+    throw std::runtime_error("open: " + storage::to_string(db.error()));
+  for (std::uint64_t seq = 1; seq <= count; ++seq)
+    store_event(*db, numbered_event(seq));
+  return std::move(*db);
 }
 
 } // namespace warpforge::feed::testing

@@ -68,12 +68,6 @@ timeline realistic_night() {
   return t;
 }
 
-TEST(RunState, EveryValueRoundTripsThroughItsName) {
-  for (auto state : all_run_states)
-    EXPECT_EQ(run_state_from_string(to_string(state)), state);
-  EXPECT_EQ(run_state_from_string("paused"), std::nullopt);
-}
-
 TEST(TailView, RendersJobProgressGpuActivityAndProblems) {
   tail_view view;
   auto night = realistic_night();

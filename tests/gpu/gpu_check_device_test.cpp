@@ -58,9 +58,14 @@ struct device_buffer {
   explicit device_buffer(std::size_t bytes) { EXPECT_TRUE(allocate(memory, std::max<std::size_t>(bytes, 1))); }
   void upload(const std::vector<std::byte>& host) {
     EXPECT_TRUE(WARPFORGE_GPU_CALL(cudaMemcpy(memory.ptr, host.data(), host.size(), cudaMemcpyHostToDevice)));
+    // From pageable memory cudaMemcpy may return before its DMA lands, and the workspace's
+    // stream is non-blocking (it does not wait for the legacy stream): wait here, or the check
+    // kernels may read the buffer half-written.
+    EXPECT_TRUE(WARPFORGE_GPU_CALL(cudaDeviceSynchronize()));
   }
   std::vector<std::byte> download(std::size_t bytes) const {
     std::vector<std::byte> host(bytes);
+    EXPECT_TRUE(WARPFORGE_GPU_CALL(cudaDeviceSynchronize())); // the workspace's stream is non-blocking
     EXPECT_TRUE(WARPFORGE_GPU_CALL(cudaMemcpy(host.data(), memory.ptr, bytes, cudaMemcpyDeviceToHost)));
     return host;
   }

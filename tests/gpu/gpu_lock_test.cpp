@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sys/stat.h>
 
 namespace warpforge::gpu {
 namespace {
@@ -81,6 +84,53 @@ TEST_F(GpuLock, ALockDiesWithItsProcessAndAWaiterThenGetsIt) {
   EXPECT_TRUE(taken) << taken.error().to_string();
   for (int fd : {locked[0], locked[1], release[0], release[1]})
     ::close(fd);
+}
+
+// Another user of a shared GPU host plants a link where the lock file goes: warpforge must
+// neither follow it nor write through it.
+TEST_F(GpuLock, ASymbolicLinkInPlaceOfTheLockFileIsRefusedAndItsTargetUntouched) {
+  std::filesystem::create_directories(dir);
+  const auto victim = dir / "victim.txt";
+  { std::ofstream{victim} << "precious\n"; }
+  std::filesystem::create_symlink(victim, dir / (std::string{"gpu-"} + uuid + ".lock"));
+  auto lock = gpu_lock::acquire(uuid, "warpforge run", lock_policy::fail, 0ms, dir);
+  ASSERT_FALSE(lock);
+  EXPECT_EQ(lock.error().kind, gpu_lock_error_kind::io);
+  EXPECT_NE(lock.error().detail.find("symbolic link"), std::string::npos) << lock.error().detail;
+  std::ifstream in{victim};
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  EXPECT_EQ(text, "precious\n");
+}
+
+TEST_F(GpuLock, AHardLinkInPlaceOfTheLockFileIsRefusedAndItsTargetUntouched) {
+  std::filesystem::create_directories(dir);
+  const auto victim = dir / "victim.txt";
+  { std::ofstream{victim} << "precious\n"; }
+  std::filesystem::create_hard_link(victim, dir / (std::string{"gpu-"} + uuid + ".lock"));
+  auto lock = gpu_lock::acquire(uuid, "warpforge run", lock_policy::fail, 0ms, dir);
+  ASSERT_FALSE(lock);
+  EXPECT_NE(lock.error().detail.find("hard link"), std::string::npos) << lock.error().detail;
+  std::ifstream in{victim};
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  EXPECT_EQ(text, "precious\n");
+}
+
+TEST_F(GpuLock, AFifoInPlaceOfTheLockFileIsRefusedWithoutHanging) {
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(::mkfifo((dir / (std::string{"gpu-"} + uuid + ".lock")).c_str(), 0600), 0);
+  auto lock = gpu_lock::acquire(uuid, "warpforge run", lock_policy::fail, 0ms, dir);
+  ASSERT_FALSE(lock);
+  EXPECT_NE(lock.error().detail.find("not a regular file"), std::string::npos) << lock.error().detail;
+}
+
+TEST_F(GpuLock, ALongerHolderBeforeAShorterOneLeavesOnlyTheShorterOnesName) {
+  { auto first = gpu_lock::acquire(uuid, std::string(200, 'x'), lock_policy::fail, 0ms, dir); ASSERT_TRUE(first); }
+  auto second = gpu_lock::acquire(uuid, "short", lock_policy::fail, 0ms, dir);
+  ASSERT_TRUE(second);
+  auto third = gpu_lock::acquire(uuid, "other", lock_policy::fail, 0ms, dir);
+  ASSERT_FALSE(third);
+  EXPECT_EQ(third.error().detail.find("xxx"), std::string::npos) << third.error().detail;
+  EXPECT_NE(third.error().detail.find("(short)"), std::string::npos) << third.error().detail;
 }
 
 TEST_F(GpuLock, AnUnusableUuidIsRefusedBeforeTouchingTheDisk) {

@@ -176,7 +176,8 @@ TEST_F(MessagesSerialization, CampaignAndStoreMessagesRoundTrip) {
   plan.resume = true;
   expect_round_trip(plan);
   expect_round_trip(pipeline::campaign_result{"nightly", pipeline::campaign_result_kind::interrupted, "SIGINT",
-                                              12.5, 0.7, 0.9, 0.3, 40, 44});
+                                              12.5, 0.7, 0.9, 0.3, 40, 44,
+                                              {pipeline::gpu_usage{1, 2.5, 8.0, 0.3, 12, 2}}});
   expect_round_trip(supervision_report{{{"store", component_state::degraded, "busy", {{"rows", 7}}}}, 3, true, "x"});
   expect_round_trip(supervision_failed{"feed", 6, "runtime_error"});
   expect_round_trip(storage::campaign_record{"nightly", "c.toml", "toml", "runs/x"});

@@ -83,6 +83,7 @@ struct answering_loop {
   std::vector<feed::event> events;
   std::map<std::string, std::string> point_of_cubin; // cubin path -> point text
   std::size_t races = 0;
+  std::size_t profiles = 0;
 
   double time_of(const std::string& cubin) const {
     auto it = point_of_cubin.find(cubin);
@@ -107,6 +108,13 @@ struct answering_loop {
         std::reverse(out.races.begin(), out.races.end());
       }
       for (auto& [id, order] : out.compiles) {
+        if (!order.keep_files) { // compiled ahead into the cache: nothing to time
+          built_kernel ahead;
+          ahead.ref = order.ref;
+          ahead.outcome = branch_outcome::passed;
+          engine.built(id, ahead);
+          continue;
+        }
         built_kernel k;
         k.ref = order.ref;
         k.outcome = branch_outcome::passed;
@@ -142,6 +150,7 @@ struct answering_loop {
         engine.raced(r.id, fake_gpu(r.gpu), result, 0.01);
       }
       for (auto& p : out.profiles) {
+        ++profiles;
         diagnosis_summary none;
         none.note = "no counters in this test";
         engine.profiled(p.id, none);
@@ -221,6 +230,39 @@ TEST_F(CampaignEngine, RacesPutTheIncumbentFirstOnceTheBaselineIsKnown) {
     loop.answer(std::move(out));
   }
   EXPECT_GT(with_incumbent, 0u);
+}
+
+TEST_F(CampaignEngine, EachGpuIsLeasedAndReleasedInTurnForRacesAndProfilesAlike) {
+  auto s = setup(3, 2);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  ASSERT_GT(loop.profiles, 0u) << "the campaign should profile its champions";
+  std::map<int, int> leased; // gpu -> leases open
+  std::size_t leases = 0;
+  for (const auto& e : loop.events) {
+    if (e.type == feed::event_type::gpu_leased) {
+      EXPECT_EQ(leased[e.gpu]++, 0) << "GPU " << e.gpu << " leased again before its release (job " << e.job << ")";
+      ++leases;
+    }
+    if (e.type == feed::event_type::gpu_released)
+      EXPECT_EQ(leased[e.gpu]--, 1) << "GPU " << e.gpu << " released without a lease";
+  }
+  for (const auto& [gpu, open] : leased)
+    EXPECT_EQ(open, 0) << "GPU " << gpu << " still leased at the end";
+  EXPECT_EQ(leases, loop.races + loop.profiles);
+  const auto result = engine.result();
+  ASSERT_EQ(result.gpus.size(), 2u);
+  std::uint64_t races = 0, profiles = 0;
+  for (const auto& g : result.gpus) {
+    races += g.races;
+    profiles += g.profiles;
+    EXPECT_GT(g.kernel_s, 0.0) << "GPU " << g.ordinal << " timed kernels";
+  }
+  EXPECT_EQ(races, loop.races);
+  EXPECT_EQ(profiles, loop.profiles);
 }
 
 TEST_F(CampaignEngine, WithoutAGpuTheBaselineAndFirstProposalAreBuiltAndEndNotRunWithTheReason) {

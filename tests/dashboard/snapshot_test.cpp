@@ -1,0 +1,121 @@
+#include "dashboard/snapshot.hpp"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+namespace warpforge::dashboard {
+namespace {
+
+constexpr double start_ts = 1764018000.0; // 2025-11-24 21:00:00 UTC [s]
+
+feed::event make(std::uint64_t seq, feed::event_type type, std::string job = {},
+                 std::int64_t iter = feed::no_iter, std::int64_t branch = feed::no_branch,
+                 int gpu = feed::no_gpu, std::string detail_json = "{}") {
+  feed::event e;
+  e.seq = seq;
+  e.ts = start_ts + static_cast<double>(seq);
+  e.type = type;
+  e.campaign = "nightly";
+  e.job = std::move(job);
+  e.iter = iter;
+  e.branch = branch;
+  e.gpu = gpu;
+  e.detail_json = std::move(detail_json);
+  return e;
+}
+
+/// transpose at 2x after iteration 1, diagnosed; a runner restart on GPU 1; GPU 0 measuring.
+feed::campaign_view night() {
+  using feed::detail;
+  using feed::event_type;
+  feed::campaign_view view;
+  std::uint64_t seq = 0;
+  for (auto e : {make(++seq, event_type::campaign_started, {}, feed::no_iter, feed::no_branch, feed::no_gpu,
+                      detail{}.add("wall_time_s", 600.0).json()),
+                 make(++seq, event_type::job_started, "transpose"),
+                 make(++seq, event_type::branch_proposed, "transpose", 1, 0, feed::no_gpu,
+                      detail{}.add("kind", "baseline").json()),
+                 make(++seq, event_type::branch_measured, "transpose", 1, 0, 0,
+                      detail{}.add("gpu_name", "NVIDIA H100").add("time_s", 4e-3).json()),
+                 make(++seq, event_type::iteration_finished, "transpose", 1, feed::no_branch, feed::no_gpu,
+                      detail{}.add("champion", true).add("best_s", 2e-3).json()),
+                 make(++seq, event_type::diagnosis_ready, "transpose", 1, 1, 0,
+                      detail{}.add("memory", 0.2).add("achieved_bandwidth", 2.0e12).add("peak_bandwidth", 4.0e12).json()),
+                 make(++seq, event_type::runner_restarted, {}, feed::no_iter, feed::no_branch, 1,
+                      detail{}.add("reason", "watchdog").json()),
+                 make(++seq, event_type::gpu_leased, "transpose", 2, 3, 0)})
+    view.apply(e);
+  return view;
+}
+
+simdjson::dom::element parse(simdjson::dom::parser& parser, const std::string& text) {
+  auto doc = parser.parse(text);
+  if (doc.error())
+    throw std::runtime_error("not JSON: " + text);
+  return doc.value();
+}
+
+TEST(Snapshot, CarriesTheCampaignItsJobsSpeedUpsRooflineAndGpus) {
+  snapshot_context context;
+  context.now_ts = start_ts + 11;
+  context.source = "feed";
+  context.feed_endpoint = "tcp://127.0.0.1:5757";
+  context.feed_health = "live";
+  context.silent_s = 0.25;
+  const auto text = snapshot_json(night(), context);
+  simdjson::dom::parser parser;
+  auto s = parse(parser, text);
+  EXPECT_EQ(s["snapshot"].get_int64().value(), snapshot_version);
+  EXPECT_EQ(s["last_seq"].get_int64().value(), 8);
+  EXPECT_EQ(std::string_view{s["feed"]["health"].get_string().value()}, "live");
+  EXPECT_EQ(std::string_view{s["campaign"]["state"].get_string().value()}, "running");
+  EXPECT_DOUBLE_EQ(s["campaign"]["elapsed_s"].get_double().value(), 10.0);
+  EXPECT_DOUBLE_EQ(s["campaign"]["wall_budget_s"].get_double().value(), 600.0);
+
+  auto job = s["jobs"].at(0);
+  EXPECT_EQ(std::string_view{job["name"].get_string().value()}, "transpose");
+  EXPECT_DOUBLE_EQ(job["speedup"].get_double().value(), 2.0);
+  EXPECT_DOUBLE_EQ(job["baseline_s"].get_double().value(), 4e-3);
+  EXPECT_EQ(job["iterations"].get_array().value().size(), 1u);
+  EXPECT_DOUBLE_EQ(job["iterations"].at(0)["speedup"].get_double().value(), 2.0);
+  EXPECT_DOUBLE_EQ(job["roofline"]["dram_fraction"].get_double().value(), 0.5);
+  EXPECT_TRUE(job["roofline"]["peak_flops"].is_null()) << "not sent, not invented";
+
+  auto gpus = s["gpus"].get_array().value();
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(std::string_view{gpus.at(0)["state"].get_string().value()}, "busy");
+  EXPECT_EQ(std::string_view{gpus.at(0)["name"].get_string().value()}, "NVIDIA H100");
+  EXPECT_EQ(gpus.at(0)["branch"].get_int64().value(), 3);
+  EXPECT_DOUBLE_EQ(gpus.at(0)["busy_share"].get_double().value(), 0.3) << "leased at +8 until +11 of 10 s";
+  EXPECT_EQ(std::string_view{gpus.at(1)["state"].get_string().value()}, "idle");
+  EXPECT_EQ(s["totals"]["gpus_busy"].get_int64().value(), 1);
+
+  auto recent = s["recent"].get_array().value();
+  EXPECT_EQ(recent.at(0)["seq"].get_int64().value(), 8) << "newest first";
+  auto problems = s["problems"].get_array().value();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(std::string_view{problems.at(0)["type"].get_string().value()}, "runner_restarted");
+  EXPECT_TRUE(problems.at(0)["warning"].get_bool().value());
+}
+
+TEST(Snapshot, BeforeAnyEventTheCampaignIsNullAndEverythingIsEmpty) {
+  simdjson::dom::parser parser;
+  auto s = parse(parser, snapshot_json(feed::campaign_view{}, snapshot_context{}));
+  EXPECT_TRUE(s["campaign"].is_null());
+  EXPECT_TRUE(s["last_seq"].is_null());
+  EXPECT_EQ(s["jobs"].get_array().value().size(), 0u);
+  EXPECT_TRUE(s["feed"]["silent_s"].is_null());
+}
+
+TEST(Snapshot, CampaignTextIsEscaped) {
+  feed::campaign_view view;
+  view.apply(make(1, feed::event_type::job_failed, "a\"b</script>", feed::no_iter, feed::no_branch, feed::no_gpu,
+                  feed::detail{}.add("reason", "line\nbreak").json()));
+  simdjson::dom::parser parser;
+  auto s = parse(parser, snapshot_json(view, snapshot_context{}));
+  EXPECT_EQ(std::string_view{s["jobs"].at(0)["name"].get_string().value()}, "a\"b</script>");
+  EXPECT_EQ(std::string_view{s["jobs"].at(0)["failure"].get_string().value()}, "line\nbreak");
+}
+
+} // namespace
+} // namespace warpforge::dashboard

@@ -1,0 +1,121 @@
+#include "feed/progress_view.hpp"
+
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+namespace warpforge::feed {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr double start_ts = 1764018000.0; // 2025-11-24 21:00:00 UTC [s]
+
+event make(std::uint64_t seq, event_type type, std::string job = {}, std::int64_t iter = no_iter,
+           std::int64_t branch = no_branch, int gpu = no_gpu, std::string detail_json = "{}") {
+  event e;
+  e.seq = seq;
+  e.ts = start_ts + static_cast<double>(seq);
+  e.type = type;
+  e.campaign = "nightly";
+  e.job = std::move(job);
+  e.iter = iter;
+  e.branch = branch;
+  e.gpu = gpu;
+  e.detail_json = std::move(detail_json);
+  return e;
+}
+
+/// Two jobs on two GPUs, 10 s into a one-hour campaign: transpose at 2x after iteration 1 and
+/// measuring on GPU 0, row_reduction finished.
+campaign_view ten_seconds_in() {
+  campaign_view view;
+  std::uint64_t seq = 0;
+  auto add = [&](event e) { view.apply(e); };
+  add(make(++seq, event_type::campaign_started, {}, no_iter, no_branch, no_gpu,
+           detail{}.add("wall_time_s", 3600.0).json()));
+  add(make(++seq, event_type::job_started, "transpose"));
+  add(make(++seq, event_type::job_started, "row_reduction"));
+  add(make(++seq, event_type::branch_proposed, "transpose", 1, 0, no_gpu, detail{}.add("kind", "baseline").json()));
+  add(make(++seq, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 4e-3).json()));
+  add(make(++seq, event_type::iteration_finished, "transpose", 1, no_branch, no_gpu,
+           detail{}.add("champion", true).add("best_s", 2e-3).json()));
+  add(make(++seq, event_type::job_finished, "row_reduction", no_iter, no_branch, no_gpu,
+           detail{}.add("stop", "patience").add("best_s", 1e-3).add("baseline_s", 1.5e-3).json()));
+  add(make(++seq, event_type::gpu_leased, "row_reduction", 1, 2, 1));
+  add(make(++seq, event_type::gpu_released, "row_reduction", 1, 2, 1));
+  add(make(++seq, event_type::gpu_leased, "transpose", 2, 3, 0));
+  return view;
+}
+
+TEST(ProgressBlock, ShowsElapsedBudgetJobsCandidatesBestSpeedUpsAndGpus) {
+  auto view = ten_seconds_in();
+  progress_context context;
+  context.now_ts = start_ts + 11; // 10 s after campaign_started (+1)
+  context.feed_state = "live";
+  EXPECT_THAT(render_progress_block(view, context),
+              ElementsAre("warpforge nightly: running 0:00:10, wall budget left 0:59:50 (feed live, seq 10)",
+                          "jobs 2 (1 running, 1 finished, 0 failed)  candidates measured 1, failed 0  GPUs busy 1/2",
+                          "  transpose      iter 2      measured 1     best 2.00x",
+                          "  row_reduction  finished (patience)  measured 0     best 1.50x",
+                          "  GPU 0  busy 10%   transpose iter 2 branch 3",
+                          "  GPU 1  busy 10%   idle"));
+}
+
+TEST(ProgressBlock, AGivenWallBudgetWinsAndLinesAreCutToTheWidth) {
+  auto view = ten_seconds_in();
+  progress_context context;
+  context.now_ts = start_ts + 11;
+  context.wall_budget_s = 60.0;
+  context.width = 40;
+  auto lines = render_progress_block(view, context);
+  EXPECT_EQ(lines[0], "warpforge nightly: running 0:00:10, wall");
+  for (const auto& line : lines)
+    EXPECT_LE(line.size(), 40u) << line;
+}
+
+TEST(ProgressBlock, BeforeAnyEventItSaysItIsWaiting) {
+  campaign_view view;
+  EXPECT_THAT(render_progress_block(view, progress_context{}),
+              ElementsAre("warpforge waiting for the first event",
+                          "jobs 0 (0 running, 0 finished, 0 failed)  candidates measured 0, failed 0  GPUs busy 0/0"));
+}
+
+TEST(ProgressLine, NamesWhatEndedWithTheJobsBestAndSaysNothingOfRoutineEvents) {
+  campaign_view view;
+  auto show = [&](const event& e) {
+    view.apply(e);
+    return render_progress_line(view, e);
+  };
+  EXPECT_EQ(show(make(1, event_type::campaign_started)), "progress: campaign nightly started");
+  EXPECT_EQ(show(make(2, event_type::job_started, "transpose")), "progress: transpose started");
+  EXPECT_EQ(show(make(3, event_type::branch_proposed, "transpose", 1, 0, no_gpu,
+                      detail{}.add("kind", "baseline").json())),
+            std::nullopt);
+  EXPECT_EQ(show(make(4, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 4e-3).json())),
+            std::nullopt);
+  EXPECT_EQ(show(make(5, event_type::iteration_finished, "transpose", 1, no_branch, no_gpu,
+                      detail{}.add("champion", true).add("best_s", 2e-3).json())),
+            "progress: transpose iteration 1: best 2.000 ms (2.00x), a new champion");
+  EXPECT_EQ(show(make(6, event_type::runner_restarted, {}, no_iter, no_branch, 1,
+                      detail{}.add("reason", "watchdog").json())),
+            "progress: #6 21:00:06 runner_restarted nightly gpu 1: reason=watchdog");
+  EXPECT_EQ(show(make(7, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
+                      detail{}.add("stop", "near_peak").add("best_s", 1e-3).add("baseline_s", 4e-3).json())),
+            "progress: transpose finished (near_peak): best 1.000 ms (4.00x)");
+  EXPECT_EQ(show(make(9, event_type::campaign_finished, {}, no_iter, no_branch, no_gpu,
+                      detail{}.add("reason", "").json())),
+            "progress: campaign nightly finished after 0:00:08");
+}
+
+TEST(ProgressSummary, IsOneLineWithTheCountsTheBudgetAndEachJobsSpeedUp) {
+  auto view = ten_seconds_in();
+  progress_context context;
+  context.now_ts = start_ts + 301;
+  EXPECT_EQ(render_progress_summary(view, context),
+            "progress 0:05:00: jobs 1 running, 1 finished, 0 failed; 1 candidates measured; GPUs busy 1/2; "
+            "wall budget left 0:55:00; transpose 2.00x; row_reduction 1.50x");
+}
+
+} // namespace
+} // namespace warpforge::feed

@@ -1,0 +1,217 @@
+// The replay endpoint against a real run database (SQLite in a scratch folder) and real ZeroMQ
+// sockets on 127.0.0.1 ephemeral ports.
+
+#include "feed/replay_server.hpp"
+
+#include "feed/replay_client.hpp"
+#include "feed_test_support.hpp"
+#include "tests/storage/scratch_directory.hpp"
+
+#include <gtest/gtest.h>
+#include <zmq.hpp>
+
+#include <thread>
+
+namespace warpforge::feed {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::database_with_events;
+using testing::ephemeral_loopback;
+using testing::io_timeout;
+using testing::numbered_event;
+
+class ReplayServer : public ::testing::Test {
+protected:
+  storage::testing::scratch_directory scratch;
+  std::filesystem::path db_path = scratch / "warpforge.db";
+
+  replay_server start(replay_server_options options = {}) {
+    options.endpoint = ephemeral_loopback;
+    options.database = db_path;
+    auto server = replay_server::start(options);
+    if (!server)
+      throw std::runtime_error("start: " + to_string(server.error()));
+    return std::move(*server);
+  }
+
+  static replay_client client_of(const replay_server& server) {
+    auto client = replay_client::connect(server.endpoint());
+    if (!client)
+      throw std::runtime_error("connect: " + to_string(client.error()));
+    return std::move(*client);
+  }
+
+  static std::vector<std::uint64_t> seqs(const replay_page& page) {
+    std::vector<std::uint64_t> out;
+    for (const auto& e : page.events)
+      out.push_back(e.decoded.seq);
+    return out;
+  }
+};
+
+TEST_F(ReplayServer, AnswersEveryStoredEventAfterTheGivenSeqInOrderAsPublished) {
+  auto db = database_with_events(db_path, 10);
+  auto server = start();
+  auto client = client_of(server);
+
+  auto page = client.fetch(replay_request{6, std::nullopt, std::nullopt}, io_timeout);
+  ASSERT_TRUE(page) << to_string(page.error());
+  EXPECT_EQ(seqs(*page), (std::vector<std::uint64_t>{7, 8, 9, 10}));
+  EXPECT_EQ(page->header.count, 4u);
+  EXPECT_EQ(page->header.first, 7u);
+  EXPECT_EQ(page->header.last, 10u);
+  EXPECT_EQ(page->header.stored_last, 10u);
+  EXPECT_FALSE(page->header.more);
+  EXPECT_EQ(page->events.front().json, encode(numbered_event(7))) << "byte for byte as published";
+  EXPECT_EQ(page->events.front().decoded, numbered_event(7));
+
+  auto nothing = client.fetch(replay_request{10, std::nullopt, std::nullopt}, io_timeout);
+  ASSERT_TRUE(nothing);
+  EXPECT_EQ(nothing->header.count, 0u);
+  EXPECT_EQ(nothing->header.first, std::nullopt);
+  EXPECT_EQ(server.counters().requests, 2u);
+  EXPECT_EQ(server.counters().events_served, 4u);
+}
+
+TEST_F(ReplayServer, PagesAtTheLimitAndSaysWhenMoreRemain) {
+  auto db = database_with_events(db_path, 10);
+  auto server = start();
+  auto client = client_of(server);
+  std::vector<std::uint64_t> all;
+  std::uint64_t after = 0;
+  int pages = 0;
+  for (bool more = true; more; ++pages) {
+    auto page = client.fetch(replay_request{after, std::nullopt, 4}, io_timeout);
+    ASSERT_TRUE(page) << to_string(page.error());
+    for (auto seq : seqs(*page))
+      all.push_back(seq);
+    more = page->header.more;
+    after = page->header.last.value_or(after);
+  }
+  EXPECT_EQ(pages, 3) << "4 + 4 + 2";
+  EXPECT_EQ(all, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+}
+
+TEST_F(ReplayServer, ALimitAboveTheMaximumIsCutToIt) {
+  auto db = database_with_events(db_path, 10);
+  replay_server_options options;
+  options.default_page = 2;
+  options.max_page = 3;
+  auto server = start(options);
+  auto client = client_of(server);
+  auto defaulted = client.fetch(replay_request{0, std::nullopt, std::nullopt}, io_timeout);
+  ASSERT_TRUE(defaulted);
+  EXPECT_EQ(defaulted->header.count, 2u);
+  auto capped = client.fetch(replay_request{0, std::nullopt, 1000}, io_timeout);
+  ASSERT_TRUE(capped);
+  EXPECT_EQ(capped->header.count, 3u);
+  EXPECT_TRUE(capped->header.more);
+}
+
+TEST_F(ReplayServer, UntilBoundsTheRangeAndNothingBeyondItCountsAsMore) {
+  auto db = database_with_events(db_path, 10);
+  auto server = start();
+  auto client = client_of(server);
+  auto page = client.fetch(replay_request{2, 5, std::nullopt}, io_timeout);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(seqs(*page), (std::vector<std::uint64_t>{3, 4, 5}));
+  EXPECT_FALSE(page->header.more);
+  EXPECT_EQ(page->header.stored_last, 10u);
+}
+
+TEST_F(ReplayServer, WaitsForTheStoreToReachUntilWhenItLagsThePublisher) {
+  auto db = database_with_events(db_path, 3);
+  auto server = start();
+  auto client = client_of(server);
+  std::thread late_writer{[&] {
+    std::this_thread::sleep_for(150ms); // the store actor writes a moment after the PUB sent it
+    testing::store_event(db, numbered_event(4));
+  }};
+  auto page = client.fetch(replay_request{3, 4, std::nullopt}, io_timeout);
+  late_writer.join();
+  ASSERT_TRUE(page) << to_string(page.error());
+  EXPECT_EQ(seqs(*page), (std::vector<std::uint64_t>{4}));
+}
+
+TEST_F(ReplayServer, AnswersShortWhenTheStoreNeverReachesUntil) {
+  auto db = database_with_events(db_path, 3);
+  replay_server_options options;
+  options.catch_up = 50ms;
+  auto server = start(options);
+  auto client = client_of(server);
+  auto page = client.fetch(replay_request{0, 9, std::nullopt}, io_timeout);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->header.last, 3u);
+  EXPECT_EQ(page->header.stored_last, 3u) << "the client sees it is short of until";
+}
+
+TEST_F(ReplayServer, ABadRequestIsRefusedNamingTheMemberAndTheServerGoesOn) {
+  auto db = database_with_events(db_path, 2);
+  auto server = start();
+  zmq::context_t context;
+  zmq::socket_t raw{context, zmq::socket_type::req};
+  raw.set(zmq::sockopt::linger, 0);
+  raw.connect(server.endpoint());
+  raw.send(zmq::str_buffer(R"({"after":"yesterday"})"));
+  zmq::message_t reply;
+  ASSERT_TRUE(raw.recv(reply));
+  EXPECT_EQ(reply.to_string(),
+            R"({"status":"bad_request","place":"after","message":"expected an integer >= 0 or null"})");
+  EXPECT_FALSE(reply.more());
+
+  raw.send(zmq::str_buffer("{}"), zmq::send_flags::sndmore);
+  raw.send(zmq::str_buffer("{}"));
+  ASSERT_TRUE(raw.recv(reply));
+  EXPECT_NE(reply.to_string().find(R"("place":"frames")"), std::string::npos) << reply.to_string();
+
+  auto client = client_of(server);
+  auto page = client.fetch(replay_request{0, std::nullopt, std::nullopt}, io_timeout);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->header.count, 2u);
+  EXPECT_EQ(server.counters().refused, 2u);
+}
+
+TEST_F(ReplayServer, IsUnavailableUntilTheStoreCreatesTheDatabase) {
+  auto server = start();
+  auto client = client_of(server);
+  auto early = client.fetch(replay_request{0, std::nullopt, std::nullopt}, io_timeout);
+  ASSERT_FALSE(early);
+  EXPECT_EQ(early.error().code, feed_errc::replay_refused);
+  EXPECT_EQ(early.error().place, "store");
+  EXPECT_EQ(early.error().message.rfind("unavailable: ", 0), 0u) << early.error().message;
+
+  auto db = database_with_events(db_path, 1);
+  auto later = client.fetch(replay_request{0, std::nullopt, std::nullopt}, io_timeout);
+  ASSERT_TRUE(later) << to_string(later.error());
+  EXPECT_EQ(later->header.count, 1u);
+}
+
+TEST_F(ReplayServer, FollowsTheFeedsLoopbackRuleAndChecksItsPages) {
+  auto remote = replay_server::start(replay_server_options{.endpoint = "tcp://0.0.0.0:*", .database = db_path});
+  ASSERT_FALSE(remote);
+  EXPECT_EQ(remote.error().code, feed_errc::remote_not_allowed);
+
+  auto bad_page = replay_server::start(
+    replay_server_options{.endpoint = ephemeral_loopback, .database = db_path, .default_page = 0});
+  ASSERT_FALSE(bad_page);
+  EXPECT_EQ(bad_page.error().code, feed_errc::bad_option);
+}
+
+TEST_F(ReplayServer, AClientWhoseRequestIsNeverAnsweredTimesOutAndCanAskAgain) {
+  // Nothing listens on this endpoint yet: the first request is never answered.
+  auto server = start();
+  const auto endpoint = server.endpoint();
+  server = start(); // a new port; the old one is closed
+  auto client = replay_client::connect(endpoint);
+  ASSERT_TRUE(client);
+  auto lost = client->fetch(replay_request{0, std::nullopt, std::nullopt}, 100ms);
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().code, feed_errc::no_reply);
+  auto again = client->fetch(replay_request{0, std::nullopt, std::nullopt}, 100ms);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, feed_errc::no_reply) << "the socket was replaced, not stuck";
+}
+
+} // namespace
+} // namespace warpforge::feed
