@@ -306,24 +306,35 @@ TEST_F(Pipeline, ACrashBeyondTheRestartBudgetEndsTheCampaignWithItsReasonAndItRe
   EXPECT_EQ(resumed.campaign_state, "finished");
 }
 
-TEST_F(Pipeline, CompilesRunAheadOfTheGpusSoTheyHardlyWaitForACompiledCandidate) {
+// The compiler pool through the real actors: compiles overlap (the engine hands the pool several
+// at once) and the campaign ends whole. How long the GPUs wait for compiles depends on the
+// machine's load, so it is printed here and asserted on a virtual clock instead
+// (tests/pipeline/campaign_engine_test.cpp, CompilesRunAhead...).
+TEST_F(Pipeline, TheCompilerPoolCompilesSeveralCandidatesAtOnce) {
   const auto spec = campaign(3, true); // more jobs than GPUs: there is always other work to race
   race_delay_ms = 150; // each kernel of a race takes 150 ms on the stand-in GPU
   compilers = 4;       // as many as cores on a GPU node (16 on the H100 machine)
   auto cached = std::make_shared<gpu::cached_compiler>(gpu::compile_cache{dir / "cache"});
-  auto slow = [cached](const gpu::compile_request& r) {
+  auto running = std::make_shared<std::atomic<int>>(0);
+  auto most = std::make_shared<std::atomic<int>>(0);
+  auto slow = [cached, running, most](const gpu::compile_request& r) {
+    const int now_running = ++*running;
+    for (int seen = most->load(); now_running > seen && !most->compare_exchange_weak(seen, now_running);) {
+    }
     std::this_thread::sleep_for(100ms); // every compile takes 100 ms more than NVRTC's own
-    return cached->compile(r);
+    auto out = cached->compile(r);
+    --*running;
+    return out;
   };
   const auto r = run(spec, 3, {}, false, slow);
   expect_whole(r);
   ASSERT_TRUE(r.result);
   const double gpu_time = r.result->wall_s * 2;
-  std::printf("compile ahead: %.2f s of %.2f s GPU time waiting for compiles (%.1f%%), GPU busy %.0f%%\n",
-              r.result->gpu_wait_for_compile_s, gpu_time, 100 * r.result->gpu_wait_for_compile_s / gpu_time,
-              100 * r.result->worker_occupancy);
-  EXPECT_LT(r.result->gpu_wait_for_compile_s, 0.08 * gpu_time)
-    << "after the first candidate, compiles keep ahead of the GPUs";
+  std::printf("compile pool: up to %d compiles at once; %.2f s of %.2f s GPU time waiting for compiles (%.1f%%), "
+              "workers occupied %.0f%%\n",
+              most->load(), r.result->gpu_wait_for_compile_s, gpu_time,
+              100 * r.result->gpu_wait_for_compile_s / gpu_time, 100 * r.result->worker_occupancy);
+  EXPECT_GE(most->load(), 2) << "the compiler actors compile in parallel";
 }
 
 } // namespace

@@ -84,9 +84,10 @@ TEST_F(Monitor, StartedLateItReceivesEverySeqFromOneExactlyOnce) {
 }
 
 TEST_F(Monitor, HeartbeatsKeepAQuietCampaignAliveAndSilenceMarksADeadOne) {
-  // Each candidate takes 2.5 s on its stand-in GPU: stretches without an event, longer than the
-  // monitor's silence threshold, in which only heartbeats (every second) are heard.
-  const pid_t campaign = start({"run", write_campaign(3).string()}, 2500);
+  // Each candidate takes 4 s on its stand-in GPU: stretches without an event, longer than the
+  // monitor's silence threshold (2 s) even where the two GPUs' events interleave, in which only
+  // heartbeats (every second) are heard.
+  const pid_t campaign = start({"run", write_campaign(3).string()}, 4000);
   const auto endpoint = feed_endpoint();
   ASSERT_FALSE(endpoint.empty()) << stderr_text();
   const pid_t monitor = start_monitor({endpoint, "--live", "--silence", "2", "--exit-on-silence"});
