@@ -3,6 +3,7 @@
 #include "cli/gpu_fleet.hpp"
 #include "cli/interrupt.hpp"
 #include "feed/progress_display.hpp"
+#include "feed/publisher.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "logging/logging.hpp"
 #include "tuning/result_cache.hpp"
@@ -44,6 +45,21 @@ actors::pipeline_options pipeline_for(const session_request& request, const gpu_
   return p;
 }
 
+// The feed's endpoint tried before a run directory is made: one another campaign holds is said at
+// once (the feed actor would otherwise be restarted on it until the supervisor gives up).
+expected<void, recording_failure> check_feed_endpoint(const feed::publisher_options& feed) {
+  auto probe = feed::publisher::bind(feed); // closed again at once: its context ends with it
+  if (probe)
+    return {};
+  const auto& e = probe.error();
+  if (e.code == feed::feed_errc::socket_error && e.message.find("in use") != std::string::npos)
+    return unexpected{recording_failure{
+      exit_code::failure, "the feed cannot bind " + feed.endpoint + ": address in use (another campaign?); set [feed] "
+                          "endpoint = \"tcp://127.0.0.1:*\" for a free port; nothing was created"}};
+  return unexpected{recording_failure{exit_code::bad_input,
+                                      "[feed] endpoint: " + feed::to_string(e) + "; nothing was created"}};
+}
+
 } // namespace
 
 expected<session_outcome, recording_failure> run_session(const session_request& request) {
@@ -55,6 +71,8 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   feed.endpoint = request.feed_endpoint.empty() ? spec.feed.endpoint : request.feed_endpoint;
   feed.allow_remote = spec.feed.allow_remote;
   feed.high_water_mark = static_cast<int>(spec.feed.high_water_mark);
+  if (auto usable = check_feed_endpoint(feed); !usable)
+    return unexpected{usable.error()};
   auto pipeline = pipeline_for(request, *fleet);
   const auto command = "warpforge " + request.verb + " " +
                        (request.resume_dir ? request.resume_dir->string() : request.spec_path);

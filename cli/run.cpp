@@ -11,6 +11,7 @@
 #include "cli/pipeline_session.hpp"
 #include "config/campaign_spec.hpp"
 #include "logging/logging.hpp"
+#include "pipeline/proposer.hpp"
 #include "report/campaign_report.hpp"
 
 #include <algorithm>
@@ -86,6 +87,12 @@ exit_code run_campaign(session_request request, const std::string& log_level) {
     return exit_code::usage;
   }
   logging::set_level(*level);
+  // Refused before anything is created: a proposer this build lacks is never replaced by another.
+  if (auto proposer = pipeline::make_proposer(request.spec.proposer); !proposer) {
+    std::cerr << "warpforge " << request.verb << ": " << request.spec_path << ": proposer.kind: " << proposer.error()
+              << "; nothing was started\n";
+    return exit_code::not_available;
+  }
   request.gpus = gpus_option(request.spec.gpus);
   auto outcome = run_session(request);
   if (!outcome) {

@@ -371,7 +371,7 @@ void campaign_engine::proposed(ticket id, const expected<proposal, std::string>&
   const auto iteration = job.plan->iterations_done() + 1;
   if (auto kept = write_proposal(setup_.run_dir, job.setup.name, static_cast<std::int64_t>(iteration), *answer); !kept)
     out_.events.push_back(job_event(feed::event_type::warning, job.setup.name, iteration, feed::no_branch, feed::no_gpu,
-                                    feed::detail{}.add("detail", kept.error()).json()));
+                                    feed::detail{}.add("message", kept.error()).add("component", "scheduler").json()));
   job.plan->accept(*answer);
   pump();
 }

@@ -242,7 +242,7 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
                                     o.gpu, summary.gaps_json));
   } else {
     out_.events.push_back(job_event(feed::event_type::warning, job.setup.name, iteration, o.profile.branch.ordinal, o.gpu,
-                                    feed::detail{}.add("detail", "not diagnosed: " + summary.note).json()));
+                                    feed::detail{}.add("message", "not diagnosed: " + summary.note).add("component", "profiler").json()));
   }
   job.plan->diagnosed(o.profile, summary.diagnosed ? std::optional<diagnosis_summary>{summary} : std::nullopt);
   pump();

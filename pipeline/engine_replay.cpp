@@ -110,6 +110,15 @@ void campaign_engine::replay(job_slot& job, const report::job_entry& stored) {
     }
   }
   (void)job.plan->take_finished(); // recorded by the earlier run
+  if (!pending.empty()) // what the stop (or the crash) cost, said once per job
+    out_.events.push_back(job_event(feed::event_type::warning, job.setup.name, feed::no_iter, feed::no_branch,
+                                    feed::no_gpu,
+                                    feed::detail{}
+                                      .add("message", std::to_string(pending.size()) +
+                                                        " branch(es) the earlier run left in flight or interrupted "
+                                                        "are built and measured again")
+                                      .add("component", "scheduler")
+                                      .json()));
   for (const auto& b : pending)
     record_planned(job, b);
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpforge::report {
@@ -81,6 +82,9 @@ std::string render_json(const campaign_report& report);
 std::string render_csv(const campaign_report& report);
 
 /// The speed-up per iteration and the roofline position, as SVG text.
+/// The file a job's chart is written to in the run directory ("speedup", "roofline"): the job's
+/// name through storage::path_component, so no spec name can place a file outside it.
+std::string chart_file_name(std::string_view job_name, std::string_view chart);
 std::string speedup_chart_svg(const job_entry& job);
 std::string roofline_chart_svg(const job_entry& job);
 

@@ -5,6 +5,8 @@
 
 #include "report/campaign_report.hpp"
 
+#include "storage/run_directory.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -147,11 +149,15 @@ std::string roofline_chart_svg(const job_entry& job) {
   return svg.str();
 }
 
+std::string chart_file_name(std::string_view job_name, std::string_view chart) {
+  return storage::path_component(job_name) + "-" + std::string{chart} + ".svg";
+}
+
 expected<std::vector<std::string>, std::string> write_summary(const campaign_report& report) {
   std::vector<std::pair<std::string, std::string>> files{{"summary.md", render_markdown(report)}};
   for (const auto& job : report.jobs) {
-    files.emplace_back(job.row.name + "-speedup.svg", speedup_chart_svg(job));
-    files.emplace_back(job.row.name + "-roofline.svg", roofline_chart_svg(job));
+    files.emplace_back(chart_file_name(job.row.name, "speedup"), speedup_chart_svg(job));
+    files.emplace_back(chart_file_name(job.row.name, "roofline"), roofline_chart_svg(job));
   }
   std::vector<std::string> written;
   for (const auto& [name, text] : files) {

@@ -85,8 +85,8 @@ std::string render_markdown(const campaign_report& report) {
     md << "\n## " << job.row.name << "\n\n";
     if (!job.row.reason.empty())
       md << "Note: " << job.row.reason << "\n\n";
-    md << "![speed-up per iteration](" << job.row.name << "-speedup.svg) "
-       << "![roofline position](" << job.row.name << "-roofline.svg)\n\n";
+    md << "![speed-up per iteration](" << chart_file_name(job.row.name, "speedup") << ") "
+       << "![roofline position](" << chart_file_name(job.row.name, "roofline") << ")\n\n";
     md << "### Timeline\n\n| iteration | state | started (UTC) | branches | champion time | Δc | Δm | Δl | near peak |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& it : job.iterations)

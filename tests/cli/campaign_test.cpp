@@ -6,6 +6,8 @@
 
 #include "campaign_fixture.hpp"
 
+#include "feed/publisher.hpp"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -62,6 +64,8 @@ TEST_F(Campaign, AResumeAfterSigkillMidIterationFinishesWithNoDuplicatedAndNoLos
             measured_before)
     << "every measurement taken before the kill is still there";
   EXPECT_GT(count("SELECT count(*) FROM measurements"), measured_before) << "the resume went on measuring";
+  EXPECT_GE(count("SELECT count(*) FROM events WHERE type = 'warning' AND json LIKE '%left in flight or interrupted%'"), 1)
+    << "the feed says what the kill cost";
 }
 
 TEST_F(Campaign, CtrlCStopsCleanlyAsInterruptedAndResumeFinishes) {
@@ -122,6 +126,56 @@ TEST_F(Campaign, BaselinesInterruptedInFlightAreRunAgainOnResume) {
                   "JOIN measurements m ON m.branch_id = b.id WHERE b.kind = 'baseline'"),
             2)
     << "each job's baseline measured by the resume";
+}
+
+// A campaign spec written by hand here: the stand-in GPUs' campaign with `extra` TOML appended.
+std::filesystem::path write_spec(const std::filesystem::path& dir, const std::string& jobs, const std::string& extra) {
+  const auto file = dir / "custom.toml";
+  std::ofstream{file} << "name = \"custom\"\nrun_root = \"" << (dir / "runs").string() << "\"\n" << jobs
+                      << "[budget]\niterations = 1\nbranches = 2\n" << extra;
+  return file;
+}
+
+TEST_F(Campaign, AJobNamedToClimbOutOfTheRunDirectoryHasItsChartsWrittenInsideIt) {
+  const auto file = write_spec(dir, "[[jobs]]\nname = \"../../OUTSIDE\"\nproblem = \"" WARPFORGE_SOURCE_DIR
+                                    "/examples/vector_add/problem.toml\"\n",
+                               "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n");
+  ASSERT_EQ(wait_exit(start({"run", file.string()})), 0) << stderr_text();
+  std::size_t inside = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator{dir}) {
+    const auto name = entry.path().filename().string();
+    if (name.find("OUTSIDE-") == std::string::npos)
+      continue;
+    EXPECT_EQ(entry.path().parent_path(), run_dir()) << entry.path() << " is not in the run directory";
+    ++inside;
+  }
+  EXPECT_EQ(inside, 2u) << "its speed-up and roofline charts";
+  for (const auto& outside : {dir.parent_path(), dir, dir / "runs"})
+    for (const auto& entry : std::filesystem::directory_iterator{outside})
+      EXPECT_EQ(entry.path().filename().string().find("OUTSIDE"), std::string::npos) << entry.path();
+}
+
+TEST_F(Campaign, AProposerThisBuildLacksIsRefusedAndNothingIsCreated) {
+  const auto file = write_spec(dir, "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n",
+                               "[proposer]\nkind = \"llm\"\n[llm]\nprovider = \"openai\"\nmodel = \"m\"\n"
+                               "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n");
+  EXPECT_EQ(wait_exit(start({"run", file.string()})), 4);
+  EXPECT_NE(stderr_text().find("proposer kind 'llm' is not in this build yet"), std::string::npos) << stderr_text();
+  EXPECT_FALSE(std::filesystem::exists(dir / "runs")) << "no run directory for a campaign that never started";
+}
+
+TEST_F(Campaign, AFeedEndpointAnotherProcessHoldsIsSaidAtOnceAndNothingIsCreated) {
+  auto holder = warpforge::feed::publisher::bind({.endpoint = "tcp://127.0.0.1:*"});
+  ASSERT_TRUE(holder);
+  const auto file = write_spec(dir, "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n",
+                               "[feed]\nendpoint = \"" + holder->endpoint() + "\"\n");
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(wait_exit(start({"run", file.string()})), 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds{10}) << "no restarts of the feed first";
+  EXPECT_NE(stderr_text().find("the feed cannot bind " + holder->endpoint() + ": address in use (another campaign?)"),
+            std::string::npos)
+    << stderr_text();
+  EXPECT_FALSE(std::filesystem::exists(dir / "runs")) << "nothing was created";
 }
 
 } // namespace
