@@ -137,6 +137,7 @@ feed(messages::feed_actor::stateful_pointer<feed_state> self, feed_options optio
     if (auto s = lookup<messages::store_actor>(self->system(), store_name))
       caf::anon_send(s, e);
     self->state.publisher->publish(e);
+    logging::get("feed")->trace("published seq {} {}", e.seq, feed::to_string(e.type));
   };
   // Heartbeats go out on the PUB socket only: never stored, no seq of their own.
   auto beat = [self] {

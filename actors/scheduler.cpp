@@ -48,8 +48,28 @@ void write(self_pointer self, const pipeline::store_write& w) {
              w);
 }
 
+// `[log] level = "debug"` shows each order as it leaves (trace: each event as it is published).
+void log_orders(const pipeline::outbox& out) {
+  auto log = logging::get("scheduler");
+  for (const auto& [id, order] : out.compiles)
+    log->debug("order {}: compile {} iteration {} branch {}{}", id, order.ref.job, order.ref.iteration,
+               order.ref.branch, order.keep_files ? "" : " (ahead, into the cache)");
+  for (const auto& [id, order] : out.sass_checks)
+    log->debug("order {}: SASS check {} iteration {} branch {}", id, order.ref.job, order.ref.iteration,
+               order.ref.branch);
+  for (const auto& p : out.proposals)
+    log->debug("order {}: proposal for {} iteration {}", p.id, p.request.job, p.request.iteration);
+  for (const auto& r : out.races)
+    log->debug("order {}: race of {} kernel(s) of {} iteration {} on GPU {}", r.id, r.request.kernels.size(),
+               r.ref.job, r.ref.iteration, r.gpu);
+  for (const auto& p : out.profiles)
+    log->debug("order {}: profile {} iteration {} branch {} on GPU {}", p.id, p.ref.job, p.ref.iteration,
+               p.ref.branch, p.device.ordinal);
+}
+
 void send_orders(self_pointer self, pipeline::outbox& out) {
   auto& st = self->state;
+  log_orders(out);
   for (auto& [id, order] : out.compiles) {
     const auto name = compiler_name(st.next_compiler++ % std::max<std::size_t>(1, st.options.compilers));
     send<messages::compiler_actor, pipeline::built_kernel>(self, name, order,

@@ -23,7 +23,7 @@ expected<std::vector<int>, std::string> choose_gpus(const std::string& text, int
     char* end = nullptr;
     const long ordinal = std::strtol(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || ordinal < 0 || ordinal >= device_count)
-      return unexpected{"--gpus: '" + item + "' is not a GPU of this host (it has " +
+      return unexpected{"'" + item + "' is not a GPU of this host (it has " +
                         std::to_string(device_count) + ")"};
     chosen.push_back(static_cast<int>(ordinal));
   }

@@ -66,7 +66,8 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   const auto& spec = request.spec;
   auto fleet = discover_gpus(request.gpus);
   if (!fleet)
-    return unexpected{recording_failure{exit_code::usage, fleet.error()}};
+    return unexpected{recording_failure{request.gpus_origin == "--gpus" ? exit_code::usage : exit_code::bad_input,
+                                        request.gpus_origin + ": " + fleet.error() + "; nothing was created"}};
   feed::publisher_options feed;
   feed.endpoint = request.feed_endpoint.empty() ? spec.feed.endpoint : request.feed_endpoint;
   feed.allow_remote = spec.feed.allow_remote;

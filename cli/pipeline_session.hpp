@@ -28,6 +28,8 @@ struct session_request {
   vocabulary::timing_mode timing = vocabulary::timing_mode::warm;
   std::optional<std::filesystem::path> resume_dir; // reopen this run directory
   std::string gpus = "all";                // "all" or a comma list of ordinals
+  std::string gpus_origin = "--gpus";      // where `gpus` came from, for its errors: the flag
+                                           // (usage, exit 2) or "<spec>:line:col: gpus" (exit 3)
   std::string feed_endpoint;               // empty: the spec's
   std::chrono::milliseconds lock_timeout{std::chrono::minutes{10}};
   std::optional<std::chrono::milliseconds> watchdog; // per-kernel reply deadline; none: default

@@ -111,7 +111,7 @@ exit_code program(const program_options& options) {
   source << in.rdbuf();
   auto fleet = discover_gpus(options.gpus);
   if (!fleet) {
-    std::cerr << "warpforge program: " << fleet.error() << '\n';
+    std::cerr << "warpforge program: --gpus: " << fleet.error() << '\n';
     return exit_code::usage;
   }
   const auto name = fs::path{options.source_path}.stem().string();

@@ -94,6 +94,8 @@ exit_code run_campaign(session_request request, const std::string& log_level) {
     return exit_code::not_available;
   }
   request.gpus = gpus_option(request.spec.gpus);
+  if (const auto& at = request.spec.gpus.place; at.line > 0)
+    request.gpus_origin = request.spec_path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": gpus";
   auto outcome = run_session(request);
   if (!outcome) {
     std::cerr << "warpforge " << request.verb << ": " << outcome.error().message << '\n';

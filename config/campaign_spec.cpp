@@ -176,6 +176,7 @@ private:
     const toml::node* node = root.get("gpus");
     if (node == nullptr)
       return; // all
+    out.place = toml_reader::place_of(node->source());
     if (const auto* text = node->as_string()) {
       if (text->get() != "all")
         r_.error(node->source(), "gpus", "unknown value '" + text->get() + "'",

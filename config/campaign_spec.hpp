@@ -68,6 +68,7 @@ inline constexpr gpu_selection_kind all_gpu_selection_kinds[] = {gpu_selection_k
 struct gpu_selection {
   gpu_selection_kind kind = gpu_selection_kind::all;
   std::vector<std::uint32_t> ordinals; // listed: CUDA device ordinals, distinct, non-empty
+  toml_reader::place place;            // where `gpus` was written (line 0: not written, all)
 
   bool operator==(const gpu_selection&) const = default;
 };

@@ -1,6 +1,7 @@
 #include "storage/run_directory.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -84,11 +85,13 @@ expected<run_directory, store_error> run_directory::create(
   const std::string base = run_directory_name(campaign_name, now);
   for (int suffix = 1; suffix <= max_name_suffix; ++suffix) {
     auto candidate = absolute_root / (suffix == 1 ? base : base + "-" + std::to_string(suffix));
-    // create_directory is atomic: false means someone else owns the name.
-    if (!std::filesystem::create_directory(candidate, ec)) {
-      if (ec)
-        return unexpected{io_failure("run_directory::create: create", candidate, ec)};
-      continue;
+    // mkdir is atomic: EEXIST means someone else owns the name. Owner-only (0700): the database
+    // holds kernel sources and logs, which no other user of the host is meant to read.
+    if (::mkdir(candidate.c_str(), S_IRWXU) != 0) {
+      if (errno == EEXIST)
+        continue;
+      return unexpected{io_failure("run_directory::create: create", candidate,
+                                   std::error_code{errno, std::generic_category()})};
     }
     run_directory run{candidate};
     for (const auto& folder : {run.logs_dir(), run.jobs_dir(), run.artifacts_dir()}) {

@@ -23,15 +23,25 @@ std::string child_exit::to_string() const {
   return "still running";
 }
 
+bool is_secret_variable(std::string_view name) {
+  for (std::string_view suffix : {"_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD"})
+    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix)
+      return true;
+  return false;
+}
+
 namespace {
 
-// The inherited environment with `overrides` set (replacing any inherited value).
+// The inherited environment with `overrides` set (replacing any inherited value) and every
+// secret left out: no child of warpforge (runners, ncu, user programs) needs an LLM key or a token.
 std::vector<std::string>
 merged_environment(const std::vector<std::pair<std::string, std::string>>& overrides) {
   std::vector<std::string> out;
   for (char** entry = environ; entry && *entry; ++entry) {
     std::string_view text{*entry};
     auto name = text.substr(0, text.find('='));
+    if (is_secret_variable(name))
+      continue;
     bool replaced = false;
     for (const auto& [key, value] : overrides)
       replaced = replaced || key == name;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <utility>
 #include <vector>
@@ -27,6 +28,10 @@ struct child_exit {
   std::string to_string() const;
   friend bool operator==(const child_exit&, const child_exit&) = default;
 };
+
+/// Whether an environment variable holds a secret by its name (…_API_KEY, …_TOKEN, …_SECRET,
+/// …_PASSWORD): such variables are never passed to a child.
+bool is_secret_variable(std::string_view name);
 
 struct spawn_options {
   std::filesystem::path executable;                                  // run as is, no PATH search

@@ -8,6 +8,9 @@
 
 #include "feed/publisher.hpp"
 
+#include <algorithm>
+#include <map>
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -174,6 +177,29 @@ TEST_F(Campaign, AFeedEndpointAnotherProcessHoldsIsSaidAtOnceAndNothingIsCreated
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds{10}) << "no restarts of the feed first";
   EXPECT_NE(stderr_text().find("the feed cannot bind " + holder->endpoint() + ": address in use (another campaign?)"),
             std::string::npos)
+    << stderr_text();
+  EXPECT_FALSE(std::filesystem::exists(dir / "runs")) << "nothing was created";
+}
+
+TEST_F(Campaign, EachLogLevelShowsMoreThanTheOneAbove) {
+  std::map<std::string, std::size_t> lines;
+  for (const std::string level : {"info", "debug", "trace"}) {
+    const auto file = write_spec(dir, "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n",
+                                 "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n[log]\nlevel = \"" + level + "\"\n");
+    std::filesystem::remove(dir / "stderr.txt");
+    ASSERT_EQ(wait_exit(start({"run", "--quiet", file.string()})), 0) << stderr_text();
+    const auto text = stderr_text();
+    lines[level] = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  }
+  EXPECT_GT(lines["debug"], lines["info"]) << "debug shows the orders the scheduler sends";
+  EXPECT_GT(lines["trace"], lines["debug"]) << "trace shows every event published";
+}
+
+TEST_F(Campaign, AGpuTheHostLacksIsASpecErrorNamingItsPlaceAndNothingIsCreated) {
+  const auto file = write_spec(dir, "gpus = [7]\n[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n",
+                               "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n");
+  EXPECT_EQ(wait_exit(start({"run", file.string()})), 3);
+  EXPECT_NE(stderr_text().find(file.string() + ":3:8: gpus: '7' is not a GPU of this host (it has 2)"), std::string::npos)
     << stderr_text();
   EXPECT_FALSE(std::filesystem::exists(dir / "runs")) << "nothing was created";
 }

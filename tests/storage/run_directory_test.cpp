@@ -114,5 +114,16 @@ TEST(RunDirectory, CheckWritableFailsOnAReadOnlyFolder) {
   EXPECT_NE(r.error().message.find("Permission denied"), std::string::npos) << r.error().message;
 }
 
+TEST(RunDirectory, IsCreatedForItsOwnerOnly) {
+  testing::scratch_directory scratch;
+  const auto old_mask = ::umask(022); // a usual umask: files world-readable unless told otherwise
+  auto dir = run_directory::create(scratch.path(), "private", fixed_time);
+  ::umask(old_mask);
+  ASSERT_TRUE(dir);
+  struct stat st{};
+  ASSERT_EQ(::stat(dir->path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u) << "the database holds kernel sources and logs";
+}
+
 } // namespace
 } // namespace warpforge::storage
