@@ -4,7 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace warpforge::cli {
 namespace {
@@ -149,6 +153,19 @@ void add_dashboard(CLI::App& app, exit_code& result) {
   command->callback([opts, &result] { result = dashboard(*opts); });
 }
 
+// A first word that names no command is said as such (CLI11 would only say that a subcommand
+// is required), with the commands there are.
+std::optional<std::string> unknown_command(CLI::App& app, std::string_view word) {
+  std::string commands;
+  for (const auto* command : app.get_subcommands({})) {
+    if (command->get_name() == word)
+      return std::nullopt;
+    commands += (commands.empty() ? "" : ", ") + command->get_name();
+  }
+  return "warpforge: unknown command '" + std::string{word} + "'; the commands are " + commands +
+         " (warpforge --help)";
+}
+
 } // namespace
 
 int run_command_line(int argc, char** argv) {
@@ -157,6 +174,7 @@ int run_command_line(int argc, char** argv) {
   app.set_version_flag("--version", version);
   app.require_subcommand(1);
   app.failure_message(CLI::FailureMessage::help);
+  app.option_defaults()->always_capture_default(); // --help shows each option's default
 
   exit_code result = exit_code::ok;
   add_run(app, result);
@@ -170,6 +188,11 @@ int run_command_line(int argc, char** argv) {
   add_tail(app, result);
   add_dashboard(app, result);
 
+  if (argc > 1 && argv[1][0] != '-')
+    if (auto unknown = unknown_command(app, argv[1])) {
+      std::cerr << *unknown << '\n';
+      return to_int(exit_code::usage);
+    }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -137,6 +137,20 @@ TEST_F(Cli, RunWithoutAGpuCompilesEveryJobThenSaysMeasurementsNeedOne) {
   EXPECT_NE(slurp(run_dir / "logs" / "warpforge.log").find("[store] opened"), std::string::npos);
 }
 
+TEST_F(Cli, AnUnknownCommandIsNamedWithTheCommandsThereAre) {
+  auto r = warpforge("frob");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("warpforge: unknown command 'frob'; the commands are run, resume, status"), std::string::npos)
+    << r.err;
+}
+
+TEST_F(Cli, HelpShowsEachOptionsDefault) {
+  auto r = warpforge("bench --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--gpus TEXT=all"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--watchdog FLOAT=120"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, AFeedPortAlreadyTakenIsSaidAtOnceAndNothingIsCreated) {
   // Occupy a loopback port the way another program would.
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -114,6 +114,21 @@ struct answering_loop {
     engine.built(id, k);
   }
 
+  static sass_verdict every_method_present(const sass_order& order) {
+    sass_verdict v;
+    v.ref = order.ref;
+    for (const auto& m : order.methods)
+      v.methods.push_back({m, sass::method_presence::present, "", "", 1});
+    return v;
+  }
+
+  void answer_profile(ticket id) {
+    ++profiles;
+    diagnosis_summary none;
+    none.note = "no counters in this test";
+    engine.profiled(id, none);
+  }
+
   void answer_race(const race_dispatch& r) {
     ++races;
     gpu::race_result result;
@@ -147,23 +162,14 @@ struct answering_loop {
       }
       for (auto& [id, order] : out.compiles)
         answer_compile(id, order);
-      for (auto& [id, order] : out.sass_checks) {
-        sass_verdict v;
-        v.ref = order.ref;
-        for (const auto& m : order.methods)
-          v.methods.push_back({m, sass::method_presence::present, "", "", 1});
-        engine.checked(id, v);
-      }
+      for (auto& [id, order] : out.sass_checks)
+        engine.checked(id, every_method_present(order));
       for (auto& p : out.proposals)
         engine.proposed(p.id, proposer.propose(p.request));
       for (auto& r : out.races)
         answer_race(r);
-      for (auto& p : out.profiles) {
-        ++profiles;
-        diagnosis_summary none;
-        none.note = "no counters in this test";
-        engine.profiled(p.id, none);
-      }
+      for (auto& p : out.profiles)
+        answer_profile(p.id);
       if (out.empty())
         engine.tick();
     }
@@ -343,24 +349,14 @@ struct simulated_pipeline {
       else
         waiting_compiles.emplace_back(id, order);
     }
-    for (auto& [id, order] : out.sass_checks) {
-      sass_verdict v;
-      v.ref = order.ref;
-      for (const auto& m : order.methods)
-        v.methods.push_back({m, sass::method_presence::present, "", "", 1});
-      due.emplace(clock, [this, id = id, v] { engine.checked(id, v); });
-    }
+    for (auto& [id, order] : out.sass_checks)
+      due.emplace(clock, [this, id = id, v = answering_loop::every_method_present(order)] { engine.checked(id, v); });
     for (auto& p : out.proposals)
       due.emplace(clock, [this, p] { engine.proposed(p.id, answers.proposer.propose(p.request)); });
     for (auto& r : out.races)
       due.emplace(clock + race_s * static_cast<double>(r.request.kernels.size()), [this, r] { answers.answer_race(r); });
     for (auto& p : out.profiles)
-      due.emplace(clock + race_s, [this, id = p.id] {
-        ++answers.profiles;
-        diagnosis_summary none;
-        none.note = "no counters in this test";
-        engine.profiled(id, none);
-      });
+      due.emplace(clock + race_s, [this, id = p.id] { answers.answer_profile(id); });
   }
 
   void run() {
