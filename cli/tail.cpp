@@ -2,7 +2,9 @@
 // With --run-dir the stored events are replayed from the database first (from --from-seq), then
 // the live feed continues through feed::follower, which asks the replay endpoint for whatever
 // was published between the two; without --run-dir, --from-seq replays over the network. Events
-// are shown by seq, each once, so the seams neither repeat nor drop an event.
+// are shown by seq, each once, so the seams neither repeat nor drop an event. It stops at the
+// campaign's end event (at once for a finished run nobody is running), --count, --idle-timeout,
+// or Ctrl-C (exit 130).
 
 #include "cli/commands.hpp"
 
@@ -14,6 +16,7 @@
 #include "feed/tail_view.hpp"
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
+#include "storage/run_owner.hpp"
 
 #include <unistd.h>
 
@@ -45,6 +48,11 @@ public:
     if (e.seq != 0 && e.seq <= last_seq_)
       return false;
     last_seq_ = std::max(last_seq_, e.seq);
+    if (e.type == feed::event_type::campaign_started)
+      ended_ = false; // a resume starts it again
+    if (e.type == feed::event_type::campaign_finished || e.type == feed::event_type::campaign_failed ||
+        e.type == feed::event_type::campaign_interrupted)
+      ended_ = true;
     if (!topic_.empty() && feed::to_string(e.type).rfind(topic_, 0) != 0)
       return false;
     view_.apply(e);
@@ -71,6 +79,8 @@ public:
   }
 
   std::uint64_t last_seq() const { return last_seq_; }
+  /// Whether the latest campaign_* event seen (topic filter or not) ended the campaign.
+  bool campaign_ended() const { return ended_; }
 
 private:
   void redraw() { std::cout << clear_screen << view_.render() << '\n' << feed_line_ << '\n'; }
@@ -79,8 +89,17 @@ private:
   std::string topic_;
   feed::tail_view view_;
   std::uint64_t last_seq_ = 0;
+  bool ended_ = false;
   std::string feed_line_;
 };
+
+// Nothing more will come from a run whose store holds its end and that no process is running.
+bool run_is_over(const tail_options& options, const printer& out) {
+  if (!out.campaign_ended())
+    return false;
+  auto dir = storage::run_directory::open(options.run_dir);
+  return dir && !storage::run_owner::holder(*dir);
+}
 
 std::string endpoint_of(const tail_options& options) {
   if (!options.endpoint.empty())
@@ -169,7 +188,7 @@ exit_code tail(const tail_options& options) {
     if (!last)
       return last.error();
     after_seq = *last;
-    if (done())
+    if (done() || run_is_over(options, out))
       return exit_code::ok;
   }
 
@@ -187,11 +206,14 @@ exit_code tail(const tail_options& options) {
   }
 
   auto last_event = std::chrono::steady_clock::now();
-  while (!done() && !interrupted()) {
+  // Until Ctrl-C, --count or --idle-timeout, or the campaign's end event.
+  while (!done() && !interrupted() && !out.campaign_ended()) {
     auto next = follower->next(std::chrono::duration_cast<std::chrono::milliseconds>(poll_interval));
     if (follower->health() != feed::feed_health::waiting)
       out.set_feed_line(feed_line(follow, *follower));
     if (!next) {
+      if (interrupted())
+        break; // the signal broke the wait: not a socket failure to report
       std::cerr << "warpforge tail: " << to_string(next.error()) << '\n';
       continue; // a malformed message is reported, the feed goes on
     }
@@ -204,7 +226,7 @@ exit_code tail(const tail_options& options) {
     last_event = std::chrono::steady_clock::now();
     shown += out.show((*next)->decoded, (*next)->json);
   }
-  return exit_code::ok;
+  return interrupted() ? exit_code::interrupted : exit_code::ok;
 }
 
 } // namespace warpforge::cli

@@ -204,4 +204,18 @@ TEST_F(Campaign, AGpuTheHostLacksIsASpecErrorNamingItsPlaceAndNothingIsCreated) 
   EXPECT_FALSE(std::filesystem::exists(dir / "runs")) << "nothing was created";
 }
 
+TEST_F(Campaign, TailOnAFinishedRunStopsAfterItsEndAndCtrlCStopsALiveTailWith130) {
+  ASSERT_EQ(wait_exit(start({"run", write_campaign(1).string()})), 0) << stderr_text();
+  const pid_t finished = start({"tail", "--run-dir", run_dir().string(), "--log"});
+  EXPECT_EQ(wait_exit_within(finished, 20s), 0) << "a finished run nobody runs has nothing more to show";
+  EXPECT_NE(text_of("stdout.txt").find("campaign_finished"), std::string::npos) << text_of("stdout.txt");
+
+  std::filesystem::remove(dir / "stderr.txt");
+  const pid_t live = start({"tail", "tcp://127.0.0.1:9", "--log"}); // nobody publishes there
+  std::this_thread::sleep_for(1s);
+  ::kill(live, SIGINT);
+  EXPECT_EQ(wait_exit_within(live, 10s), 130);
+  EXPECT_EQ(stderr_text().find("socket"), std::string::npos) << "Ctrl-C is not a socket failure: " << stderr_text();
+}
+
 } // namespace
