@@ -2,6 +2,7 @@
 
 #include "gpu/call_check.hpp"
 #include "gpu/compile/cubin_resources.hpp"
+#include "gpu/compile/include_check.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -74,6 +75,8 @@ compile_result compile_kernel(const compile_request& request) {
   if (!request.arch.starts_with(real_arch_prefix))
     return failure(compile_failure_kind::invalid_option,
                    "arch '" + request.arch + "' is not a real target: a CUBIN needs sm_XX");
+  if (auto refusal = include_refusal(request.source))
+    return failure(compile_failure_kind::compile_error, request.source_name + ": " + *refusal);
   const auto start = std::chrono::steady_clock::now();
 
   nvrtcProgram raw = nullptr;

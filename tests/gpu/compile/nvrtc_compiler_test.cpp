@@ -1,5 +1,6 @@
 #include "gpu/compile/cubin_resources.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"
+#include "gpu/compile/include_check.hpp"
 
 #include "compile_test_support.hpp"
 
@@ -110,6 +111,26 @@ TEST(compile_kernel, defines_reach_the_source) {
   auto result = compile_kernel(request);
   ASSERT_TRUE(result) << result.error().log;
   EXPECT_NE(result->ptx.find("0f40600000"), std::string::npos) << "3.5f in the PTX";
+}
+
+// NVRTC would copy a line of the included file into its error log (and from there into
+// compile.log, the store and the events): such includes never reach it.
+TEST(compile_kernel, an_include_outside_the_problems_folder_is_refused_before_nvrtc_reads_it) {
+  for (const std::string include : {"\"/etc/passwd\"", "\"../../../etc/passwd\"", "</etc/hostname>", "SECRET_FILE"}) {
+    auto request = scale_request();
+    request.source = "#include " + include + "\n" + request.source;
+    const auto result = compile_kernel(request);
+    ASSERT_FALSE(result) << include;
+    EXPECT_EQ(result.error().kind, compile_failure_kind::compile_error) << include;
+    EXPECT_NE(result.error().log.find("line 1: #include " + include), std::string::npos) << result.error().log;
+    EXPECT_EQ(result.error().log.find("root:"), std::string::npos) << "nothing of the file: " << result.error().log;
+  }
+}
+
+TEST(include_refusal, relative_paths_inside_and_cuda_headers_are_allowed) {
+  EXPECT_FALSE(include_refusal("#include <cuda_fp16.h>\n#include \"common/tile.cuh\"\n#include \"a/../b.h\"\n"));
+  EXPECT_TRUE(include_refusal("  #  include \"a/../../b.h\"\n"));
+  EXPECT_FALSE(include_refusal("// #include \"/etc/passwd\" in a comment is not a directive\n"));
 }
 
 TEST(nvrtc_version_text, is_major_dot_minor) {
