@@ -259,12 +259,16 @@ expected<database, store_error> database::open_read_only(const std::filesystem::
     if (!version)
       return unexpected{std::move(version).error()};
     const int latest = latest_version(all_migrations());
+    if (*version == 0) // no schema at all: an empty or foreign file, not an old run database
+      return unexpected{store_error{store_error_code::not_a_run_directory,
+                                    "it holds no warpforge schema (an empty or foreign file): not a "
+                                    "run database; a run directory's database is made by `warpforge run`"}};
     if (*version < latest)
       return unexpected{store_error{store_error_code::schema_too_old,
                                     "the database is at schema version " +
                                         std::to_string(*version) + ", this binary reads " +
                                         std::to_string(latest) +
-                                        " (open it once for writing to migrate it)"}};
+                                        " (`warpforge resume` on its run directory migrates it)"}};
     return database{std::move(*conn), true};
   });
 }

@@ -540,16 +540,23 @@ TEST(DatabaseReadOnly, AMissingFileIsCannotOpenAndIsNotCreated) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
-TEST(DatabaseReadOnly, AnUnmigratedDatabaseIsTooOld) {
+// Schema version 0 is no warpforge database at all (the first migration is 1): an empty file or
+// someone else's database is said to be that, not "too old".
+TEST(DatabaseReadOnly, AFileWithoutOurSchemaIsNotARunDatabase) {
   testing::scratch_directory dir;
-  auto path = dir / "warpforge.db";
+  auto foreign = dir / "foreign.db";
   {
-    auto conn = must(connection::open(path, open_mode::read_write_create));
+    auto conn = must(connection::open(foreign, open_mode::read_write_create));
     must(conn.exec("CREATE TABLE unrelated (x INTEGER)"));
   }
-  auto reader = database::open_read_only(path);
-  ASSERT_FALSE(reader);
-  EXPECT_EQ(reader.error().code, store_error_code::schema_too_old);
+  auto empty = dir / "empty.db";
+  std::ofstream{empty}.flush();
+  for (const auto& path : {foreign, empty}) {
+    auto reader = database::open_read_only(path);
+    ASSERT_FALSE(reader) << path;
+    EXPECT_EQ(reader.error().code, store_error_code::not_a_run_directory) << path;
+    EXPECT_NE(reader.error().message.find("it holds no warpforge schema"), std::string::npos) << reader.error().message;
+  }
 }
 
 TEST(DatabaseOpen, AFileThatIsNotADatabaseIsCorrupt) {
