@@ -378,6 +378,7 @@ void campaign_engine::proposed(ticket id, const expected<proposal, std::string>&
 
 void campaign_engine::after_plan(job_slot& job) {
   for (const auto& summary : job.plan->take_finished()) {
+    job.iterations_ended.insert(summary.iteration);
     std::optional<double> peak = gpus_.empty() ? std::nullopt : gpus_.front().peak_bandwidth;
     out_.writes.push_back(storage::iteration_update{job.id, summary.iteration, vocabulary::iteration_state::finished,
                                                     summary.champion.value_or(-1), true,
@@ -400,9 +401,17 @@ void campaign_engine::after_plan(job_slot& job) {
     close_job(job);
 }
 
+// Iterations the job started and never finished end with it: failed, or interrupted by a stop.
+void campaign_engine::end_open_iterations(job_slot& job, vocabulary::iteration_state state) {
+  for (auto n : job.iterations_started)
+    if (job.iterations_ended.insert(n).second)
+      out_.writes.push_back(storage::iteration_update{job.id, n, state, -1, true, {}});
+}
+
 void campaign_engine::close_job(job_slot& job) {
   job.closed = true;
   if (!job.plan->failure().empty()) {
+    end_open_iterations(job, vocabulary::iteration_state::failed);
     out_.writes.push_back(storage::job_state_change{job.id, vocabulary::job_state::failed, job.plan->failure()});
     out_.events.push_back(job_event(feed::event_type::job_failed, job.setup.name, feed::no_iter, feed::no_branch,
                                     feed::no_gpu, feed::detail{}.add("reason", job.plan->failure()).json()));
@@ -436,6 +445,7 @@ void campaign_engine::interrupt(const std::string& reason) {
       }
     if (!job->closed) {
       job->closed = true;
+      end_open_iterations(*job, vocabulary::iteration_state::interrupted);
       out_.writes.push_back(storage::job_state_change{job->id, vocabulary::job_state::interrupted, reason});
     }
   }

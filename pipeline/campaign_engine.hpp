@@ -125,6 +125,7 @@ private:
   void end_branch(job_slot& job, const planned_branch& b, const branch_result& result, int gpu);
   void after_plan(job_slot& job);
   void close_job(job_slot& job);
+  void end_open_iterations(job_slot& job, vocabulary::iteration_state state);
   // GPUs
   void dispatch();
   bool dispatch_race(gpu_slot& gpu, bool eager);

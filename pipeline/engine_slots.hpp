@@ -31,6 +31,7 @@ struct campaign_engine::job_slot {
   std::string reference_cubin;                       // once built
   std::string reference_failure;                     // why the reference does not build
   std::set<std::int64_t> iterations_started;         // iteration_started sent
+  std::set<std::int64_t> iterations_ended;           // recorded finished (or, at the job's end, failed)
   std::optional<profile_plan> pending_profile;       // asked of the plan, waiting for a GPU
   std::string problem_id;                            // the tuner cache's identity of the problem
   bool closed = false;                               // its end is recorded

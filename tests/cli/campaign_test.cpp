@@ -80,6 +80,8 @@ TEST_F(Campaign, CtrlCStopsCleanlyAsInterruptedAndResumeFinishes) {
   EXPECT_EQ(count("SELECT count(*) FROM jobs WHERE state = 'interrupted'"), 2);
   EXPECT_EQ(count("SELECT count(*) FROM branches WHERE outcome IS NULL"), 0)
     << "work in flight is recorded interrupted";
+  EXPECT_EQ(count("SELECT count(*) FROM iterations WHERE state = 'running'"), 0)
+    << "an iteration in flight is recorded interrupted";
 
   const int code = wait_exit(start({"resume", run_dir().string()}, 0));
   ASSERT_EQ(code, 0) << stderr_text();

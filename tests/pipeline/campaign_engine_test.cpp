@@ -297,6 +297,14 @@ TEST_F(CampaignEngine, WithoutAGpuTheBaselineAndFirstProposalAreBuiltAndEndNotRu
     }
   EXPECT_GE(not_run, 2u * (1 + 1)) << "each job's baseline and at least one proposed branch";
   EXPECT_EQ(engine.result().kind, campaign_result_kind::failed);
+  std::map<std::pair<std::int64_t, std::int64_t>, vocabulary::iteration_state> iterations; // last state
+  for (const auto& w : loop.writes)
+    if (const auto* u = std::get_if<storage::iteration_update>(&w))
+      iterations[{u->job_id, u->number}] = u->state;
+  ASSERT_FALSE(iterations.empty());
+  for (const auto& [key, state] : iterations)
+    EXPECT_EQ(state, vocabulary::iteration_state::failed) << "job " << key.first << " iteration " << key.second
+                                                          << " must not stay running after its job failed";
 }
 
 // The pipeline's stages on a virtual clock, with fixed costs: `compilers` compile workers (a
