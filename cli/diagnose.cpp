@@ -43,6 +43,11 @@ struct front_view {
   std::string cubin;
   std::string log;                      // the compile error
   const recorded_event* sass = nullptr; // branch_checked
+
+  /// Whether the SASS could be read at all (a disassembler was here).
+  bool sass_read() const {
+    return sass != nullptr && (sass->texts.empty() || sass->texts.begin()->second != "unavailable");
+  }
 };
 
 // What it recorded on one GPU.
@@ -80,7 +85,7 @@ void print_front(const front_view& f) {
       ++checked;
       present += presence == "present";
     }
-  if (present == 0 && f.sass->texts.begin() != f.sass->texts.end() && f.sass->texts.begin()->second == "unavailable") {
+  if (!f.sass_read()) {
     std::printf("SASS (%s): no disassembly here (nvdisasm, cuobjdump): each of the %zu SASS-checkable catalog methods "
                 "is unavailable, neither present nor absent\n", f.arch.c_str(), checked);
     return;
@@ -338,8 +343,9 @@ exit_code diagnose(const diagnose_options& options) {
     for (const auto& g : gpus)
       print_gpu(g, pipeline::buffer_bytes(*job));
     if (gpus.empty() && front.compiled)
-      std::printf("\nNot diagnosed: metrics need a GPU, and none is usable here (%s). The kernel was compiled and its "
-                  "SASS read; nothing was measured.\n", outcome->why_no_gpu.c_str());
+      std::printf("\nNot diagnosed: metrics need a GPU, and none is usable here (%s). The kernel was compiled%s; "
+                  "nothing was measured.\n",
+                  outcome->why_no_gpu.c_str(), front.sass_read() ? " and its SASS read" : " (no disassembler: SASS not read)");
   }
   std::cerr << "recorded in " << outcome->run_dir.string() << '\n';
   logging::shutdown();
