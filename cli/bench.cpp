@@ -10,6 +10,7 @@
 #include "cli/pipeline_session.hpp"
 #include "cli/recorded_events.hpp"
 #include "cli/text.hpp"
+#include "json/writer.hpp"
 #include "logging/logging.hpp"
 #include "pipeline/job_setup.hpp"
 
@@ -120,6 +121,40 @@ void print_costs(const bench_options& options, const std::vector<bench_row>& row
                 result.wall_s, verified, result.wall_s / static_cast<double>(verified), result.gpu_busy_fraction * 100);
 }
 
+// The same facts as the two tables, as one JSON object (--json).
+void write_json(const bench_options& options, const std::vector<bench_row>& rows,
+                const std::map<std::int64_t, const recorded_event*>& compiled, const session_outcome& outcome) {
+  std::map<int, double> baseline; // median per GPU
+  for (const auto& r : rows)
+    if (r.kernel == 0 && r.measured)
+      baseline[r.gpu] = r.measured->number("time_s");
+  json::writer w;
+  w.begin_object().key("problem").value(options.problem_path).key("run_dir").value(outcome.run_dir.string())
+    .key("wall_s").value(outcome.result.wall_s).key("gpu_busy_fraction").value(outcome.result.gpu_busy_fraction);
+  w.key("kernels").begin_array();
+  for (const auto& r : rows) {
+    w.begin_object().key("gpu");
+    r.gpu < 0 ? w.null() : w.value(r.gpu);
+    w.key("kernel").value(label(options, r.kernel)).key("outcome").value(r.outcome).key("detail").value(r.detail);
+    if (auto c = compiled.find(r.kernel); c != compiled.end())
+      w.key("compile_s").value(c->second->number("compile_s")).key("cache_hit").value(c->second->number("cache_hit") > 0);
+    if (r.measured) {
+      const auto& m = *r.measured;
+      for (const char* key : {"time_s", "ci95_low_s", "ci95_high_s", "cv", "samples", "rounds", "kernel_s", "load_s",
+                              "check_s", "warmup_s", "timing_s"})
+        w.key(key).value(m.number(key));
+      if (auto b = baseline.find(r.gpu); b != baseline.end() && m.number("time_s") > 0)
+        w.key("speedup").value(b->second / m.number("time_s"));
+    }
+    w.end_object();
+  }
+  w.end_array();
+  if (outcome.gpus.empty())
+    w.key("no_gpu").value(outcome.why_no_gpu);
+  w.end_object();
+  std::cout << std::move(w).str() << '\n';
+}
+
 } // namespace
 
 exit_code bench(const bench_options& options) {
@@ -154,7 +189,7 @@ exit_code bench(const bench_options& options) {
   request.gpus = options.gpus;
   request.lock_timeout = options.lock_timeout;
   request.watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(options.watchdog_s));
-  request.quiet = options.quiet;
+  request.quiet = options.quiet || options.json;
   auto outcome = run_session(request);
   if (!outcome) {
     std::cerr << "warpforge bench: " << outcome.error().message << '\n';
@@ -170,8 +205,12 @@ exit_code bench(const bench_options& options) {
     if (e.type == "branch_compiled")
       compiled[e.branch] = &e;
   const auto rows = rows_of(*events);
-  print_verdicts(options, rows, compiled, pipeline::buffer_bytes(*job));
-  print_costs(options, rows, compiled, outcome->result);
+  if (options.json) {
+    write_json(options, rows, compiled, *outcome);
+  } else {
+    print_verdicts(options, rows, compiled, pipeline::buffer_bytes(*job));
+    print_costs(options, rows, compiled, outcome->result);
+  }
   std::cerr << "recorded in " << outcome->run_dir.string() << '\n';
   logging::shutdown();
   if (outcome->gpus.empty()) {

@@ -75,6 +75,7 @@ struct bench_options {
                                   // runner's kernel watchdog (100x the reference, at least 2 s)
   std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
   bool quiet = false;             // no progress on the terminal
+  bool json = false;              // one JSON object on stdout instead of the tables (implies quiet)
 };
 exit_code bench(const bench_options& options);
 

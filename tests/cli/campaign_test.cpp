@@ -8,6 +8,8 @@
 
 #include "feed/publisher.hpp"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <map>
 
@@ -218,6 +220,28 @@ TEST_F(Campaign, TailOnAFinishedRunStopsAfterItsEndAndCtrlCStopsALiveTailWith130
   ::kill(live, SIGINT);
   EXPECT_EQ(wait_exit_within(live, 10s), 130);
   EXPECT_EQ(stderr_text().find("socket"), std::string::npos) << "Ctrl-C is not a socket failure: " << stderr_text();
+}
+
+TEST_F(Campaign, BenchJsonIsOneObjectWithEveryKernelsVerdictAndTime) {
+  const int code = wait_exit(start({"bench", WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml", "--json",
+                                    "--run-root", (dir / "runs").string(), "--candidate",
+                                    WARPFORGE_SOURCE_DIR "/tests/fixtures/faults/syntax_error.cu"}));
+  EXPECT_EQ(code, 1) << "a candidate failed";
+  simdjson::dom::parser parser;
+  const auto text = text_of("stdout.txt");
+  auto doc = parser.parse(text);
+  ASSERT_FALSE(doc.error()) << "stdout is one JSON object: " << text;
+  std::map<std::string, std::string> outcomes;
+  double baseline_s = 0;
+  for (auto kernel : doc["kernels"].get_array()) {
+    const std::string name{kernel["kernel"].get_string().value()};
+    outcomes[name] = std::string{kernel["outcome"].get_string().value()};
+    if (name == "baseline" && kernel["gpu"].get_int64().value() == 0)
+      baseline_s = kernel["time_s"].get_double().value();
+  }
+  EXPECT_EQ(outcomes["syntax_error.cu"], "compile_error");
+  EXPECT_EQ(outcomes["baseline"], "passed");
+  EXPECT_GT(baseline_s, 0.0);
 }
 
 } // namespace
