@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -327,8 +329,11 @@ TEST(gpu_race, a_hung_kernel_is_stopped_by_the_runners_watchdog_and_named) {
   EXPECT_TRUE(result->runner_exits);
   EXPECT_DOUBLE_EQ(result->watchdog_s, 1.0);
   EXPECT_LT(took, 20.0);
+  // The runner exits with runner_exit_kernel_hung, but its exit waits on the driver to tear down a
+  // context whose kernel still spins: when that outlasts stop()'s grace the runner is killed
+  // (seen on an H100 in one run of two). Either way the process ends and the next one is fresh.
   const auto ended = runner.stop();
-  EXPECT_EQ(ended.exit_code, runner_exit_kernel_hung) << ended.to_string();
+  EXPECT_TRUE(ended.exit_code == runner_exit_kernel_hung || ended.signal == SIGKILL) << ended.to_string();
   auto fresh = start_runner();
   auto again = run(fresh, race_of({kernel("vadd")}));
   ASSERT_EQ(again.kernels.size(), 1u);
