@@ -155,6 +155,34 @@ void write_json(const bench_options& options, const std::vector<bench_row>& rows
   std::cout << std::move(w).str() << '\n';
 }
 
+// ok when every kernel passed; no_gpu when they all compiled but none could be measured here.
+exit_code exit_code_of(const session_outcome& outcome, const std::vector<bench_row>& rows) {
+  if (outcome.gpus.empty()) {
+    bool compiled_all = true;
+    for (const auto& r : rows)
+      compiled_all = compiled_all && r.outcome != "compile_error";
+    std::cerr << "warpforge bench: no usable GPU here (" << outcome.why_no_gpu
+              << "): the kernels were compiled and checked; measurements need a GPU\n";
+    return compiled_all ? exit_code::no_gpu : exit_code::failure;
+  }
+  return outcome.result.kind == pipeline::campaign_result_kind::finished ? exit_code::ok : exit_code::failure;
+}
+
+session_request bench_request(const bench_options& options, config::campaign_spec spec) {
+  session_request request;
+  request.verb = "bench";
+  request.spec = std::move(spec);
+  request.spec_path = options.problem_path;
+  request.mode = pipeline::campaign_mode::bench;
+  request.candidates = options.candidate_paths;
+  request.timing = options.cold ? vocabulary::timing_mode::cold : vocabulary::timing_mode::warm;
+  request.gpus = options.gpus;
+  request.lock_timeout = options.lock_timeout;
+  request.watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(options.watchdog_s));
+  request.quiet = options.quiet || options.json;
+  return request;
+}
+
 } // namespace
 
 exit_code bench(const bench_options& options) {
@@ -179,18 +207,7 @@ exit_code bench(const bench_options& options) {
     std::cerr << "warpforge bench: " << job.error() << '\n';
     return job.error().find("not supported") != std::string::npos ? exit_code::not_available : exit_code::bad_input;
   }
-  session_request request;
-  request.verb = "bench";
-  request.spec = std::move(*spec);
-  request.spec_path = options.problem_path;
-  request.mode = pipeline::campaign_mode::bench;
-  request.candidates = options.candidate_paths;
-  request.timing = options.cold ? vocabulary::timing_mode::cold : vocabulary::timing_mode::warm;
-  request.gpus = options.gpus;
-  request.lock_timeout = options.lock_timeout;
-  request.watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(options.watchdog_s));
-  request.quiet = options.quiet || options.json;
-  auto outcome = run_session(request);
+  auto outcome = run_session(bench_request(options, std::move(*spec)));
   if (!outcome) {
     std::cerr << "warpforge bench: " << outcome.error().message << '\n';
     return outcome.error().code;
@@ -213,15 +230,7 @@ exit_code bench(const bench_options& options) {
   }
   std::cerr << "recorded in " << outcome->run_dir.string() << '\n';
   logging::shutdown();
-  if (outcome->gpus.empty()) {
-    bool compiled_all = true;
-    for (const auto& r : rows)
-      compiled_all = compiled_all && r.outcome != "compile_error";
-    std::cerr << "warpforge bench: no usable GPU here (" << outcome->why_no_gpu
-              << "): the kernels were compiled and checked; measurements need a GPU\n";
-    return compiled_all ? exit_code::no_gpu : exit_code::failure;
-  }
-  return outcome->result.kind == pipeline::campaign_result_kind::finished ? exit_code::ok : exit_code::failure;
+  return exit_code_of(*outcome, rows);
 }
 
 } // namespace warpforge::cli

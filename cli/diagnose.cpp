@@ -277,6 +277,45 @@ std::pair<front_view, std::vector<gpu_view>> read_views(const session_outcome& o
   return {front, gpus};
 }
 
+void print_json(const std::string& problem, const front_view& front, const std::vector<gpu_view>& gpus,
+                const session_outcome& outcome) {
+  json::writer w;
+  w.begin_object().key("problem").value(problem).key("kernel").value(front.label).key("entry").value(front.entry)
+    .key("run_dir").value(outcome.run_dir.string());
+  write_front(w, front);
+  w.key("gpus").begin_array();
+  for (const auto& g : gpus)
+    write_gpu(w, g);
+  w.end_array();
+  if (gpus.empty())
+    w.key("no_gpu").value(outcome.why_no_gpu);
+  w.end_object();
+  std::cout << std::move(w).str() << '\n';
+}
+
+void print_text(const front_view& front, const std::vector<gpu_view>& gpus, double buffer_bytes,
+                const session_outcome& outcome) {
+  print_front(front);
+  for (const auto& g : gpus)
+    print_gpu(g, buffer_bytes);
+  if (gpus.empty() && front.compiled)
+    std::printf("\nNot diagnosed: metrics need a GPU, and none is usable here (%s). The kernel was compiled%s; "
+                "nothing was measured.\n",
+                outcome.why_no_gpu.c_str(), front.sass_read() ? " and its SASS read" : " (no disassembler: SASS not read)");
+}
+
+// Failure when it did not compile or a GPU could not diagnose it; no_gpu when none was here.
+exit_code exit_code_of(const front_view& front, const std::vector<gpu_view>& gpus) {
+  if (!front.compiled)
+    return exit_code::failure;
+  if (gpus.empty())
+    return exit_code::no_gpu;
+  for (const auto& g : gpus)
+    if (!g.result)
+      return exit_code::failure;
+  return exit_code::ok;
+}
+
 } // namespace
 
 exit_code diagnose(const diagnose_options& options) {
@@ -325,38 +364,13 @@ exit_code diagnose(const diagnose_options& options) {
   auto [front, gpus] = read_views(*outcome, *events, problem->name);
   front.label = candidate ? fs::path{options.candidate_path}.filename().string() : "baseline";
   front.entry = problem->kernel.entry;
-  if (options.json) {
-    json::writer w;
-    w.begin_object().key("problem").value(problem->name).key("kernel").value(front.label).key("entry").value(front.entry)
-      .key("run_dir").value(outcome->run_dir.string());
-    write_front(w, front);
-    w.key("gpus").begin_array();
-    for (const auto& g : gpus)
-      write_gpu(w, g);
-    w.end_array();
-    if (gpus.empty())
-      w.key("no_gpu").value(outcome->why_no_gpu);
-    w.end_object();
-    std::cout << std::move(w).str() << '\n';
-  } else {
-    print_front(front);
-    for (const auto& g : gpus)
-      print_gpu(g, pipeline::buffer_bytes(*job));
-    if (gpus.empty() && front.compiled)
-      std::printf("\nNot diagnosed: metrics need a GPU, and none is usable here (%s). The kernel was compiled%s; "
-                  "nothing was measured.\n",
-                  outcome->why_no_gpu.c_str(), front.sass_read() ? " and its SASS read" : " (no disassembler: SASS not read)");
-  }
+  if (options.json)
+    print_json(problem->name, front, gpus, *outcome);
+  else
+    print_text(front, gpus, pipeline::buffer_bytes(*job), *outcome);
   std::cerr << "recorded in " << outcome->run_dir.string() << '\n';
   logging::shutdown();
-  if (!front.compiled)
-    return exit_code::failure;
-  if (gpus.empty())
-    return exit_code::no_gpu;
-  for (const auto& g : gpus)
-    if (!g.result)
-      return exit_code::failure;
-  return exit_code::ok;
+  return exit_code_of(front, gpus);
 }
 
 } // namespace warpforge::cli

@@ -60,6 +60,24 @@ expected<void, recording_failure> check_feed_endpoint(const feed::publisher_opti
                                       "[feed] endpoint: " + feed::to_string(e) + "; nothing was created"}};
 }
 
+// The campaign the campaign actor is handed: the spec as validated, where it records, its GPUs.
+messages::campaign_plan plan_for(const session_request& request, const gpu_fleet& fleet,
+                                 const std::filesystem::path& dir) {
+  messages::campaign_plan plan;
+  plan.name = request.spec.name;
+  plan.spec_path = request.spec_path;
+  plan.spec_toml = request.spec.raw_text;
+  plan.run_dir = dir.string();
+  plan.mode = request.mode;
+  plan.candidate_paths = request.candidates;
+  plan.timing = request.timing;
+  for (int ordinal : fleet.chosen)
+    plan.gpus.push_back(fleet.device(ordinal));
+  plan.why_no_gpu = fleet.why_none;
+  plan.resume = request.resume_dir.has_value();
+  return plan;
+}
+
 } // namespace
 
 expected<session_outcome, recording_failure> run_session(const session_request& request) {
@@ -98,18 +116,7 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   session_outcome outcome;
   outcome.run_dir = dir;
   outcome.why_no_gpu = fleet->why_none;
-  messages::campaign_plan plan;
-  plan.name = spec.name;
-  plan.spec_path = request.spec_path;
-  plan.spec_toml = spec.raw_text;
-  plan.run_dir = dir.string();
-  plan.mode = request.mode;
-  plan.candidate_paths = request.candidates;
-  plan.timing = request.timing;
-  for (int ordinal : fleet->chosen)
-    plan.gpus.push_back(fleet->device(ordinal));
-  plan.why_no_gpu = fleet->why_none;
-  plan.resume = request.resume_dir.has_value();
+  const auto plan = plan_for(request, *fleet, dir);
   outcome.gpus = plan.gpus;
   bool stop_said = false;
   auto result = runtime.run(plan, [&] {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace warpforge::cli {
@@ -99,16 +100,23 @@ expected<built_program, build_failure> build(const program_options& options, con
   return built_program{std::move(*built), request.arch};
 }
 
+std::optional<std::string> read_source(const std::string& path) {
+  std::ifstream in{path};
+  if (!in)
+    return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 } // namespace
 
 exit_code program(const program_options& options) {
-  std::ifstream in{options.source_path};
-  if (!in) {
+  const auto source = read_source(options.source_path);
+  if (!source) {
     std::cerr << "warpforge program: cannot read " << options.source_path << '\n';
     return exit_code::bad_input;
   }
-  std::stringstream source;
-  source << in.rdbuf();
   auto fleet = discover_gpus(options.gpus);
   if (!fleet) {
     std::cerr << "warpforge program: --gpus: " << fleet.error() << '\n';
@@ -123,7 +131,7 @@ exit_code program(const program_options& options) {
   auto& dir = started->dir;
   auto& runtime = *started->runtime;
   auto campaign_id = runtime.record(storage::campaign_record{"program-" + name, options.source_path,
-                                                              source.str(), dir.path().string()});
+                                                              *source, dir.path().string()});
   auto job_id = campaign_id ? runtime.record(storage::job_record{*campaign_id, name, options.source_path})
                             : campaign_id;
   if (!job_id) {
@@ -143,7 +151,7 @@ exit_code program(const program_options& options) {
     return code;
   };
 
-  auto built = build(options, source.str(), *fleet);
+  auto built = build(options, *source, *fleet);
   if (!built) {
     if (!built.error().log.empty())
       std::cerr << built.error().log << '\n';

@@ -142,6 +142,7 @@ private:
   std::size_t index_of(const job_slot& job) const;
   // resume
   void replay(job_slot& job, const report::job_entry& stored);
+  bool replay_branch(job_slot& job, const planned_branch& b, const report::branch_entry* entry);
 
   ticket next_ticket() { return ++last_ticket_; }
   double now() const { return clock_(); }

@@ -42,6 +42,40 @@ stored_branches index(const report::job_entry& stored) {
 
 } // namespace
 
+// One planned branch fed back as the store holds it; false when it must run again under its row:
+// never ended, ended by the stop (interrupted: a baseline in flight included), or passed with its
+// measurement lost.
+bool campaign_engine::replay_branch(job_slot& job, const planned_branch& b, const report::branch_entry* entry) {
+  auto& slot = job.branches.at({b.iteration, b.ordinal});
+  if (b.ended) {
+    slot.ended = entry != nullptr && entry->row.outcome.has_value();
+    return slot.ended;
+  }
+  const bool lost = entry == nullptr || !entry->row.outcome || *entry->row.outcome == branch_outcome::interrupted ||
+                    (*entry->row.outcome == branch_outcome::passed && !entry->best_time_s);
+  if (lost)
+    return false;
+  slot.ended = true;
+  branch_result r;
+  r.outcome = *entry->row.outcome;
+  r.detail = entry->row.detail;
+  if (r.outcome == branch_outcome::passed) {
+    r.median_s = entry->best_time_s;
+    auto resolved = resolve_branch(job.setup, b.what);
+    slot.resolved = resolved ? std::move(*resolved) : job.setup.defaults;
+    slot.cubin_path =
+      (branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal) / ("kernel-" + arch() + ".cubin")).string();
+  }
+  if (ended_before_a_gpu(r.outcome)) {
+    job.plan->failed(b.iteration, b.ordinal, r);
+    return true;
+  }
+  job.plan->built(b.iteration, b.ordinal);
+  if (auto race = job.plan->next_race(true, gpus_.front().device.ordinal))
+    job.plan->measured(*race, race_outcome{{r}, std::nullopt});
+  return true;
+}
+
 void campaign_engine::replay(job_slot& job, const report::job_entry& stored) {
   const auto rows = index(stored);
   std::vector<planned_branch> pending; // to build and measure again, under their rows
@@ -54,39 +88,8 @@ void campaign_engine::replay(job_slot& job, const report::job_entry& stored) {
         auto& slot = job.branches[{b.iteration, b.ordinal}];
         slot.plan = b;
         auto row = rows.rows.find({b.iteration, b.ordinal});
-        if (b.ended) {
-          slot.ended = row != rows.rows.end() && row->second->row.outcome.has_value();
-          if (!slot.ended)
-            pending.push_back(b);
-          continue;
-        }
-        const auto* entry = row == rows.rows.end() ? nullptr : row->second;
-        // Run again under its row: never ended, ended by the stop (interrupted: a baseline in
-        // flight included), or passed with its measurement lost.
-        const bool lost = entry == nullptr || !entry->row.outcome || *entry->row.outcome == branch_outcome::interrupted ||
-                          (*entry->row.outcome == branch_outcome::passed && !entry->best_time_s);
-        if (lost) {
+        if (!replay_branch(job, b, row == rows.rows.end() ? nullptr : row->second))
           pending.push_back(b);
-          continue;
-        }
-        slot.ended = true;
-        branch_result r;
-        r.outcome = *entry->row.outcome;
-        r.detail = entry->row.detail;
-        if (r.outcome == branch_outcome::passed) {
-          r.median_s = entry->best_time_s;
-          auto resolved = resolve_branch(job.setup, b.what);
-          slot.resolved = resolved ? std::move(*resolved) : job.setup.defaults;
-          slot.cubin_path = (branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal) /
-                             ("kernel-" + arch() + ".cubin")).string();
-        }
-        if (ended_before_a_gpu(r.outcome)) {
-          job.plan->failed(b.iteration, b.ordinal, r);
-          continue;
-        }
-        job.plan->built(b.iteration, b.ordinal);
-        if (auto race = job.plan->next_race(true, gpus_.front().device.ordinal))
-          job.plan->measured(*race, race_outcome{{r}, std::nullopt});
       }
     }
     // A profile the job moved past (the next iteration's proposal has rows) is taken as
