@@ -88,7 +88,7 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
                                     });
   for (auto& p : out.profiles)
     send<messages::profiler_actor, pipeline::diagnosis_summary>(self, std::string{profiler_name},
-                                  messages::profile_order{p.ref, p.device, p.launch, p.metrics_path},
+                                  messages::profile_order{p.ref, p.device, p.launch, p.metrics_path, p.ask_ncu},
                                   [self, id = p.id](pipeline::diagnosis_summary& s) { self->state.engine->profiled(id, s); });
 }
 

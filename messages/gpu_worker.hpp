@@ -182,12 +182,13 @@ struct metrics_order {
   pipeline::branch_ref ref;
   gpu::race_request launch;             // its arguments and seeds, as for a race
   std::vector<std::string> metric_keys; // metric-schema keys; empty: every measured key
+  bool ask_ncu = true;                  // for what CUPTI cannot give (gpu::ncu_supplement)
   friend bool operator==(const metrics_order&, const metrics_order&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metrics_order& x) {
-  return f(caf::meta::type_name("metrics_order"), x.ref, x.launch, x.metric_keys);
+  return f(caf::meta::type_name("metrics_order"), x.ref, x.launch, x.metric_keys, x.ask_ncu);
 }
 
 using gpu_worker_actor = caf::typed_actor<

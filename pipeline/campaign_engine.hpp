@@ -56,6 +56,7 @@ struct profile_dispatch {
   gpu::device_info device;     // where
   gpu::race_request launch;    // its kernel (kernels[0]) with the problem's arguments
   std::string metrics_path;    // where the metric set is kept
+  bool ask_ncu = true;         // the job's first profile: ncu for what CUPTI cannot give
 };
 
 struct proposal_dispatch {

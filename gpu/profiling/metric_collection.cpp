@@ -119,7 +119,7 @@ metric_set metric_set_from(metric_source source, const profile_result& result, c
 }
 
 metric_set collect_metrics(profile_request launch, const std::vector<std::string>& keys, counter_source& cupti,
-                           counter_source* ncu, const diagnosis::metric_schema& schema) {
+                           counter_source* ncu, const diagnosis::metric_schema& schema, ncu_supplement supplement) {
   const auto selection = nsight_names_for(keys, schema);
   if (selection.names.empty()) {
     std::string unknown;
@@ -137,7 +137,10 @@ metric_set collect_metrics(profile_request launch, const std::vector<std::string
     for (const auto& metric : launch.metrics)
       if (result.values.count(metric) == 0)
         rest.metrics.push_back(metric);
-    if (!rest.metrics.empty() && ncu != nullptr) {
+    if (!rest.metrics.empty() && ncu != nullptr && supplement == ncu_supplement::skip) {
+      for (const auto& metric : rest.metrics)
+        result.missing.emplace(metric, "not collected: CUPTI cannot, and ncu was not asked for this profile");
+    } else if (!rest.metrics.empty() && ncu != nullptr) {
       auto extra = ncu->collect(rest);
       std::size_t supplied = 0;
       if (extra)

@@ -21,6 +21,7 @@
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/runner_client.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -101,9 +102,19 @@ nsight_selection nsight_names_for(const std::vector<std::string>& keys, const di
 metric_set metric_set_from(metric_source source, const profile_result& result, const nsight_selection& selection,
                            const diagnosis::metric_schema& schema, std::string note);
 
+/// Whether ncu is asked for the metrics CUPTI answered without (the SASS-patching smsp__sass_*
+/// and the launch__* attributes). ncu costs about 2 s of fixed start-up per profile, however few
+/// metrics (measured on an H100), so a campaign asks for them once per job (docs/campaigns.md).
+enum class ncu_supplement : std::uint8_t {
+  ask,  // CUPTI's values, then ncu for the rest
+  skip, // CUPTI's values alone; the rest are named in the note as not collected
+};
+
 /// The policy above. `launch.run` is the launch to profile; its `metrics` are replaced by the
-/// selection. `ncu` may be null (no fallback here).
+/// selection. `ncu` may be null (no fallback here); it stays the fallback when CUPTI cannot
+/// profile at all, whatever `supplement` says.
 metric_set collect_metrics(profile_request launch, const std::vector<std::string>& keys, counter_source& cupti,
-                           counter_source* ncu, const diagnosis::metric_schema& schema);
+                           counter_source* ncu, const diagnosis::metric_schema& schema,
+                           ncu_supplement supplement = ncu_supplement::ask);
 
 } // namespace warpforge::gpu

@@ -87,6 +87,7 @@ struct answering_loop {
   std::map<std::string, std::string> point_of_cubin; // cubin path -> point text
   std::size_t races = 0;
   std::size_t profiles = 0;
+  std::map<std::string, std::vector<bool>> ncu_asked_by_job; // per profile, in order
 
   double time_of(const std::string& cubin) const {
     auto it = point_of_cubin.find(cubin);
@@ -168,8 +169,10 @@ struct answering_loop {
         engine.proposed(p.id, proposer.propose(p.request));
       for (auto& r : out.races)
         answer_race(r);
-      for (auto& p : out.profiles)
+      for (auto& p : out.profiles) {
+        ncu_asked_by_job[p.ref.job].push_back(p.ask_ncu);
         answer_profile(p.id);
+      }
       if (out.empty())
         engine.tick();
     }
@@ -278,6 +281,16 @@ TEST_F(CampaignEngine, EachGpuIsLeasedAndReleasedInTurnForRacesAndProfilesAlike)
   }
   EXPECT_EQ(races, loop.races);
   EXPECT_EQ(profiles, loop.profiles);
+  std::size_t most_profiles = 0;
+  for (const auto& [job, asked] : loop.ncu_asked_by_job)
+    most_profiles = std::max(most_profiles, asked.size());
+  EXPECT_GE(most_profiles, 2u) << "a job profiled more than one champion";
+  for (const auto& [job, asked] : loop.ncu_asked_by_job) {
+    ASSERT_FALSE(asked.empty());
+    EXPECT_TRUE(asked.front()) << job << ": the first profile asks ncu for what CUPTI cannot give";
+    for (std::size_t i = 1; i < asked.size(); ++i)
+      EXPECT_FALSE(asked[i]) << job << ": profile " << i + 1 << " spares ncu's start-up";
+  }
 }
 
 TEST_F(CampaignEngine, WithoutAGpuTheBaselineAndFirstProposalAreBuiltAndEndNotRunWithTheReason) {

@@ -93,6 +93,29 @@ TEST(CollectMetrics, NcuIsAskedOnlyForWhatCuptiLeftOutAndTheSourceStaysCupti) {
   EXPECT_NE(set.note.find("1 supplied"), std::string::npos) << set.note;
 }
 
+TEST(CollectMetrics, WithTheSupplementSkippedNcuIsNotStartedAndTheGapIsNamed) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  scripted_source cupti{metric_source::cupti, ok_with({{"gpu__time_duration.sum", 1000.0}})};
+  scripted_source ncu{metric_source::ncu, ok_with({{"dram__throughput.avg.pct_of_peak_sustained_elapsed", 50.0}})};
+  auto set = collect_metrics({}, {"duration", "dram_throughput"}, cupti, &ncu, schema, ncu_supplement::skip);
+  EXPECT_TRUE(ncu.asked.empty()) << "ncu's start-up is what skipping saves";
+  EXPECT_EQ(set.source, metric_source::cupti);
+  EXPECT_DOUBLE_EQ(by_key(set).at("duration"), 1e-6);
+  EXPECT_FALSE(by_key(set).contains("dram_throughput"));
+  EXPECT_NE(set.note.find("ncu was not asked for this profile"), std::string::npos) << set.note;
+}
+
+TEST(CollectMetrics, WithTheSupplementSkippedNcuIsStillTheFallbackWhenCuptiCannotProfile) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  profile_result restricted;
+  restricted.status = profile_status::counters_unavailable;
+  scripted_source cupti{metric_source::cupti, restricted};
+  scripted_source ncu{metric_source::ncu, ok_with({{"gpu__time_duration.sum", 2000.0}})};
+  auto set = collect_metrics({}, {"duration"}, cupti, &ncu, schema, ncu_supplement::skip);
+  ASSERT_EQ(ncu.asked.size(), 1u);
+  EXPECT_EQ(set.source, metric_source::ncu);
+}
+
 TEST(CollectMetrics, RestrictedCountersFallBackToNcuAndSaySo) {
   const auto& schema = diagnosis::builtin_metric_schema();
   profile_result restricted;
