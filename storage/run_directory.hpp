@@ -6,7 +6,7 @@
 //     feed.endpoint, replay.endpoint          where the feed publishes and answers replays, one
 //                                             line each, written when the feed binds
 //     summary.md                              the human report
-//     logs/                                   one log per component
+//     logs/warpforge.log                      the log of every component, one file
 //     artifacts/                              exports, reports, anything not per-branch
 //     jobs/<job>/iter-<n>/branch-<k>/         kernels, compile logs, SASS, metrics, prompts
 //
