@@ -59,6 +59,7 @@ void add_program(CLI::App& app, exit_code& result) {
   command->add_option("--arch", opts->arch, "nvcc target, e.g. sm_90a (default: the GPU's)");
   command->add_option("--run-root", opts->run_root, "Where the run directory is created");
   command->add_option("args", opts->arguments, "Arguments for the program (after --)");
+  command->add_flag("--json", opts->json, "One JSON object instead of the table");
   command->callback([opts, &result] { result = program(*opts); });
 }
 

@@ -100,6 +100,7 @@ struct program_options {
   std::string arch;                     // nvcc's -arch; empty: the first chosen GPU's
   std::string run_root = "runs";
   std::chrono::milliseconds lock_timeout{600'000};
+  bool json = false;                    // one JSON object on stdout instead of the table
 };
 exit_code program(const program_options& options);
 

@@ -192,6 +192,23 @@ TEST_F(Cli, BenchCompilesAndRecordsAndWithoutAGpuSaysMeasurementsNeedOne) {
   }
 }
 
+TEST_F(Cli, ProgramJsonIsOneObjectWithEachGpusResultsOrWhyThereAreNone) {
+  auto r = warpforge("program " WARPFORGE_SOURCE_DIR "/examples/d2d_copy/copy.cu --json --trials 1 --run-root " +
+                     (dir / "runs").string());
+  simdjson::dom::parser parser;
+  auto doc = parser.parse(r.out);
+  ASSERT_FALSE(doc.error()) << "stdout is one JSON object: " << r.out << r.err;
+  EXPECT_EQ(std::string{doc["program"].get_string().value()}, WARPFORGE_SOURCE_DIR "/examples/d2d_copy/copy.cu");
+  if (r.exit_code == 5) {
+    EXPECT_EQ(doc["gpus"].get_array().size(), 0u);
+    EXPECT_FALSE(doc["no_gpu"].error()) << "says why nothing ran: " << r.out;
+  } else {
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err; // a GPU host: every trial passed
+    for (auto g : doc["gpus"].get_array())
+      EXPECT_EQ(g["passed"].get_int64().value(), 1);
+  }
+}
+
 TEST_F(Cli, BenchReportsACandidateThatDoesNotCompileWithTheCompilersLine) {
   const auto broken = dir / "broken.cu";
   std::ofstream{broken} << "extern \"C\" __global__ void vec_add(const float* a) {\n  oops;\n}\n";
