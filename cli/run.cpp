@@ -13,6 +13,8 @@
 #include "logging/logging.hpp"
 #include "pipeline/proposer.hpp"
 #include "report/campaign_report.hpp"
+#include "storage/database.hpp"
+#include "storage/run_directory.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -74,6 +76,12 @@ void print_usage(const session_outcome& o) {
                r.gpu_busy_fraction * 100, r.worker_occupancy * 100, r.gpu_wait_for_compile_s, o.gpus.size(),
                o.run_dir.string().c_str());
   print_gpu_usage(r);
+  // The counts above are this process's; a resume adds what the whole campaign holds.
+  if (auto db = storage::database::open_read_only(o.run_dir / storage::run_directory::database_file))
+    if (auto all = db->raw().query_int64("SELECT count(*) FROM measurements");
+        all && static_cast<std::uint64_t>(*all) != r.measured)
+      std::fprintf(stderr, "  the campaign holds %lld measurement(s) in all, earlier runs of it included\n",
+                   static_cast<long long>(*all));
   if (!r.reason.empty())
     std::cerr << "  " << r.reason << '\n';
 }

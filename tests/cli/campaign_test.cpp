@@ -71,6 +71,10 @@ TEST_F(Campaign, AResumeAfterSigkillMidIterationFinishesWithNoDuplicatedAndNoLos
   EXPECT_GT(count("SELECT count(*) FROM measurements"), measured_before) << "the resume went on measuring";
   EXPECT_GE(count("SELECT count(*) FROM events WHERE type = 'warning' AND json LIKE '%left in flight or interrupted%'"), 1)
     << "the feed says what the kill cost";
+  EXPECT_NE(stderr_text().find("the campaign holds " + std::to_string(count("SELECT count(*) FROM measurements")) +
+                               " measurement(s) in all"),
+            std::string::npos)
+    << "the resume's footer counts the whole campaign too: " << stderr_text();
 }
 
 TEST_F(Campaign, CtrlCStopsCleanlyAsInterruptedAndResumeFinishes) {
