@@ -17,6 +17,17 @@ std::string recorded_event::text(const std::string& key) const {
   return it == texts.end() ? std::string{} : it->second;
 }
 
+namespace {
+
+bool is_envelope(std::string_view key) {
+  for (std::string_view name : {"schema", "seq", "ts", "campaign", "job", "iter", "branch", "gpu", "type"})
+    if (key == name)
+      return true;
+  return false;
+}
+
+} // namespace
+
 expected<std::vector<recorded_event>, std::string> read_events(const std::filesystem::path& run_dir) {
   auto db = storage::database::open_read_only(run_dir / storage::run_directory::database_file);
   if (!db)
@@ -38,6 +49,8 @@ expected<std::vector<recorded_event>, std::string> read_events(const std::filesy
       simdjson::dom::object object;
       if (parser.parse(row.json).get(object) == simdjson::SUCCESS)
         for (auto field : object) {
+          if (is_envelope(field.key))
+            continue; // kept as the fields above, or not needed: the detail is what remains
           double number = 0;
           bool flag = false;
           std::string_view text;

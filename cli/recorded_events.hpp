@@ -18,7 +18,8 @@ struct recorded_event {
   std::int64_t iteration = -1;
   std::int64_t branch = -1;
   int gpu = -1;
-  std::map<std::string, double> numbers;      // numeric (and boolean: 0/1) detail fields
+  std::map<std::string, double> numbers;      // numeric (and boolean: 0/1) detail fields (the
+                                              // envelope's fields are the members above)
   std::map<std::string, std::string> texts;   // string detail fields
 
   double number(const std::string& key, double otherwise = 0) const;

@@ -131,9 +131,10 @@ tool_search tool_search::from_process() {
   tool_search where;
   if (const char* path = std::getenv("PATH"))
     where.path = path;
+  // CUDA_HOME, when set, is the toolkit (as for gpu/toolchain.hpp and doctor); else the default.
   if (const char* home = std::getenv("CUDA_HOME"); home && *home)
     where.cuda_homes.emplace_back(home);
-  if (where.cuda_homes.empty() || where.cuda_homes.front() != default_cuda_home)
+  else
     where.cuda_homes.push_back(default_cuda_home);
   return where;
 }

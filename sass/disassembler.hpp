@@ -61,7 +61,7 @@ struct tool_search {
   std::optional<std::string> path;                 // $PATH (colon-separated)
   std::vector<std::filesystem::path> cuda_homes;   // their bin/ folders are searched, in order
 
-  /// $PATH, then $CUDA_HOME (when set), then /usr/local/cuda.
+  /// $PATH, then $CUDA_HOME when set, else /usr/local/cuda (the toolkit doctor reports).
   static tool_search from_process();
 };
 

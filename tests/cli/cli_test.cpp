@@ -43,11 +43,12 @@ protected:
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  // Runs `warpforge <args>` (args are shell words) with stdout and stderr kept apart.
-  outcome warpforge(const std::string& args) {
+  // Runs `warpforge <args>` (args are shell words) with stdout and stderr kept apart; `env` is
+  // put in front ("NAME=value ...").
+  outcome warpforge(const std::string& args, const std::string& env = {}) {
     const auto out = dir / "stdout.txt";
     const auto err = dir / "stderr.txt";
-    const std::string command = std::string{WARPFORGE_BIN} + " " + args + " >" + out.string()
+    const std::string command = env + " " + std::string{WARPFORGE_BIN} + " " + args + " >" + out.string()
                                 + " 2>" + err.string() + " </dev/null";
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
@@ -192,6 +193,15 @@ TEST_F(Cli, BenchCompilesAndRecordsAndWithoutAGpuSaysMeasurementsNeedOne) {
   }
 }
 
+TEST_F(Cli, DiagnoseWithoutADisassemblerDoesNotClaimToHaveReadTheSass) {
+  // A toolkit folder without nvdisasm or cuobjdump, and a PATH without them: NVRTC still
+  // compiles (it is linked), the SASS cannot be read.
+  auto r = warpforge("diagnose " WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml --run-root " +
+                     (dir / "runs").string(), "CUDA_HOME=" + (dir / "no-toolkit").string() + " PATH=/usr/bin:/bin");
+  EXPECT_NE(r.out.find("no disassembly here"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find("its SASS read"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, ProgramJsonIsOneObjectWithEachGpusResultsOrWhyThereAreNone) {
   auto r = warpforge("program " WARPFORGE_SOURCE_DIR "/examples/d2d_copy/copy.cu --json --trials 1 --run-root " +
                      (dir / "runs").string());
@@ -233,7 +243,7 @@ TEST_F(Cli, DiagnoseCompilesReadsTheSassAndWithoutAGpuSaysMetricsNeedOne) {
     EXPECT_EQ(r.out.find("Metric source"), std::string::npos) << "no numbers without a GPU: " << r.out;
     EXPECT_EQ(r.out.find("Check: passed"), std::string::npos) << "nothing ran, nothing passed: " << r.out;
     const bool disassembled = r.out.find("SASS-checkable catalog methods present") != std::string::npos;
-    EXPECT_TRUE(disassembled || r.out.find("could be checked: each is unavailable") != std::string::npos) << r.out;
+    EXPECT_TRUE(disassembled || r.out.find("is unavailable, neither present nor absent") != std::string::npos) << r.out;
     EXPECT_NE(tail.out.find("\"type\":\"branch_failed\""), std::string::npos) << tail.out;
     EXPECT_NE(tail.out.find("\"outcome\":\"not_run\""), std::string::npos) << tail.out;
     auto status = warpforge("status --json " + run_dir.string());

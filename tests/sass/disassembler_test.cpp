@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <chrono>
 
@@ -77,10 +79,18 @@ TEST(SassDisassembler, FallsBackToCuobjdumpAndLooksOnPathBeforeCudaHomes) {
   EXPECT_EQ(found->arguments("k.cubin"), (std::vector<std::string>{"-sass", "k.cubin"}));
 }
 
-TEST(SassDisassembler, FromProcessSearchesPathThenCudaHomeThenUsrLocalCuda) {
-  const auto where = tool_search::from_process();
-  ASSERT_FALSE(where.cuda_homes.empty());
-  EXPECT_EQ(where.cuda_homes.back(), std::filesystem::path{"/usr/local/cuda"});
+TEST(SassDisassembler, FromProcessSearchesPathThenCudaHomeElseUsrLocalCuda) {
+  const char* saved = std::getenv("CUDA_HOME");
+  const std::string restore = saved ? saved : "";
+  ::unsetenv("CUDA_HOME");
+  EXPECT_EQ(tool_search::from_process().cuda_homes, std::vector<std::filesystem::path>{"/usr/local/cuda"});
+  ::setenv("CUDA_HOME", "/opt/cuda-13", 1);
+  EXPECT_EQ(tool_search::from_process().cuda_homes, std::vector<std::filesystem::path>{"/opt/cuda-13"})
+    << "the toolkit named is the one used, as doctor reports it";
+  if (saved)
+    ::setenv("CUDA_HOME", restore.c_str(), 1);
+  else
+    ::unsetenv("CUDA_HOME");
 }
 
 class SassDisassemblerRuns : public ::testing::TestWithParam<sass_format> {};
