@@ -192,8 +192,8 @@ exit_code bench(const bench_options& options) {
     return exit_code::bad_input;
   }
   for (const auto& path : options.candidate_paths)
-    if (!fs::is_regular_file(path)) {
-      std::cerr << "warpforge bench: --candidate: cannot read kernel source " << path << '\n';
+    if (auto why = not_a_source_file(path)) {
+      std::cerr << "warpforge bench: --candidate " << *why << '\n';
       return exit_code::bad_input;
     }
   auto spec = one_job_campaign("bench-" + problem->name, options.problem_path, options.run_root);

@@ -326,8 +326,8 @@ exit_code diagnose(const diagnose_options& options) {
     return exit_code::bad_input;
   }
   const bool candidate = !options.candidate_path.empty();
-  if (candidate && !fs::is_regular_file(options.candidate_path)) {
-    std::cerr << me << "--candidate: cannot read kernel source " << options.candidate_path << '\n';
+  if (auto why = candidate ? not_a_source_file(options.candidate_path) : std::nullopt) {
+    std::cerr << me << "--candidate " << *why << '\n';
     return exit_code::bad_input;
   }
   auto job = pipeline::open_job(problem->name, options.problem_path, *problem);

@@ -97,7 +97,8 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
                        (request.resume_dir ? request.resume_dir->string() : request.spec_path);
   auto started = request.resume_dir
                    ? resume_recording(*request.resume_dir, spec.name, command, feed, spec.supervision, std::move(pipeline))
-                   : start_recording(spec.run_root, spec.name, command, feed, spec.supervision, std::move(pipeline));
+                   : start_recording(spec.run_root, spec.run_dir_mode, spec.name, command, feed, spec.supervision,
+                                     std::move(pipeline));
   if (!started)
     return unexpected{started.error()};
   auto& runtime = *started->runtime;

@@ -194,7 +194,7 @@ exit_code program(const program_options& options) {
     return exit_code::usage;
   }
   const auto name = fs::path{options.source_path}.stem().string();
-  auto started = start_recording(options.run_root, "program-" + name, "warpforge program " + options.source_path, {.endpoint = "tcp://127.0.0.1:*"}, {});
+  auto started = start_recording(options.run_root, 0700, "program-" + name, "warpforge program " + options.source_path, {.endpoint = "tcp://127.0.0.1:*"}, {});
   if (!started) {
     std::cerr << "warpforge program: " << started.error().message << '\n';
     return started.error().code;

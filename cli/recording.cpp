@@ -37,12 +37,12 @@ expected<recording, recording_failure> boot(storage::run_directory dir, std::str
 
 } // namespace
 
-expected<recording, recording_failure> start_recording(const std::filesystem::path& root,
+expected<recording, recording_failure> start_recording(const std::filesystem::path& root, std::uint32_t run_dir_mode,
                                                        const std::string& name, std::string_view command,
                                                        feed::publisher_options feed,
                                                        config::supervision_policy supervision,
                                                        std::optional<actors::pipeline_options> pipeline) {
-  auto dir = storage::run_directory::create(root, name, std::chrono::system_clock::now());
+  auto dir = storage::run_directory::create(root, name, std::chrono::system_clock::now(), run_dir_mode);
   if (!dir)
     return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
   return boot(std::move(*dir), command, name, std::move(feed), supervision, std::move(pipeline));

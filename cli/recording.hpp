@@ -11,6 +11,7 @@
 #include "storage/run_directory.hpp"
 #include "storage/run_owner.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -33,7 +34,7 @@ struct recording_failure {
 /// Creates `<root>/<name>-<UTC time>/`, claims it (storage/run_owner.hpp), adds its log file, and
 /// boots the runtime publishing with `feed` (the endpoint is also written to
 /// `<run-dir>/feed.endpoint` for `tail`). `command` is what the claim says is running.
-expected<recording, recording_failure> start_recording(const std::filesystem::path& root,
+expected<recording, recording_failure> start_recording(const std::filesystem::path& root, std::uint32_t run_dir_mode,
                                                        const std::string& name, std::string_view command,
                                                        feed::publisher_options feed,
                                                        config::supervision_policy supervision,

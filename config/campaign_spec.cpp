@@ -111,7 +111,7 @@ public:
 
   void parse(const toml::table& root, campaign_spec& spec) {
     static constexpr std::string_view root_keys[] = {
-      "name", "run_root", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log", "supervision"};
+      "name", "run_root", "run_dir_mode", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log", "supervision"};
     r_.set_root_keys(root_keys);
     r_.check_keys(root, "", root_keys);
     if (auto name = r_.string(root, "", "name", presence::required)) {
@@ -126,6 +126,7 @@ public:
       r_.error(root.get("run_root")->source(), "run_root", "must not be empty",
                "a folder for run directories, e.g. \"runs\"");
     spec.run_root = detail::resolve_against(file_, run_root);
+    parse_run_dir_mode(root, spec.run_dir_mode);
     parse_gpus(root, spec.gpus);
     if (const auto* budget = r_.table(root, "", "budget", presence::optional))
       parse_budget(*budget, spec.budget);
@@ -170,6 +171,24 @@ private:
       return std::nullopt;
     }
     return static_cast<T>(*value);
+  }
+
+  // Octal text, as chmod takes it: "0750" lets the group read the run; the owner keeps rwx.
+  void parse_run_dir_mode(const toml::table& root, std::uint32_t& out) {
+    const auto text = r_.string(root, "", "run_dir_mode", presence::optional);
+    if (!text)
+      return;
+    std::uint32_t mode = 0;
+    const bool octal = !text->empty() && text->size() <= 4 &&
+                       text->find_first_not_of("01234567") == std::string::npos;
+    if (octal)
+      mode = static_cast<std::uint32_t>(std::stoul(*text, nullptr, 8));
+    if (!octal || (mode & 0700) != 0700)
+      r_.error(root.get("run_dir_mode")->source(), "run_dir_mode",
+               "'" + *text + "' is not an octal mode that keeps the owner's rwx",
+               "e.g. \"0700\" (owner only, the default) or \"0750\" (the group may read)");
+    else
+      out = mode;
   }
 
   void parse_gpus(const toml::table& root, gpu_selection& out) {

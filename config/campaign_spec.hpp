@@ -124,6 +124,7 @@ struct campaign_spec {
   std::string raw_text; // the TOML exactly as read (the store records it)
   std::string name;
   std::filesystem::path run_root; // resolved against the campaign file's folder
+  std::uint32_t run_dir_mode = 0700; // permission bits of each new run directory (owner rwx always)
   std::vector<job_spec> jobs;     // non-empty, in file order
   gpu_selection gpus;
   budget_spec budget;

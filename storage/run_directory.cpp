@@ -73,7 +73,7 @@ expected<void, store_error> check_writable(const std::filesystem::path& dir) {
 
 expected<run_directory, store_error> run_directory::create(
     const std::filesystem::path& root, std::string_view campaign_name,
-    std::chrono::system_clock::time_point now) {
+    std::chrono::system_clock::time_point now, std::uint32_t mode) {
   std::error_code ec;
   auto absolute_root = std::filesystem::absolute(root, ec);
   if (ec)
@@ -85,14 +85,17 @@ expected<run_directory, store_error> run_directory::create(
   const std::string base = run_directory_name(campaign_name, now);
   for (int suffix = 1; suffix <= max_name_suffix; ++suffix) {
     auto candidate = absolute_root / (suffix == 1 ? base : base + "-" + std::to_string(suffix));
-    // mkdir is atomic: EEXIST means someone else owns the name. Owner-only (0700): the database
-    // holds kernel sources and logs, which no other user of the host is meant to read.
+    // mkdir is atomic: EEXIST means someone else owns the name. Owner-only (0700) while it is
+    // made; then exactly `mode` (chmod, unlike mkdir, ignores the umask).
     if (::mkdir(candidate.c_str(), S_IRWXU) != 0) {
       if (errno == EEXIST)
         continue;
       return unexpected{io_failure("run_directory::create: create", candidate,
                                    std::error_code{errno, std::generic_category()})};
     }
+    if (::chmod(candidate.c_str(), static_cast<mode_t>(mode & 07777)) != 0)
+      return unexpected{io_failure("run_directory::create: chmod", candidate,
+                                   std::error_code{errno, std::generic_category()})};
     run_directory run{candidate};
     for (const auto& folder : {run.logs_dir(), run.jobs_dir(), run.artifacts_dir()}) {
       std::filesystem::create_directory(folder, ec);

@@ -51,9 +51,12 @@ public:
   /// artifacts/; if that folder exists, tries -2, -3, ... Creation is atomic per name, so two
   /// campaigns started in the same second get different folders. The database is created by
   /// database::open(database_path()).
+  /// `mode`: the new folder's permission bits (0700 by default: the database holds sources and
+  /// logs), set exactly whatever the umask.
   static expected<run_directory, store_error> create(const std::filesystem::path& root,
                                                      std::string_view campaign_name,
-                                                     std::chrono::system_clock::time_point now);
+                                                     std::chrono::system_clock::time_point now,
+                                                     std::uint32_t mode = 0700);
   /// Opens an existing run directory; not_a_run_directory naming the path and what is missing.
   static expected<run_directory, store_error> open(const std::filesystem::path& path);
 

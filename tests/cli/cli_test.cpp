@@ -295,7 +295,13 @@ TEST_F(Cli, DiagnoseRejectsAMissingOrMalformedSpecOrCandidateWithExitThree) {
   auto no_candidate = warpforge("diagnose " WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml --candidate "
                                 + (dir / "nope.cu").string() + " --run-root " + (dir / "runs").string());
   EXPECT_EQ(no_candidate.exit_code, 3) << no_candidate.err;
-  EXPECT_NE(no_candidate.err.find("--candidate: cannot read kernel source"), std::string::npos) << no_candidate.err;
+  EXPECT_NE(no_candidate.err.find("--candidate " + (dir / "nope.cu").string() + ": no such file"), std::string::npos)
+    << no_candidate.err;
+  auto device = warpforge("bench " WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml --candidate /dev/zero "
+                          "--run-root " + (dir / "runs").string());
+  EXPECT_EQ(device.exit_code, 3) << device.err;
+  EXPECT_NE(device.err.find("--candidate /dev/zero: a device, pipe or socket, not a kernel source"), std::string::npos)
+    << device.err;
   EXPECT_FALSE(fs::exists(dir / "runs")) << "nothing recorded for bad input";
 }
 

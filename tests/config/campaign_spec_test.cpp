@@ -229,4 +229,19 @@ replay_from = "."
 }
 
 } // namespace
+TEST(CampaignSpec, RunDirModeIsOctalAndKeepsTheOwnersRwx) {
+  const auto parse = [](const std::string& mode) {
+    return parse_campaign("name = \"m\"\nrun_dir_mode = \"" + mode + "\"\n[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR
+                          "/examples/vector_add/problem.toml\"\n", "m.toml");
+  };
+  auto shared = parse("0750");
+  ASSERT_TRUE(shared) << to_string(shared.error());
+  EXPECT_EQ(shared->run_dir_mode, 0750u);
+  for (const std::string bad : {"0600", "750x", "99", ""}) {
+    auto refused = parse(bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().front().key, "run_dir_mode") << bad;
+  }
+}
+
 } // namespace warpforge::config

@@ -125,5 +125,16 @@ TEST(RunDirectory, IsCreatedForItsOwnerOnly) {
   EXPECT_EQ(st.st_mode & 0777, 0700u) << "the database holds kernel sources and logs";
 }
 
+TEST(RunDirectory, AConfiguredModeIsSetExactlyWhateverTheUmask) {
+  testing::scratch_directory scratch;
+  const auto old_mask = ::umask(077); // a strict umask would strip the group's bits from mkdir
+  auto dir = run_directory::create(scratch.path(), "shared", fixed_time, 0750);
+  ::umask(old_mask);
+  ASSERT_TRUE(dir);
+  struct stat st{};
+  ASSERT_EQ(::stat(dir->path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0750u);
+}
+
 } // namespace
 } // namespace warpforge::storage
