@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace {
@@ -246,6 +247,18 @@ TEST_F(Campaign, BenchJsonIsOneObjectWithEveryKernelsVerdictAndTime) {
   EXPECT_EQ(outcomes["syntax_error.cu"], "compile_error");
   EXPECT_EQ(outcomes["baseline"], "passed");
   EXPECT_GT(baseline_s, 0.0);
+}
+
+// Another user of a shared GPU host plants a link where GPU 0's lock file goes: the campaign must
+// neither follow it nor write through it, and says why that GPU was not used.
+TEST_F(Campaign, ALinkPlantedAsAGpuLockFileIsRefusedAndItsTargetUntouched) {
+  const auto victim = dir / "victim.txt";
+  std::ofstream{victim} << "precious\n";
+  std::filesystem::create_symlink(victim, dir / "locks" / "gpu-GPU-fake-campaign-0.lock");
+  const int code = wait_exit(start({"run", write_campaign(1).string()}));
+  std::ifstream in{victim};
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>{in}, {}), "precious\n") << "exit " << code;
+  EXPECT_NE(stderr_text().find("it is a symbolic link"), std::string::npos) << stderr_text();
 }
 
 } // namespace

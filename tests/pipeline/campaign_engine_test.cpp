@@ -293,6 +293,30 @@ TEST_F(CampaignEngine, EachGpuIsLeasedAndReleasedInTurnForRacesAndProfilesAlike)
   }
 }
 
+// A resume of a campaign whose jobs all ended, one of them failed, has nothing to do: it must end
+// failed with that reason, never finished (issue: "finished in 0.0 s ... exit 0").
+TEST_F(CampaignEngine, AResumeWithNothingLeftToDoKeepsAJobsEarlierFailure) {
+  auto s = setup(2, 1);
+  earlier_run earlier;
+  report::job_entry failed;
+  failed.row.id = 1;
+  failed.row.state = vocabulary::job_state::failed;
+  failed.row.reason = "the baseline (the default point) did not pass: interrupted";
+  report::job_entry finished;
+  finished.row.id = 2;
+  finished.row.state = vocabulary::job_state::finished;
+  earlier.report.jobs = {failed, finished};
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start(earlier);
+  answering_loop loop{engine};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::failed);
+  EXPECT_NE(engine.result().reason.find("the baseline (the default point) did not pass"), std::string::npos)
+    << engine.result().reason;
+  EXPECT_EQ(loop.races, 0u) << "nothing was left to measure";
+}
+
 TEST_F(CampaignEngine, WithoutAGpuTheBaselineAndFirstProposalAreBuiltAndEndNotRunWithTheReason) {
   auto s = setup(3, 0);
   campaign_engine engine{s, jobs(s), [] { return 0.0; }};
