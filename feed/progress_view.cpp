@@ -148,6 +148,9 @@ std::optional<std::string> render_progress_line(const campaign_view& view, const
       text = "best " + format_seconds(*job->champion_time_s);
     if (known_job && job->champion_speedup())
       text += " (" + format_speedup(*job->champion_speedup()) + ")";
+    if (text.empty() && known_job && job->best_time_s) // bench, diagnose: measured, no champion
+      text = "fastest " + format_seconds(*job->best_time_s) + ", " + std::to_string(job->branches_measured) +
+             " measured";
     return text.empty() ? std::string{"no measurement yet"} : text;
   };
   const auto detail = read_detail(e.detail_json);

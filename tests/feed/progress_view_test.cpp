@@ -108,6 +108,21 @@ TEST(ProgressLine, NamesWhatEndedWithTheJobsBestAndSaysNothingOfRoutineEvents) {
             "progress: campaign nightly finished after 0:00:08");
 }
 
+// bench and diagnose measure kernels but elect no champion: the job's end names its fastest.
+TEST(ProgressLines, AJobWithMeasurementsButNoChampionNamesItsFastest) {
+  campaign_view view;
+  auto show = [&](const event& e) {
+    view.apply(e);
+    return render_progress_line(view, e);
+  };
+  show(make(1, event_type::campaign_started));
+  show(make(2, event_type::job_started, "transpose"));
+  show(make(3, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 1.1e-3).json()));
+  EXPECT_EQ(show(make(4, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
+                      detail{}.add("stop", "done").json())),
+            "progress: transpose finished (done): fastest 1.100 ms, 1 measured");
+}
+
 TEST(ProgressSummary, IsOneLineWithTheCountsTheBudgetAndEachJobsSpeedUp) {
   auto view = ten_seconds_in();
   progress_context context;
