@@ -11,6 +11,8 @@
 
 #include <caf/send.hpp>
 
+#include "runtime_fixture.hpp"
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -24,30 +26,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class Feed : public ::testing::Test {
+class Feed : public testing::runtime_fixture {
 protected:
-  std::filesystem::path dir;
-
-  void SetUp() override {
-    dir = std::filesystem::temp_directory_path()
-          / ("wf-feed-" + std::to_string(::getpid()) + "-"
-             + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir); }
-
+  // The feed with its replay endpoint and a quick heartbeat.
   runtime_options options() {
-    runtime_options o;
-    o.database = dir / "warpforge.db";
-    o.feed.publisher.endpoint = "tcp://127.0.0.1:*";
-    o.feed.campaign = "nightly";
-    o.feed.endpoint_file = dir / "feed.endpoint";
+    auto o = runtime_fixture::options();
     o.feed.database = o.database;
     o.feed.replay_endpoint_file = dir / "replay.endpoint";
     o.feed.heartbeat_interval = 100ms;
-    o.supervision.backoff_initial_ms = 1;
-    o.supervision.backoff_max_ms = 10;
     return o;
   }
 

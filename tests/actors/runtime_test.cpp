@@ -9,6 +9,8 @@
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
+#include "runtime_fixture.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,30 +23,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class Runtime : public ::testing::Test {
+class Runtime : public testing::runtime_fixture {
 protected:
-  std::filesystem::path dir;
-
-  void SetUp() override {
-    dir = std::filesystem::temp_directory_path()
-          / ("wf-runtime-" + std::to_string(::getpid()) + "-"
-             + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir); }
-
-  runtime_options options() {
-    runtime_options o;
-    o.database = dir / "warpforge.db";
-    o.feed.publisher.endpoint = "tcp://127.0.0.1:*";
-    o.feed.campaign = "nightly";
-    o.feed.endpoint_file = dir / "feed.endpoint";
-    o.supervision.backoff_initial_ms = 1;
-    o.supervision.backoff_max_ms = 10;
-    return o;
-  }
-
   static feed::event progress(int i) {
     feed::event e;
     e.type = feed::event_type::branch_measured;

@@ -1,28 +1,15 @@
 #include "dashboard/snapshot.hpp"
 
+#include "tests/feed/campaign_events.hpp"
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 namespace warpforge::dashboard {
 namespace {
 
-constexpr double start_ts = 1764018000.0; // 2025-11-24 21:00:00 UTC [s]
-
-feed::event make(std::uint64_t seq, feed::event_type type, std::string job = {},
-                 std::int64_t iter = feed::no_iter, std::int64_t branch = feed::no_branch,
-                 int gpu = feed::no_gpu, std::string detail_json = "{}") {
-  feed::event e;
-  e.seq = seq;
-  e.ts = start_ts + static_cast<double>(seq);
-  e.type = type;
-  e.campaign = "nightly";
-  e.job = std::move(job);
-  e.iter = iter;
-  e.branch = branch;
-  e.gpu = gpu;
-  e.detail_json = std::move(detail_json);
-  return e;
-}
+constexpr double start_ts = feed::testing::campaign_start_ts;
+using feed::testing::campaign_event;
 
 /// transpose at 2x after iteration 1, diagnosed; a runner restart on GPU 1; GPU 0 measuring.
 feed::campaign_view night() {
@@ -30,20 +17,20 @@ feed::campaign_view night() {
   using feed::event_type;
   feed::campaign_view view;
   std::uint64_t seq = 0;
-  for (auto e : {make(++seq, event_type::campaign_started, {}, feed::no_iter, feed::no_branch, feed::no_gpu,
+  for (auto e : {campaign_event(++seq, event_type::campaign_started, {}, feed::no_iter, feed::no_branch, feed::no_gpu,
                       detail{}.add("wall_time_s", 600.0).json()),
-                 make(++seq, event_type::job_started, "transpose"),
-                 make(++seq, event_type::branch_proposed, "transpose", 1, 0, feed::no_gpu,
+                 campaign_event(++seq, event_type::job_started, "transpose"),
+                 campaign_event(++seq, event_type::branch_proposed, "transpose", 1, 0, feed::no_gpu,
                       detail{}.add("kind", "baseline").json()),
-                 make(++seq, event_type::branch_measured, "transpose", 1, 0, 0,
+                 campaign_event(++seq, event_type::branch_measured, "transpose", 1, 0, 0,
                       detail{}.add("gpu_name", "NVIDIA H100").add("time_s", 4e-3).json()),
-                 make(++seq, event_type::iteration_finished, "transpose", 1, feed::no_branch, feed::no_gpu,
+                 campaign_event(++seq, event_type::iteration_finished, "transpose", 1, feed::no_branch, feed::no_gpu,
                       detail{}.add("champion", true).add("best_s", 2e-3).json()),
-                 make(++seq, event_type::diagnosis_ready, "transpose", 1, 1, 0,
+                 campaign_event(++seq, event_type::diagnosis_ready, "transpose", 1, 1, 0,
                       detail{}.add("memory", 0.2).add("achieved_bandwidth", 2.0e12).add("peak_bandwidth", 4.0e12).json()),
-                 make(++seq, event_type::runner_restarted, {}, feed::no_iter, feed::no_branch, 1,
+                 campaign_event(++seq, event_type::runner_restarted, {}, feed::no_iter, feed::no_branch, 1,
                       detail{}.add("reason", "watchdog").json()),
-                 make(++seq, event_type::gpu_leased, "transpose", 2, 3, 0)})
+                 campaign_event(++seq, event_type::gpu_leased, "transpose", 2, 3, 0)})
     view.apply(e);
   return view;
 }
@@ -109,7 +96,7 @@ TEST(Snapshot, BeforeAnyEventTheCampaignIsNullAndEverythingIsEmpty) {
 
 TEST(Snapshot, CampaignTextIsEscaped) {
   feed::campaign_view view;
-  view.apply(make(1, feed::event_type::job_failed, "a\"b</script>", feed::no_iter, feed::no_branch, feed::no_gpu,
+  view.apply(campaign_event(1, feed::event_type::job_failed, "a\"b</script>", feed::no_iter, feed::no_branch, feed::no_gpu,
                   feed::detail{}.add("reason", "line\nbreak").json()));
   simdjson::dom::parser parser;
   auto s = parse(parser, snapshot_json(view, snapshot_context{}));

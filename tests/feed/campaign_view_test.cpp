@@ -2,6 +2,8 @@
 
 #include "feed/heartbeat.hpp"
 
+#include "tests/feed/campaign_events.hpp"
+
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -9,7 +11,7 @@
 namespace warpforge::feed {
 namespace {
 
-constexpr double start_ts = 1764018000.0; // 2025-11-24 21:00:00 UTC [s]
+constexpr double start_ts = testing::campaign_start_ts;
 
 /// Events as an optimize campaign's scheduler emits them (actors/scheduler.cpp), numbered by
 /// seq, one second apart.
@@ -17,17 +19,7 @@ class campaign_timeline {
 public:
   event& add(event_type type, std::string job = {}, std::int64_t iter = no_iter,
              std::int64_t branch = no_branch, int gpu = no_gpu, std::string detail_json = "{}") {
-    event e;
-    e.seq = ++seq_;
-    e.ts = start_ts + static_cast<double>(seq_);
-    e.type = type;
-    e.campaign = "nightly";
-    e.job = std::move(job);
-    e.iter = iter;
-    e.branch = branch;
-    e.gpu = gpu;
-    e.detail_json = std::move(detail_json);
-    events_.push_back(e);
+    events_.push_back(testing::campaign_event(++seq_, type, std::move(job), iter, branch, gpu, std::move(detail_json)));
     return events_.back();
   }
 

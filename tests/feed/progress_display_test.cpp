@@ -6,6 +6,7 @@
 #include "feed/publisher.hpp"
 #include "feed/replay_server.hpp"
 #include "feed_test_support.hpp"
+#include "tests/feed/campaign_events.hpp"
 #include "storage/run_directory.hpp"
 #include "tests/storage/scratch_directory.hpp"
 
@@ -32,17 +33,8 @@ std::vector<event> short_campaign() {
   std::vector<event> events;
   auto add = [&](event_type type, std::string job, std::int64_t iter, std::int64_t branch, int gpu,
                  std::string detail_json) {
-    event e;
-    e.seq = events.size() + 1;
-    e.ts = testing::base_ts + static_cast<double>(e.seq);
-    e.type = type;
-    e.campaign = "nightly";
-    e.job = std::move(job);
-    e.iter = iter;
-    e.branch = branch;
-    e.gpu = gpu;
-    e.detail_json = std::move(detail_json);
-    events.push_back(std::move(e));
+    events.push_back(testing::campaign_event(events.size() + 1, type, std::move(job), iter, branch, gpu,
+                                             std::move(detail_json)));
   };
   add(event_type::campaign_started, {}, no_iter, no_branch, no_gpu, "{}");
   add(event_type::job_started, "transpose", no_iter, no_branch, no_gpu, "{}");

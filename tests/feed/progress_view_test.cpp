@@ -1,30 +1,19 @@
 #include "feed/progress_view.hpp"
 
+#include "tests/feed/campaign_events.hpp"
+
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
 namespace warpforge::feed {
 namespace {
 
+constexpr double start_ts = testing::campaign_start_ts;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr double start_ts = 1764018000.0; // 2025-11-24 21:00:00 UTC [s]
-
-event make(std::uint64_t seq, event_type type, std::string job = {}, std::int64_t iter = no_iter,
-           std::int64_t branch = no_branch, int gpu = no_gpu, std::string detail_json = "{}") {
-  event e;
-  e.seq = seq;
-  e.ts = start_ts + static_cast<double>(seq);
-  e.type = type;
-  e.campaign = "nightly";
-  e.job = std::move(job);
-  e.iter = iter;
-  e.branch = branch;
-  e.gpu = gpu;
-  e.detail_json = std::move(detail_json);
-  return e;
-}
+using testing::campaign_event;
 
 /// Two jobs on two GPUs, 10 s into a one-hour campaign: transpose at 2x after iteration 1 and
 /// measuring on GPU 0, row_reduction finished.
@@ -32,19 +21,19 @@ campaign_view ten_seconds_in() {
   campaign_view view;
   std::uint64_t seq = 0;
   auto add = [&](event e) { view.apply(e); };
-  add(make(++seq, event_type::campaign_started, {}, no_iter, no_branch, no_gpu,
+  add(campaign_event(++seq, event_type::campaign_started, {}, no_iter, no_branch, no_gpu,
            detail{}.add("wall_time_s", 3600.0).json()));
-  add(make(++seq, event_type::job_started, "transpose"));
-  add(make(++seq, event_type::job_started, "row_reduction"));
-  add(make(++seq, event_type::branch_proposed, "transpose", 1, 0, no_gpu, detail{}.add("kind", "baseline").json()));
-  add(make(++seq, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 4e-3).json()));
-  add(make(++seq, event_type::iteration_finished, "transpose", 1, no_branch, no_gpu,
+  add(campaign_event(++seq, event_type::job_started, "transpose"));
+  add(campaign_event(++seq, event_type::job_started, "row_reduction"));
+  add(campaign_event(++seq, event_type::branch_proposed, "transpose", 1, 0, no_gpu, detail{}.add("kind", "baseline").json()));
+  add(campaign_event(++seq, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 4e-3).json()));
+  add(campaign_event(++seq, event_type::iteration_finished, "transpose", 1, no_branch, no_gpu,
            detail{}.add("champion", true).add("best_s", 2e-3).json()));
-  add(make(++seq, event_type::job_finished, "row_reduction", no_iter, no_branch, no_gpu,
+  add(campaign_event(++seq, event_type::job_finished, "row_reduction", no_iter, no_branch, no_gpu,
            detail{}.add("stop", "patience").add("best_s", 1e-3).add("baseline_s", 1.5e-3).json()));
-  add(make(++seq, event_type::gpu_leased, "row_reduction", 1, 2, 1));
-  add(make(++seq, event_type::gpu_released, "row_reduction", 1, 2, 1));
-  add(make(++seq, event_type::gpu_leased, "transpose", 2, 3, 0));
+  add(campaign_event(++seq, event_type::gpu_leased, "row_reduction", 1, 2, 1));
+  add(campaign_event(++seq, event_type::gpu_released, "row_reduction", 1, 2, 1));
+  add(campaign_event(++seq, event_type::gpu_leased, "transpose", 2, 3, 0));
   return view;
 }
 
@@ -87,23 +76,23 @@ TEST(ProgressLine, NamesWhatEndedWithTheJobsBestAndSaysNothingOfRoutineEvents) {
     view.apply(e);
     return render_progress_line(view, e);
   };
-  EXPECT_EQ(show(make(1, event_type::campaign_started)), "progress: campaign nightly started");
-  EXPECT_EQ(show(make(2, event_type::job_started, "transpose")), "progress: transpose started");
-  EXPECT_EQ(show(make(3, event_type::branch_proposed, "transpose", 1, 0, no_gpu,
+  EXPECT_EQ(show(campaign_event(1, event_type::campaign_started)), "progress: campaign nightly started");
+  EXPECT_EQ(show(campaign_event(2, event_type::job_started, "transpose")), "progress: transpose started");
+  EXPECT_EQ(show(campaign_event(3, event_type::branch_proposed, "transpose", 1, 0, no_gpu,
                       detail{}.add("kind", "baseline").json())),
             std::nullopt);
-  EXPECT_EQ(show(make(4, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 4e-3).json())),
+  EXPECT_EQ(show(campaign_event(4, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 4e-3).json())),
             std::nullopt);
-  EXPECT_EQ(show(make(5, event_type::iteration_finished, "transpose", 1, no_branch, no_gpu,
+  EXPECT_EQ(show(campaign_event(5, event_type::iteration_finished, "transpose", 1, no_branch, no_gpu,
                       detail{}.add("champion", true).add("best_s", 2e-3).json())),
             "progress: transpose iteration 1: best 2.000 ms (2.00x), a new champion");
-  EXPECT_EQ(show(make(6, event_type::runner_restarted, {}, no_iter, no_branch, 1,
+  EXPECT_EQ(show(campaign_event(6, event_type::runner_restarted, {}, no_iter, no_branch, 1,
                       detail{}.add("reason", "watchdog").json())),
             "progress: #6 21:00:06 runner_restarted nightly gpu 1: reason=watchdog");
-  EXPECT_EQ(show(make(7, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
+  EXPECT_EQ(show(campaign_event(7, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
                       detail{}.add("stop", "near_peak").add("best_s", 1e-3).add("baseline_s", 4e-3).json())),
             "progress: transpose finished (near_peak): best 1.000 ms (4.00x)");
-  EXPECT_EQ(show(make(9, event_type::campaign_finished, {}, no_iter, no_branch, no_gpu,
+  EXPECT_EQ(show(campaign_event(9, event_type::campaign_finished, {}, no_iter, no_branch, no_gpu,
                       detail{}.add("reason", "").json())),
             "progress: campaign nightly finished after 0:00:08");
 }
@@ -115,10 +104,10 @@ TEST(ProgressLines, AJobWithMeasurementsButNoChampionNamesItsFastest) {
     view.apply(e);
     return render_progress_line(view, e);
   };
-  show(make(1, event_type::campaign_started));
-  show(make(2, event_type::job_started, "transpose"));
-  show(make(3, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 1.1e-3).json()));
-  EXPECT_EQ(show(make(4, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
+  show(campaign_event(1, event_type::campaign_started));
+  show(campaign_event(2, event_type::job_started, "transpose"));
+  show(campaign_event(3, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 1.1e-3).json()));
+  EXPECT_EQ(show(campaign_event(4, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
                       detail{}.add("stop", "done").json())),
             "progress: transpose finished (done): fastest 1.100 ms, 1 measured");
 }

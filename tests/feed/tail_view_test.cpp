@@ -1,5 +1,7 @@
 #include "feed/tail_view.hpp"
 
+#include "tests/feed/campaign_events.hpp"
+
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
@@ -8,27 +10,17 @@
 namespace warpforge::feed {
 namespace {
 
+constexpr double start_ts = testing::campaign_start_ts;
+
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr double start_ts = 1764018000.0; // 2025-11-24 21:00:00 UTC [s]
 
 /// Builds events with increasing seq and ts, as the store would number them.
 class timeline {
 public:
   event& add(event_type type, std::string job = {}, std::int64_t iter = no_iter,
              std::int64_t branch = no_branch, int gpu = no_gpu, std::string detail_json = "{}") {
-    event e;
-    e.seq = ++seq_;
-    e.ts = start_ts + static_cast<double>(seq_);
-    e.type = type;
-    e.campaign = "nightly";
-    e.job = std::move(job);
-    e.iter = iter;
-    e.branch = branch;
-    e.gpu = gpu;
-    e.detail_json = std::move(detail_json);
-    events_.push_back(std::move(e));
+    events_.push_back(testing::campaign_event(++seq_, type, std::move(job), iter, branch, gpu, std::move(detail_json)));
     return events_.back();
   }
   const std::vector<event>& events() const { return events_; }
