@@ -2,6 +2,7 @@
 
 #include "storage/migrations.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -198,6 +199,19 @@ expected<artifact_row, store_error> read_artifact(const statement& s) {
                       s.column_double(6)};
 }
 
+constexpr std::string_view llm_call_columns =
+    "id, job_id, iteration, seq, purpose, model, outcome, input_tokens, output_tokens, "
+    "cache_read_tokens, cache_write_tokens, cost_usd, seconds, attempts, transcript, created_at";
+
+expected<llm_call_row, store_error> read_llm_call(const statement& s) {
+  return llm_call_row{s.column_int64(0),   s.column_int64(1),   s.column_int64(2),
+                      s.column_int64(3),   s.column_text(4),    s.column_text(5),
+                      s.column_text(6),    s.column_int64(7),   s.column_int64(8),
+                      s.column_int64(9),   s.column_int64(10),  s.column_double(11),
+                      s.column_double(12), s.column_int64(13),  s.column_text(14),
+                      s.column_double(15)};
+}
+
 std::string select_from(std::string_view columns, std::string_view rest) {
   std::string sql{"SELECT "};
   sql += columns;
@@ -217,6 +231,30 @@ std::optional<std::string> invalid_artifact_path(const std::string& text) {
     if (part == "..")
       return "'" + text + "' leaves the run directory (..)";
   return std::nullopt;
+}
+
+/// Each job's llm_calls of the campaign, summed (jobs without a call are absent).
+expected<std::map<row_id, llm_spend>, store_error> spend_by_job(connection& conn, row_id campaign_id) {
+  auto stmt = conn.prepare(
+      "SELECT c.job_id, count(*), sum(c.outcome <> 'ok'), sum(c.input_tokens), "
+      "sum(c.output_tokens), sum(c.cache_read_tokens), sum(c.cache_write_tokens), "
+      "sum(c.cost_usd), sum(c.seconds) FROM llm_calls c JOIN jobs j ON c.job_id = j.id "
+      "WHERE j.campaign_id = ? GROUP BY c.job_id");
+  if (!stmt)
+    return unexpected{std::move(stmt).error()};
+  stmt->bind(1, campaign_id);
+  std::map<row_id, llm_spend> spend;
+  for (;;) {
+    auto step = stmt->step();
+    if (!step)
+      return unexpected{std::move(step).error()};
+    if (*step == step_result::done)
+      return spend;
+    spend[stmt->column_int64(0)] =
+        llm_spend{stmt->column_int64(1),  stmt->column_int64(2),  stmt->column_int64(3),
+                  stmt->column_int64(4),  stmt->column_int64(5),  stmt->column_int64(6),
+                  stmt->column_double(7), stmt->column_double(8)};
+  }
 }
 
 } // namespace
@@ -721,6 +759,61 @@ expected<std::vector<artifact_row>, store_error> database::load_artifacts() {
   });
 }
 
+// --- llm_calls ---------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::insert_llm_call(const llm_call_row& row) {
+  return named("insert_llm_call", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO llm_calls (job_id, iteration, seq, purpose, model, outcome, input_tokens, "
+        "output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, seconds, attempts, "
+        "transcript, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (job_id, iteration, seq) DO UPDATE SET purpose = excluded.purpose, "
+        "model = excluded.model, outcome = excluded.outcome, input_tokens = excluded.input_tokens, "
+        "output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens, "
+        "cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd, "
+        "seconds = excluded.seconds, attempts = excluded.attempts, "
+        "transcript = excluded.transcript, created_at = excluded.created_at "
+        "RETURNING id");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, row.job_id)
+        .bind(2, row.iteration)
+        .bind(3, row.seq)
+        .bind(4, row.purpose)
+        .bind(5, row.model)
+        .bind(6, row.outcome)
+        .bind(7, row.input_tokens)
+        .bind(8, row.output_tokens)
+        .bind(9, row.cache_read_tokens)
+        .bind(10, row.cache_write_tokens)
+        .bind(11, row.cost_usd)
+        .bind(12, row.seconds)
+        .bind(13, row.attempts)
+        .bind(14, row.transcript)
+        .bind(15, row.created_at);
+    auto read_id = [](const statement& s) -> expected<row_id, store_error> {
+      return s.column_int64(0);
+    };
+    auto id = only_row<row_id>(*stmt, read_id, "id returned");
+    if (!id)
+      return id;
+    if (auto r = stmt->run(); !r) // step past RETURNING's row so the statement completes
+      return unexpected{r.error()};
+    return id;
+  });
+}
+
+expected<std::vector<llm_call_row>, store_error> database::load_llm_calls(row_id job_id) {
+  return named("load_llm_calls", [&]() -> expected<std::vector<llm_call_row>, store_error> {
+    auto stmt = conn_.prepare(select_from(
+        llm_call_columns, "FROM llm_calls WHERE job_id = ? ORDER BY iteration, seq"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, job_id);
+    return collect<llm_call_row>(*stmt, read_llm_call);
+  });
+}
+
 // --- status ------------------------------------------------------------------------------------
 
 expected<campaign_summary, store_error> database::load_campaign_summary() {
@@ -792,6 +885,11 @@ expected<campaign_summary, store_error> database::summarize(row_id campaign_id) 
     else
       summary.branches_pending = counts->column_int64(1);
   }
+
+  auto spend = spend_by_job(conn_, campaign_id);
+  if (!spend)
+    return unexpected{std::move(spend).error()};
+  summary.llm_by_job = std::move(*spend);
 
   auto last = conn_.prepare("SELECT seq, ts FROM events ORDER BY seq DESC LIMIT 1");
   if (!last)

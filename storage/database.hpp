@@ -134,6 +134,13 @@ public:
   /// Every artifact in insertion order.
   expected<std::vector<artifact_row>, store_error> load_artifacts();
 
+  // llm_calls ------------------------------------------------------------------------------------
+  /// Records one model call; writing the same (job_id, iteration, seq) again replaces that row
+  /// and returns the same id.
+  expected<row_id, store_error> insert_llm_call(const llm_call_row& row);
+  /// The job's model calls by iteration, then seq.
+  expected<std::vector<llm_call_row>, store_error> load_llm_calls(row_id job_id);
+
   // status ---------------------------------------------------------------------------------------
   /// The summary of the most recent campaign (not_found when there is none), read in one
   /// snapshot.

@@ -115,8 +115,35 @@ CREATE TABLE artifacts (
 CREATE INDEX artifacts_by_branch ON artifacts(branch_id);
 )sql";
 
+// Version 2: what the llm proposer spent, one row per request to a language model (issue 11).
+// Keyed by the job, the iteration the proposal fills and the call's place in it, so a repeated
+// write replaces its row. No reference to iterations: a proposal's calls come before its
+// iteration's row, and a proposal that yields nothing may never make one.
+constexpr std::string_view schema_v2 = R"sql(
+CREATE TABLE llm_calls (
+  id                 INTEGER PRIMARY KEY,
+  job_id             INTEGER NOT NULL REFERENCES jobs(id),
+  iteration          INTEGER NOT NULL CHECK (iteration > 0),
+  seq                INTEGER NOT NULL CHECK (seq > 0),
+  purpose            TEXT NOT NULL,
+  model              TEXT NOT NULL,
+  outcome            TEXT NOT NULL,
+  input_tokens       INTEGER NOT NULL DEFAULT 0,
+  output_tokens      INTEGER NOT NULL DEFAULT 0,
+  cache_read_tokens  INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd           REAL NOT NULL DEFAULT 0,
+  seconds            REAL NOT NULL DEFAULT 0,
+  attempts           INTEGER NOT NULL DEFAULT 0,
+  transcript         TEXT NOT NULL DEFAULT '',
+  created_at         REAL NOT NULL,
+  UNIQUE (job_id, iteration, seq)
+);
+)sql";
+
 constexpr std::array warpforge_migrations{
     migration{1, "create the run database", schema_v1},
+    migration{2, "add llm_calls", schema_v2},
 };
 
 void check_numbering(std::span<const migration> migrations) {

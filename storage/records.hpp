@@ -110,4 +110,25 @@ struct measurement_record {
   friend bool operator==(const measurement_record&, const measurement_record&) = default;
 };
 
+/// One request to a language model while proposing (pipeline::model_call) for a job's iteration.
+/// Keyed by (job_id, iteration, seq): a second write of the same key replaces the first, so a
+/// repeated write (a store restart, a resumed campaign) leaves one row.
+struct llm_call_record {
+  std::int64_t job_id = 0;
+  std::int64_t iteration = 0;           // 1-based: the iteration the proposal fills
+  std::int64_t seq = 0;                 // 1-based place of the call in the proposal's calls
+  std::string purpose;                  // judge, compact, propose, reask, fix_compile, fix_correctness
+  std::string model;                    // as the provider named it
+  std::string outcome;                  // "ok", or the error's kind (rate_limited, ...)
+  std::int64_t input_tokens = 0;        // tokens, cache reads and writes excluded
+  std::int64_t output_tokens = 0;       // tokens
+  std::int64_t cache_read_tokens = 0;   // tokens
+  std::int64_t cache_write_tokens = 0;  // tokens
+  double cost_usd = 0;                  // dollars (0: a local or unpriced model)
+  double seconds = 0;                   // wall time, retries and continuations included
+  std::int64_t attempts = 0;            // HTTP requests it took
+  std::string transcript;               // its file, relative to the run directory
+  friend bool operator==(const llm_call_record&, const llm_call_record&) = default;
+};
+
 } // namespace warpforge::storage

@@ -123,8 +123,42 @@ struct artifact_row {
   unix_seconds created_at = 0;
 };
 
+/// llm_calls: one request to a language model while proposing an iteration of a job;
+/// (job_id, iteration, seq) is unique.
+struct llm_call_row {
+  row_id id = 0;
+  row_id job_id = 0;
+  std::int64_t iteration = 0;                ///< 1-based: the iteration the proposal fills
+  std::int64_t seq = 0;                      ///< 1-based place of the call in the proposal
+  std::string purpose;                       ///< judge, compact, propose, reask, fix_compile, fix_correctness
+  std::string model;                         ///< as the provider named it
+  std::string outcome;                       ///< "ok", or the error's kind (rate_limited, ...)
+  std::int64_t input_tokens = 0;             ///< tokens, cache reads and writes excluded
+  std::int64_t output_tokens = 0;            ///< tokens
+  std::int64_t cache_read_tokens = 0;        ///< tokens read from the provider's prompt cache
+  std::int64_t cache_write_tokens = 0;       ///< tokens written to it
+  double cost_usd = 0;                       ///< dollars, from the price table (0: unpriced)
+  double seconds = 0;                        ///< wall time, retries and continuations included
+  std::int64_t attempts = 0;                 ///< HTTP requests it took
+  std::string transcript;                    ///< its file, relative to the run directory
+  unix_seconds created_at = 0;               ///< when it was (last) written
+};
+
+/// A sum over llm_calls rows: what a job (or a campaign) spent on language models.
+struct llm_spend {
+  std::int64_t calls = 0;
+  std::int64_t failed_calls = 0;             ///< calls whose outcome is not "ok"
+  std::int64_t input_tokens = 0;             ///< tokens
+  std::int64_t output_tokens = 0;            ///< tokens
+  std::int64_t cache_read_tokens = 0;        ///< tokens
+  std::int64_t cache_write_tokens = 0;       ///< tokens
+  double cost_usd = 0;                       ///< dollars
+  double seconds = 0;                        ///< wall time summed over the calls (they may overlap)
+  friend bool operator==(const llm_spend&, const llm_spend&) = default;
+};
+
 /// What `warpforge status` shows: one campaign, its jobs, its branches by outcome, the feed's
-/// progress.
+/// progress, and what each job spent on language models.
 struct campaign_summary {
   campaign_row campaign;
   std::vector<job_row> jobs;                             ///< in insertion order
@@ -132,6 +166,7 @@ struct campaign_summary {
   std::int64_t branches_pending = 0;                     ///< branches with no outcome yet
   std::optional<std::int64_t> last_event_seq;            ///< empty when no event was stored
   std::optional<unix_seconds> last_event_ts;
+  std::map<row_id, llm_spend> llm_by_job;                ///< jobs with at least one model call
 };
 
 } // namespace warpforge::storage

@@ -471,6 +471,113 @@ TEST_F(Database, TheCampaignSummaryCountsJobsBranchesAndEvents) {
   EXPECT_EQ(latest.branch_outcomes.at(branch_outcome::passed), 0);
 }
 
+llm_call_row sample_call(row_id job_id, std::int64_t iteration, std::int64_t seq) {
+  llm_call_row row;
+  row.job_id = job_id;
+  row.iteration = iteration;
+  row.seq = seq;
+  row.purpose = "propose";
+  row.model = "claude-sonnet-4-5";
+  row.outcome = "ok";
+  row.input_tokens = 1000 * seq + iteration;
+  row.output_tokens = 200 * seq;
+  row.cache_read_tokens = 30 * seq;
+  row.cache_write_tokens = 4 * seq;
+  row.cost_usd = 0.01 * static_cast<double>(seq);
+  row.seconds = 1.5 * static_cast<double>(seq);
+  row.attempts = seq;
+  row.transcript = "jobs/gemm/iter-" + std::to_string(iteration) + "/llm/call-" + std::to_string(seq) + ".json";
+  row.created_at = 1700000010.0 + static_cast<double>(seq);
+  return row;
+}
+
+TEST_F(Database, LlmCallsRoundTripByIterationThenSeq) {
+  make_iteration();
+  const auto late = sample_call(job_id_, 2, 1);
+  const auto second = sample_call(job_id_, 1, 2);
+  auto first = sample_call(job_id_, 1, 1);
+  first.purpose = "judge";
+  first.outcome = "rate_limited";
+  for (const auto& row : {late, second, first})
+    must(db_->insert_llm_call(row));
+
+  auto calls = must(db_->load_llm_calls(job_id_));
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(std::make_pair(calls[0].iteration, calls[0].seq), std::make_pair(std::int64_t{1}, std::int64_t{1}));
+  EXPECT_EQ(std::make_pair(calls[1].iteration, calls[1].seq), std::make_pair(std::int64_t{1}, std::int64_t{2}));
+  EXPECT_EQ(std::make_pair(calls[2].iteration, calls[2].seq), std::make_pair(std::int64_t{2}, std::int64_t{1}));
+  const auto& read = calls[0];
+  EXPECT_GT(read.id, 0);
+  EXPECT_EQ(read.job_id, job_id_);
+  EXPECT_EQ(read.purpose, "judge");
+  EXPECT_EQ(read.model, first.model);
+  EXPECT_EQ(read.outcome, "rate_limited");
+  EXPECT_EQ(read.input_tokens, first.input_tokens);
+  EXPECT_EQ(read.output_tokens, first.output_tokens);
+  EXPECT_EQ(read.cache_read_tokens, first.cache_read_tokens);
+  EXPECT_EQ(read.cache_write_tokens, first.cache_write_tokens);
+  EXPECT_EQ(read.cost_usd, first.cost_usd);
+  EXPECT_EQ(read.seconds, first.seconds);
+  EXPECT_EQ(read.attempts, first.attempts);
+  EXPECT_EQ(read.transcript, first.transcript);
+  EXPECT_EQ(read.created_at, first.created_at);
+  EXPECT_TRUE(must(db_->load_llm_calls(job_id_ + 1)).empty());
+}
+
+TEST_F(Database, WritingTheSameLlmCallAgainReplacesItsRow) {
+  make_iteration();
+  auto call = sample_call(job_id_, 1, 1);
+  const auto id = must(db_->insert_llm_call(call));
+  call.outcome = "ok";
+  call.output_tokens = 777;
+  call.cost_usd = 0.5;
+  EXPECT_EQ(must(db_->insert_llm_call(call)), id);
+  auto calls = must(db_->load_llm_calls(job_id_));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].id, id);
+  EXPECT_EQ(calls[0].output_tokens, 777);
+  EXPECT_EQ(calls[0].cost_usd, 0.5);
+}
+
+TEST_F(Database, AnLlmCallNeedsAJobAndPositiveIterationAndSeq) {
+  make_iteration();
+  for (const auto& bad : {sample_call(job_id_ + 100, 1, 1), sample_call(job_id_, 0, 1), sample_call(job_id_, 1, 0)}) {
+    auto r = db_->insert_llm_call(bad);
+    ASSERT_FALSE(r) << bad.job_id << " " << bad.iteration << " " << bad.seq;
+    EXPECT_EQ(r.error().code, store_error_code::constraint) << to_string(r.error());
+    EXPECT_NE(r.error().message.find("insert_llm_call"), std::string::npos) << r.error().message;
+  }
+  EXPECT_TRUE(must(db_->load_llm_calls(job_id_)).empty());
+}
+
+TEST_F(Database, TheCampaignSummarySumsEachJobsLlmSpend) {
+  make_iteration();
+  const auto quiet = must(db_->insert_job(sample_job(campaign_id_, "softmax")));
+  auto failed = sample_call(job_id_, 1, 1);
+  failed.outcome = "overloaded";
+  must(db_->insert_llm_call(failed));
+  must(db_->insert_llm_call(sample_call(job_id_, 1, 2)));
+  must(db_->insert_llm_call(sample_call(job_id_, 2, 3)));
+  // Another campaign's calls stay out of this one's summary.
+  auto other = must(db_->insert_campaign(sample_campaign()));
+  auto other_job = must(db_->insert_job(sample_job(other, "gemm")));
+  must(db_->insert_llm_call(sample_call(other_job, 1, 1)));
+
+  auto summary = must(db_->load_campaign_summary(campaign_id_));
+  EXPECT_FALSE(summary.llm_by_job.contains(quiet)) << "a job without calls has no spend";
+  ASSERT_EQ(summary.llm_by_job.size(), 1u);
+  const auto& spend = summary.llm_by_job.at(job_id_);
+  EXPECT_EQ(spend.calls, 3);
+  EXPECT_EQ(spend.failed_calls, 1);
+  EXPECT_EQ(spend.input_tokens, (1000 + 1) + (2000 + 1) + (3000 + 2));
+  EXPECT_EQ(spend.output_tokens, 200 + 400 + 600);
+  EXPECT_EQ(spend.cache_read_tokens, 30 + 60 + 90);
+  EXPECT_EQ(spend.cache_write_tokens, 4 + 8 + 12);
+  EXPECT_NEAR(spend.cost_usd, 0.06, 1e-12);
+  EXPECT_NEAR(spend.seconds, 9.0, 1e-12);
+  EXPECT_EQ(must(db_->load_campaign_summary(other)).llm_by_job.at(other_job).calls, 1);
+}
+
 TEST_F(Database, ABatchRollsBackOnAnEarlyReturn) {
   auto write_some_then_fail = [&]() -> expected<void, store_error> {
     auto batch = db_->begin_batch();

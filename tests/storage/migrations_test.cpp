@@ -52,7 +52,7 @@ TEST(Migrations, ANewDatabaseIsCreatedAtTheLatestVersion) {
   EXPECT_EQ(query(conn, "SELECT max(version) FROM schema_migrations"),
             latest_version(all_migrations()));
   for (const char* table :
-       {"campaigns", "jobs", "iterations", "branches", "measurements", "events", "artifacts"})
+       {"campaigns", "jobs", "iterations", "branches", "measurements", "events", "artifacts", "llm_calls"})
     EXPECT_EQ(query(conn, std::string{"SELECT count(*) FROM sqlite_schema "
                                       "WHERE type = 'table' AND name = '"} +
                               table + "'"),
@@ -104,6 +104,31 @@ TEST(Migrations, MigratingFromAnOlderVersionPreservesItsData) {
   EXPECT_EQ(query(conn, "SELECT seq FROM events WHERE type = 'campaign.started'"), 1);
   EXPECT_EQ(query(conn, "SELECT count(*) FROM schema_migrations"), latest_version(newer));
   EXPECT_EQ(*schema_version(conn), latest_version(newer));
+}
+
+TEST(Migrations, MigrationTwoGivesAVersionOneRunItsLlmCallsTableAndKeepsItsRows) {
+  testing::scratch_directory dir;
+  auto conn = open_file(dir / "run.db");
+  ASSERT_TRUE(migrate(conn, all_migrations().first(1)));
+  ASSERT_TRUE(conn.exec(
+      "INSERT INTO campaigns (name, spec_path, spec_toml, run_dir, state, created_at, updated_at) "
+      "VALUES ('night', 'c.toml', 'x = 1', '/runs/night', 'interrupted', 1.0, 2.0);"
+      "INSERT INTO jobs (campaign_id, name, problem_path, state, updated_at) "
+      "VALUES (1, 'gemm', 'gemm.toml', 'running', 2.0);"));
+  EXPECT_EQ(query(conn, "SELECT count(*) FROM sqlite_schema WHERE name = 'llm_calls'"), 0);
+
+  auto result = migrate(conn, all_migrations().first(2));
+  ASSERT_TRUE(result) << to_string(result.error());
+  EXPECT_EQ(result->from_version, 1);
+  EXPECT_EQ(result->to_version, 2);
+  EXPECT_EQ(query(conn, "SELECT count(*) FROM jobs WHERE name = 'gemm'"), 1);
+  ASSERT_TRUE(conn.exec("INSERT INTO llm_calls (job_id, iteration, seq, purpose, model, outcome, created_at) "
+                        "VALUES (1, 1, 1, 'propose', 'm', 'ok', 3.0)"));
+  EXPECT_EQ(query(conn, "SELECT input_tokens + cost_usd + attempts FROM llm_calls"), 0)
+      << "the counters default to 0";
+  // (job, iteration, seq) names one call.
+  EXPECT_FALSE(conn.exec("INSERT INTO llm_calls (job_id, iteration, seq, purpose, model, outcome, created_at) "
+                         "VALUES (1, 1, 1, 'judge', 'm', 'ok', 4.0)"));
 }
 
 TEST(Migrations, AFailedMigrationRollsBackAndNamesItself) {
