@@ -7,6 +7,8 @@
 //   address   predicate  opcode . modifiers   operands
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +47,9 @@ struct sass_kernel {
   std::string arch;                          // "sm_90a"; empty when the dump did not say
   std::uint32_t line = 0;                    // 1-based line where its code starts
   std::vector<sass_instruction> instructions; // in address order
+  /// nvdisasm's branch labels (".L_x_4") -> the address of the instruction after them; branch
+  /// targets are printed as `(.L_x_4) there, as hex addresses by cuobjdump (sass/structure.hpp).
+  std::map<std::string, std::uint64_t, std::less<>> labels;
 };
 
 /// A parsed dump of one CUBIN (or of every CUBIN of a fat binary, for cuobjdump).

@@ -1,5 +1,7 @@
 #include "sass/method_check.hpp"
 
+#include "sass/structure.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -15,6 +17,7 @@ struct scoped_instruction {
 
 /// The instructions a check looks at, or why there are none to look at.
 struct scope {
+  std::vector<const sass_kernel*> kernels;
   std::vector<scoped_instruction> instructions;
   std::optional<std::string> unavailable; // set: nothing to look at, and why
 };
@@ -47,6 +50,7 @@ scope collect(const disassembly& listing, const check_options& options) {
     for (const auto& kernel : listing.kernels)
       kernels.push_back(&kernel);
   }
+  result.kernels = kernels;
   for (const sass_kernel* kernel : kernels)
     for (const auto& instruction : kernel->instructions)
       if (options.count_never_executed || !instruction.never_executes())
@@ -79,10 +83,33 @@ std::optional<method_check> answer_without_code(const signature_table& table,
   return std::nullopt;
 }
 
-method_check check_one(const method_signature& signature, const scope& in_scope,
-                       const check_options& options) {
-  method_check check;
-  check.id = signature.id;
+/// The scope narrowed to the kernels whose symbol matches one of the signature's symbol patterns
+/// (all of it when the signature names none).
+scope narrow_to_symbols(const method_signature& signature, const scope& in_scope) {
+  if (signature.symbols.empty())
+    return in_scope;
+  scope narrowed;
+  for (const sass_kernel* kernel : in_scope.kernels)
+    if (std::any_of(signature.symbols.begin(), signature.symbols.end(),
+                    [&](const signature_pattern& p) { return p.matches(kernel->name); }))
+      narrowed.kernels.push_back(kernel);
+  for (const auto& item : in_scope.instructions)
+    if (std::find(narrowed.kernels.begin(), narrowed.kernels.end(), item.kernel) !=
+        narrowed.kernels.end())
+      narrowed.instructions.push_back(item);
+  return narrowed;
+}
+
+std::vector<std::string> texts_of(const std::vector<signature_pattern>& patterns) {
+  std::vector<std::string> texts;
+  for (const auto& pattern : patterns)
+    texts.push_back(pattern.text());
+  return texts;
+}
+
+/// The opcode patterns over every instruction in scope (structure = none).
+void check_opcode_patterns(const method_signature& signature, const scope& in_scope,
+                           const check_options& options, method_check& check) {
   for (const auto& pattern : signature.patterns) {
     bool found = false;
     for (const auto& item : in_scope.instructions) {
@@ -97,20 +124,91 @@ method_check check_one(const method_signature& signature, const scope& in_scope,
     }
     (found ? check.patterns_found : check.patterns_missing).push_back(pattern.text());
   }
+}
+
+structure_finding analyse(const method_signature& signature, const sass_kernel& kernel,
+                          const std::vector<std::string>& mnemonics) {
+  switch (signature.structure) {
+    case signature_structure::same_loop:
+      return find_same_loop(kernel, signature.patterns, mnemonics);
+    case signature_structure::register_tile:
+      return find_register_tile(kernel, signature.patterns, mnemonics, signature.min_chains);
+    case signature_structure::epilogue: return find_epilogue(kernel, signature.patterns, mnemonics);
+    case signature_structure::accumulator_store:
+      return find_accumulator_store(kernel, signature.patterns, mnemonics);
+    case signature_structure::staged: return find_staged(kernel, signature.patterns, mnemonics);
+    case signature_structure::none: break;
+  }
+  return {};
+}
+
+/// A structural signature, kernel by kernel: present when one kernel shows the structure.
+/// Returns whether it matched; `detail` says what was found or missing.
+bool check_structure(const method_signature& signature, const scope& in_scope,
+                     const check_options& options, method_check& check, std::string& detail) {
+  for (const sass_kernel* kernel : in_scope.kernels) {
+    std::vector<std::string> mnemonics;
+    for (const auto& instruction : kernel->instructions)
+      mnemonics.push_back(instruction.mnemonic());
+    const auto finding = analyse(signature, *kernel, mnemonics);
+    detail = finding.detail;
+    if (!finding.present)
+      continue;
+    check.match_count = finding.evidence.size();
+    for (std::size_t index : finding.evidence) {
+      if (check.matches.size() >= options.quoted_matches)
+        break;
+      const auto& instruction = kernel->instructions[index];
+      check.matches.push_back({kernel->name, instruction.address, instruction.text,
+                               std::string{to_string(signature.structure)}, instruction.line});
+    }
+    check.patterns_found = texts_of(signature.patterns);
+    return true;
+  }
+  check.patterns_missing = texts_of(signature.patterns);
+  return false;
+}
+
+method_check check_one(const method_signature& signature, const scope& full_scope,
+                       const check_options& options) {
+  method_check check;
+  check.id = signature.id;
+  const scope in_scope = narrow_to_symbols(signature, full_scope);
+  if (in_scope.kernels.empty()) {
+    check.presence = method_presence::absent;
+    check.reason = "no kernel's symbol matches " + join_names(texts_of(signature.symbols));
+    return check;
+  }
+  std::string detail;
+  bool matched = true;
+  if (signature.structure != signature_structure::none) {
+    matched = check_structure(signature, in_scope, options, check, detail);
+  } else if (!signature.patterns.empty()) {
+    check_opcode_patterns(signature, in_scope, options, check);
+    matched = signature.match == match_mode::any ? !check.patterns_found.empty()
+                                                 : check.patterns_missing.empty();
+  } else { // the symbol alone decides: quote the kernel
+    const sass_kernel* kernel = in_scope.kernels.front();
+    check.match_count = in_scope.kernels.size();
+    check.matches.push_back({kernel->name, 0, "symbol " + kernel->name,
+                             join_names(texts_of(signature.symbols)), kernel->line});
+    detail = "the kernel's symbol names it";
+  }
   for (const auto& pattern : signature.forbid)
     if (std::any_of(in_scope.instructions.begin(), in_scope.instructions.end(),
                     [&](const scoped_instruction& item) { return pattern.matches(item.mnemonic); }))
       check.forbidden_found.push_back(pattern.text());
 
-  const bool matched = signature.match == match_mode::any ? !check.patterns_found.empty()
-                                                          : check.patterns_missing.empty();
   if (matched && check.forbidden_found.empty()) {
     check.presence = method_presence::present;
-    check.reason = signature.reason;
+    check.reason = detail.empty() ? signature.reason
+                                  : detail + (signature.reason.empty() ? "" : "; " + signature.reason);
     return check;
   }
   check.presence = method_presence::absent;
-  if (!matched)
+  if (!matched && signature.structure != signature_structure::none)
+    check.reason = detail;
+  else if (!matched)
     check.reason = signature.match == match_mode::any
                        ? "no instruction matches any of " + join_names(check.patterns_missing)
                        : "no instruction matches " + join_names(check.patterns_missing) +

@@ -56,6 +56,13 @@ std::vector<std::string> split_operands(std::string_view text) {
   return operands;
 }
 
+/// ".L_x_4:": a branch label of nvdisasm's listing (one word ending in ':', not a directive).
+bool is_label(std::string_view line) {
+  return line.size() > 1 && line.back() == ':' && line.front() == '.' &&
+         line.find_first_of(whitespace) == std::string_view::npos &&
+         !line.starts_with(".text.");
+}
+
 /// What one line of a dump is.
 enum class line_kind { instruction, malformed_instruction, other };
 
@@ -183,6 +190,7 @@ expected<disassembly, sass_parse_error> parse_sass(std::string_view text, sass_f
   result.format = format;
   std::string arch;
   sass_kernel* current = nullptr;
+  std::vector<std::string> pending_labels; // labels waiting for the instruction they name
   std::uint32_t line_number = 0;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -203,6 +211,12 @@ expected<disassembly, sass_parse_error> parse_sass(std::string_view text, sass_f
         result.kernels.push_back(sass_kernel{std::string{*name}, arch, line_number, {}});
         current = &result.kernels.back();
       }
+      pending_labels.clear();
+      continue;
+    }
+    if (is_label(line)) {
+      if (current != nullptr)
+        pending_labels.emplace_back(line.substr(0, line.size() - 1));
       continue;
     }
     if (starts_with_word(line, "code") && line.find(" for ") != std::string_view::npos) {
@@ -231,6 +245,9 @@ expected<disassembly, sass_parse_error> parse_sass(std::string_view text, sass_f
                            (format == sass_format::cuobjdump ? "'Function : <name>'"
                                                              : "'.section .text.<name>'") +
                            ")"});
+    for (auto& label : pending_labels)
+      current->labels.emplace(std::move(label), parsed.instruction.address);
+    pending_labels.clear();
     current->instructions.push_back(std::move(parsed.instruction));
   }
   return result;

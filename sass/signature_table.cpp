@@ -22,8 +22,8 @@ namespace {
 using toml_reader::presence;
 
 constexpr std::array<std::string_view, 1> root_keys{"signature"};
-constexpr std::array<std::string_view, 6> entry_keys{"id",     "verify", "match",
-                                                     "patterns", "forbid", "reason"};
+constexpr std::array<std::string_view, 9> entry_keys{
+    "id", "verify", "match", "patterns", "forbid", "reason", "structure", "min_chains", "symbols"};
 
 /// Compiles each placed pattern, reporting bad ones at their place.
 std::vector<signature_pattern> compile_all(toml_reader::reader& reader,
@@ -47,6 +47,55 @@ std::vector<signature_pattern> compile_all(toml_reader::reader& reader,
     patterns.push_back(std::move(*compiled));
   }
   return patterns;
+}
+
+/// The structure, min_chains, symbols, patterns and forbid of one entry, checked against its
+/// verify mode. `verify_known`: false when verify was unreadable (reported; no cascade here).
+void read_patterns(toml_reader::reader& reader, const toml::table& entry, const std::string& path,
+                   method_signature& signature, bool verify_known) {
+  if (auto structure = reader.enumeration(entry, path, "structure", presence::optional,
+                                          all_signature_structures,
+                                          &signature_structure_from_string))
+    signature.structure = *structure;
+  if (auto chains = reader.integer(entry, path, "min_chains", presence::optional)) {
+    if (*chains < 1 || signature.structure != signature_structure::register_tile)
+      reader.error(entry.get("min_chains")->source(), path + ".min_chains",
+                   "min_chains is a count of at least 1, for structure = \"register_tile\"");
+    else
+      signature.min_chains = static_cast<std::uint32_t>(*chains);
+  } else if (signature.structure == signature_structure::register_tile) {
+    reader.error(entry.source(), path + ".min_chains", "missing; register_tile needs a count");
+  }
+  const auto patterns = reader.strings(entry, path, "patterns", presence::optional);
+  const auto forbid = reader.strings(entry, path, "forbid", presence::optional);
+  const auto symbols = reader.strings(entry, path, "symbols", presence::optional);
+  if (!verify_known)
+    return;
+  if (signature.verify == verify_mode::runtime) {
+    if (patterns || forbid || symbols || entry.contains("structure"))
+      reader.error(entry.source(), path,
+                   "verify = \"runtime\" takes no patterns, forbid, symbols or structure",
+                   "remove them, or set verify = \"sass\"");
+    if (signature.reason.empty())
+      reader.error(entry.source(), path + ".reason",
+                   "missing; a runtime signature says why SASS cannot show the method");
+    return;
+  }
+  if (patterns)
+    signature.patterns = compile_all(reader, *patterns, path + ".patterns");
+  if (forbid)
+    signature.forbid = compile_all(reader, *forbid, path + ".forbid");
+  if (symbols)
+    signature.symbols = compile_all(reader, *symbols, path + ".symbols");
+  const bool no_patterns = entry.get("patterns") == nullptr || (patterns && patterns->empty());
+  if (no_patterns && (!symbols || symbols->empty()))
+    reader.error(entry.source(), path + ".patterns",
+                 "missing or empty; a sass signature needs at least one pattern (or symbols)",
+                 "or set verify = \"runtime\" with a reason");
+  else if (no_patterns && signature.structure != signature_structure::none)
+    reader.error(entry.source(), path + ".patterns",
+                 "structure = \"" + std::string{to_string(signature.structure)} +
+                   "\" needs patterns");
 }
 
 } // namespace
@@ -78,6 +127,25 @@ std::optional<verify_mode> verify_mode_from_string(std::string_view text) {
   for (auto mode : all_verify_modes)
     if (to_string(mode) == text)
       return mode;
+  return std::nullopt;
+}
+
+std::string_view to_string(signature_structure structure) {
+  switch (structure) {
+    case signature_structure::none: return "none";
+    case signature_structure::same_loop: return "same_loop";
+    case signature_structure::register_tile: return "register_tile";
+    case signature_structure::epilogue: return "epilogue";
+    case signature_structure::accumulator_store: return "accumulator_store";
+    case signature_structure::staged: return "staged";
+  }
+  return "unknown";
+}
+
+std::optional<signature_structure> signature_structure_from_string(std::string_view text) {
+  for (auto structure : all_signature_structures)
+    if (to_string(structure) == text)
+      return structure;
   return std::nullopt;
 }
 
@@ -158,28 +226,7 @@ expected<signature_table, toml_reader::placed_errors> signature_table::parse(std
     if (auto reason = reader.string(entry, path, "reason", presence::optional))
       signature.reason = *reason;
 
-    const bool runtime = signature.verify == verify_mode::runtime;
-    const auto patterns = reader.strings(entry, path, "patterns", presence::optional);
-    const auto forbid = reader.strings(entry, path, "forbid", presence::optional);
-    if (!verify && entry.contains("verify")) {
-      // An unknown verify is reported above; what the entry needs depends on it: no cascade.
-    } else if (runtime) {
-      if (patterns || forbid)
-        reader.error(entry.source(), path, "verify = \"runtime\" takes no patterns or forbid",
-                     "remove them, or set verify = \"sass\"");
-      if (signature.reason.empty())
-        reader.error(entry.source(), path + ".reason",
-                     "missing; a runtime signature says why SASS cannot show the method");
-    } else {
-      if (patterns)
-        signature.patterns = compile_all(reader, *patterns, path + ".patterns");
-      if (forbid)
-        signature.forbid = compile_all(reader, *forbid, path + ".forbid");
-      if (entry.get("patterns") == nullptr || (patterns && patterns->empty()))
-        reader.error(entry.source(), path + ".patterns",
-                     "missing or empty; a sass signature needs at least one pattern",
-                     "or set verify = \"runtime\" with a reason");
-    }
+    read_patterns(reader, entry, path, signature, verify.has_value() || !entry.contains("verify"));
     table.signatures_.push_back(std::move(signature));
   }
   if (!errors.empty()) {

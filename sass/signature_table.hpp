@@ -32,13 +32,29 @@ enum class verify_mode {
   runtime, // host-side, launch-time or address-pattern methods: a check says not_checkable
 };
 
+/// What the patterns must show beyond appearing somewhere in the kernel (sass/structure.hpp).
+enum class signature_structure {
+  none,              // the patterns alone decide (match = any / all over the kernel)
+  same_loop,         // every pattern matches inside one loop body
+  register_tile,     // one loop body holds >= min_chains independent multiply-add chains
+  epilogue,          // arithmetic (the patterns) between a main loop's accumulator and a store
+  accumulator_store, // a store matching the patterns writes a multiply-add accumulator
+  staged,            // global data staged in shared memory, read by a matching instruction
+};
+
 inline constexpr match_mode all_match_modes[] = {match_mode::any, match_mode::all};
 inline constexpr verify_mode all_verify_modes[] = {verify_mode::sass, verify_mode::runtime};
+inline constexpr signature_structure all_signature_structures[] = {
+    signature_structure::none,     signature_structure::same_loop,
+    signature_structure::register_tile, signature_structure::epilogue,
+    signature_structure::accumulator_store, signature_structure::staged};
 
 std::string_view to_string(match_mode mode);
 std::optional<match_mode> match_mode_from_string(std::string_view text);
 std::string_view to_string(verify_mode mode);
 std::optional<verify_mode> verify_mode_from_string(std::string_view text);
+std::string_view to_string(signature_structure structure);
+std::optional<signature_structure> signature_structure_from_string(std::string_view text);
 
 /// A compiled regular expression (ECMAScript, case-insensitive); defined in the .cpp so that
 /// <regex> stays out of every includer.
@@ -67,8 +83,12 @@ struct method_signature {
   std::string id;                          // "memory.vectorized_access" or "spills"
   verify_mode verify = verify_mode::sass;
   match_mode match = match_mode::any;
-  std::vector<signature_pattern> patterns; // empty iff verify == runtime
+  std::vector<signature_pattern> patterns; // empty when verify == runtime, or symbols decide
   std::vector<signature_pattern> forbid;   // present only if none of these match
+  signature_structure structure = signature_structure::none;
+  std::uint32_t min_chains = 0;            // register_tile: independent accumulator chains
+  std::vector<signature_pattern> symbols;  // the kernel's symbol (mangled name) must match one;
+                                           // with no patterns, the symbol alone decides
   std::string reason;                      // runtime: why SASS cannot show it; sass: caveats
   std::uint32_t line = 0;                  // where the entry starts in its file (1-based)
 };

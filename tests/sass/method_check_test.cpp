@@ -258,7 +258,7 @@ TEST(SassMethodCheck, WithoutADisassemblerEveryCheckableMethodIsUnavailableNever
       EXPECT_NE(check.reason.find("no nvdisasm or cuobjdump on this host"), std::string::npos);
     }
   }
-  EXPECT_EQ(unavailable, 63u - 20u + 1u);
+  EXPECT_EQ(unavailable, 63u - 27u + 1u); // 27 runtime methods; "spills"
 
   const std::vector<std::string> opcodes{"LDG"};
   const auto opcodes_check = check_opcodes(listing, opcodes);
@@ -295,11 +295,11 @@ TEST(SassMethodCheck, AnIdOutsideTheTableIsAnUnknownMethod) {
 }
 
 TEST(SassMethodCheck, InstructionsThatNeverExecuteAreNoEvidence) {
-  const auto listing = listing_of({"@!PT LDS RZ, [RZ]", "@!PT LDS RZ, [RZ]", "EXIT"});
-  EXPECT_EQ(check_one(listing, "memory.tiling_smem").presence, method_presence::absent);
+  const auto listing = listing_of({"@!PT LDS RZ, [RZ]", "@!PT STS [RZ], RZ", "EXIT"});
+  EXPECT_EQ(check_one(listing, "smem_staging").presence, method_presence::absent);
   check_options options;
   options.count_never_executed = true;
-  const std::vector<std::string> ids{"memory.tiling_smem"};
+  const std::vector<std::string> ids{"smem_staging"};
   const auto counted = check_methods(listing, signature_table::builtin(), ids, options).at(0);
   EXPECT_EQ(counted.presence, method_presence::present);
   EXPECT_EQ(counted.match_count, 2u);
@@ -307,13 +307,15 @@ TEST(SassMethodCheck, InstructionsThatNeverExecuteAreNoEvidence) {
 }
 
 TEST(SassMethodCheck, AForbiddenInstructionMakesAMethodAbsent) {
-  // smem_register_spilling: shared memory in use and no local-memory spill traffic left.
-  const auto clean = listing_of({"STS [R2], R4", "LDS R5, [R2]", "EXIT"});
-  EXPECT_EQ(check_one(clean, "memory.smem_register_spilling").presence, method_presence::present);
-  const auto spilling = listing_of({"STS [R2], R4", "STL [R1], R6", "EXIT"});
-  const auto check = check_one(spilling, "memory.smem_register_spilling");
+  // ex2 replacement: MUFU.EX2 without the accurate expf's FFMA.RM rounding step.
+  const auto clean = listing_of({"FMUL R0, R2, 1.4426950216293334961", "MUFU.EX2 R6, R0", "EXIT"});
+  EXPECT_EQ(check_one(clean, "compute.mufu_ex2_softmax_replacement").presence,
+            method_presence::present);
+  const auto accurate = listing_of({"FFMA.SAT R3, R2, R5, 0.5", "FFMA.RM R3, R3, R7, 12582913",
+                                    "MUFU.EX2 R6, R0", "EXIT"});
+  const auto check = check_one(accurate, "compute.mufu_ex2_softmax_replacement");
   EXPECT_EQ(check.presence, method_presence::absent);
-  EXPECT_EQ(check.forbidden_found, std::vector<std::string>{"^(STL|LDL)\\b"});
+  EXPECT_EQ(check.forbidden_found, std::vector<std::string>{"^FFMA\\.RM\\b"});
   EXPECT_NE(check.reason.find("forbidden instructions present"), std::string::npos);
 }
 
