@@ -1,0 +1,309 @@
+#include "llm/reply/code_check.hpp"
+
+#include "llm/reply/source_text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+
+namespace warpforge::llm {
+
+namespace {
+
+// Collects one code's problems, placing each by offset and capping each fault's count.
+class collector {
+public:
+  collector(std::string_view code, std::string_view where) : code_(code), where_(where) {}
+
+  void add(reply_fault fault, std::size_t offset, std::string reason) {
+    if (++counts_[fault] > max_problems_per_fault)
+      return;
+    const auto at = source_text::position_of(code_, offset);
+    problems_.push_back({fault, where_ + " " + source_text::describe(at), std::move(reason)});
+  }
+  void add_unplaced(reply_fault fault, std::string reason) {
+    ++counts_[fault];
+    problems_.push_back({fault, where_, std::move(reason)});
+  }
+  std::vector<reply_problem> finish() && {
+    for (const auto& [fault, count] : counts_)
+      if (count > max_problems_per_fault)
+        problems_.push_back({fault, where_,
+                             std::to_string(count - max_problems_per_fault) + " more like the " +
+                               std::to_string(max_problems_per_fault) + " above"});
+    return std::move(problems_);
+  }
+
+private:
+  std::string_view code_;
+  std::string where_;
+  std::map<reply_fault, std::size_t> counts_;
+  std::vector<reply_problem> problems_;
+};
+
+std::string hex_byte(unsigned char byte) {
+  std::array<char, 8> text{};
+  std::snprintf(text.data(), text.size(), "0x%02X", byte);
+  return text.data();
+}
+
+// The code point of the UTF-8 sequence at `at` and its length, or nullopt if it is not one.
+std::optional<std::pair<std::uint32_t, std::size_t>> decode_utf8(std::string_view text,
+                                                                 std::size_t at) {
+  const auto lead = static_cast<unsigned char>(text[at]);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+  if (length == 0 || at + length > text.size())
+    return std::nullopt;
+  std::uint32_t point = lead & (0x7Fu >> length);
+  for (std::size_t i = 1; i < length; ++i) {
+    const auto next = static_cast<unsigned char>(text[at + i]);
+    if ((next & 0xC0) != 0x80)
+      return std::nullopt;
+    point = (point << 6) | (next & 0x3Fu);
+  }
+  return std::pair{point, length};
+}
+
+// What to write instead of a character models often put in code.
+std::string ascii_for(std::uint32_t point) {
+  switch (point) {
+  case 0x2018: case 0x2019: return "; write ' instead";
+  case 0x201C: case 0x201D: return "; write \" instead";
+  case 0x2013: case 0x2014: case 0x2212: return "; write - instead";
+  case 0x00D7: return "; write x or * instead";
+  case 0x2026: return "; write the code out in full (an ellipsis elides it)";
+  case 0x00A0: return "; write a plain space instead";
+  case 0x2264: return "; write <= instead";
+  case 0x2265: return "; write >= instead";
+  case 0x2192: return "; write -> instead";
+  default: return "; use ASCII only, in comments too";
+  }
+}
+
+void check_ascii(std::string_view code, collector& out) {
+  for (std::size_t i = 0; i < code.size();) {
+    const auto byte = static_cast<unsigned char>(code[i]);
+    if (byte < 0x80) {
+      ++i;
+      continue;
+    }
+    std::string reason = "non-ASCII byte " + hex_byte(byte);
+    std::size_t length = 1;
+    if (const auto decoded = decode_utf8(code, i)) {
+      std::array<char, 16> point{};
+      std::snprintf(point.data(), point.size(), "U+%04X", decoded->first);
+      reason += std::string{" (the UTF-8 character "} + point.data() + ")" +
+                ascii_for(decoded->first);
+      length = decoded->second;
+    } else {
+      reason += ascii_for(0);
+    }
+    out.add(reply_fault::non_ascii, i, std::move(reason));
+    i += length;
+  }
+}
+
+std::string lowercase(std::string_view text) {
+  std::string out{text};
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n*");
+  if (first == std::string_view::npos)
+    return {};
+  const auto last = text.find_last_not_of(" \t\r\n*");
+  return std::string{text.substr(first, last - first + 1)};
+}
+
+// The elision marker in a comment's text, or nullopt.
+std::optional<std::string> elision_marker(std::string_view comment) {
+  static const std::array<std::regex, 8> markers{
+    std::regex{R"(\b(todo|fixme)\b)"},
+    std::regex{R"(\bunchanged\b)"},
+    std::regex{R"(\bsame\s+as\s+(before|above|the\s+original|the\s+previous))"},
+    std::regex{R"(\bas\s+in\s+the\s+(original|previous)\b)"},
+    std::regex{R"(\brest\s+of\s+(the\s+)?(code|kernel|function|body|loop|implementation|file)\b)"},
+    std::regex{R"(\b(your|the)\s+code\s+(goes\s+)?here\b)"},
+    std::regex{R"(\b(fill\s+in|implement\s+(this|here)|for\s+brevity|not\s+shown|elided)\b)"},
+    std::regex{R"(^\.\.\.)"}};
+  const std::string text = lowercase(trimmed(comment));
+  for (const auto& marker : markers) {
+    std::smatch match;
+    if (std::regex_search(text, match, marker))
+      return match.str(0);
+  }
+  return std::nullopt;
+}
+
+// The first line of a comment, shortened, for quoting.
+std::string quote(std::string_view text) {
+  std::string line = trimmed(text.substr(0, text.find('\n')));
+  if (line.size() > 60)
+    line = line.substr(0, 57) + "...";
+  return line;
+}
+
+} // namespace
+
+namespace {
+
+// "..." standing for code: not after a word, ',' or '(' (a variadic pack or parameter list).
+void check_ellipses(std::string_view code, collector& out) {
+  for (std::size_t at = code.find("..."); at != std::string_view::npos;
+       at = code.find("...", at + 3)) {
+    std::size_t before = at;
+    while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1])))
+      --before;
+    const char previous = before == 0 ? '\0' : code[before - 1];
+    if (!source_text::is_identifier_char(previous) && previous != ',' && previous != '(')
+      out.add(reply_fault::elided_code, at,
+              "'...' stands in for code that was left out; write every line of the kernel");
+  }
+}
+
+void check_elision(const source_text::views& views,
+                   const std::vector<source_text::function_definition>& definitions,
+                   const kernel_contract& contract, collector& out) {
+  for (const auto& comment : views.comments)
+    if (const auto marker = elision_marker(comment.text))
+      out.add(reply_fault::elided_code, comment.offset,
+              "the comment '" + quote(comment.text) + "' marks code left out ('" + *marker +
+                "'); write the complete kernel, every line, no placeholders");
+  check_ellipses(views.code_only, out);
+  for (const auto& definition : definitions) {
+    const bool checked = definition.is_device || definition.name == contract.entry;
+    if (!checked || definition.body_close >= views.code_only.size())
+      continue;
+    const std::string_view body = std::string_view{views.code_only}.substr(
+      definition.body_open + 1, definition.body_close - definition.body_open - 1);
+    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos)
+      out.add(reply_fault::elided_code, definition.body_open,
+              "the body of '" + definition.name + "' is empty; write its code out in full");
+  }
+}
+
+void check_entry(const std::vector<source_text::function_definition>& definitions,
+                 const kernel_contract& contract, collector& out) {
+  const std::string wanted = "extern \"C\" __global__ void " +
+                             source_text::describe_signature(contract.entry, contract.parameter_types);
+  const auto entry = std::find_if(definitions.begin(), definitions.end(),
+                                  [&](const auto& d) { return d.name == contract.entry; });
+  if (entry == definitions.end()) {
+    std::string reason = "no definition of the entry '" + contract.entry + "'";
+    const auto other = std::find_if(definitions.begin(), definitions.end(),
+                                    [](const auto& d) { return d.is_global; });
+    if (other != definitions.end())
+      reason += " (the __global__ function is named '" + other->name + "')";
+    out.add_unplaced(reply_fault::missing_entry, reason + "; the kernel must define " + wanted);
+    return;
+  }
+  if (!entry->is_global || !entry->is_extern_c) {
+    out.add(reply_fault::missing_entry, entry->name_offset,
+            "'" + contract.entry + "' is not declared " +
+              (entry->is_global ? "extern \"C\" (its name would be mangled)" : "__global__") +
+              "; declare it as " + wanted);
+    return;
+  }
+  const auto types = source_text::parameter_types(entry->parameters);
+  if (types == contract.parameter_types)
+    return;
+  std::string reason = "the entry's parameters are " + source_text::describe_signature(contract.entry, types);
+  if (types.size() != contract.parameter_types.size()) {
+    reason += ": " + std::to_string(types.size()) + " parameters, the problem passes " +
+              std::to_string(contract.parameter_types.size());
+  } else {
+    for (std::size_t i = 0; i < types.size(); ++i)
+      if (types[i] != contract.parameter_types[i])
+        reason += "; parameter " + std::to_string(i + 1) + " is '" + types[i] + "', must be '" +
+                  contract.parameter_types[i] + "'";
+  }
+  out.add(reply_fault::changed_signature, entry->name_offset,
+          reason + "; keep the problem's parameter list exactly (names may differ): " + wanted);
+}
+
+} // namespace
+
+namespace {
+
+struct host_pattern {
+  std::regex pattern;
+  std::string_view reason;
+};
+
+// Host-side constructs, matched on the code with comments and literals blanked.
+const std::vector<host_pattern>& host_patterns() {
+  static const std::vector<host_pattern> patterns{
+    {std::regex{R"(\bmain\s*\()"},
+     "a host main(); kernel mode compiles device code only, the runner allocates and launches"},
+    {std::regex{R"(\bcuda(Stream|Event)\w*)"},
+     "CUDA streams and events are host-side; the runner times the kernel"},
+    {std::regex{R"(\bcuda(Malloc|Memcpy|Memset|Free|DeviceSynchronize|DeviceReset|SetDevice|GetDevice|LaunchKernel|Graph|FuncSetAttribute|HostAlloc)\w*)"},
+     "a host CUDA runtime call; the runner allocates, copies and launches"},
+    {std::regex{R"(\bstd\s*::\s*(chrono|cout|cerr|thread|vector|string|map)\b)"},
+     "a host C++ library facility; device code cannot use it"},
+    {std::regex{R"(<<<)"}, "a kernel launch (<<< >>>); the runner launches the entry with the "
+                           "problem's (or the variant's) launch geometry"}};
+  return patterns;
+}
+
+// Headers NVRTC does not have or that only serve host code. Device printf needs no include,
+// so <cstdio> and <stdio.h> count as host headers too (NVRTC ships neither).
+bool is_host_header(std::string_view header) {
+  static constexpr std::array<std::string_view, 28> headers{
+    "iostream", "iomanip", "fstream", "sstream", "vector", "string", "map", "unordered_map",
+    "set", "list", "deque", "memory", "thread", "mutex", "chrono", "functional", "algorithm",
+    "random", "cstdio", "stdio.h", "cstdlib", "stdlib.h", "ctime", "time.h", "cuda_runtime.h",
+    "cuda_runtime_api.h", "cuda.h", "nvrtc.h"};
+  return std::find(headers.begin(), headers.end(), header) != headers.end() ||
+         header.starts_with("cublas") || header.starts_with("curand") ||
+         header.starts_with("cudnn") || header.starts_with("thrust/");
+}
+
+void check_host_code(const source_text::views& views, collector& out) {
+  const std::string& code = views.code_only;
+  for (const auto& [pattern, reason] : host_patterns())
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), pattern);
+         it != std::sregex_iterator(); ++it) {
+      std::string message = "'";
+      message.append(it->str()).append("': ").append(reason);
+      out.add(reply_fault::host_code, static_cast<std::size_t>(it->position()), std::move(message));
+    }
+  static const std::regex include{R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"])"};
+  const std::string& text = views.without_comments;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
+       it != std::sregex_iterator(); ++it)
+    if (is_host_header((*it)[2].str()))
+      out.add(reply_fault::host_code, static_cast<std::size_t>(it->position(2)),
+              "#include <" + (*it)[2].str() +
+                "> is a host header (NVRTC compiles device code with no host headers; device "
+                "printf needs no include); remove it");
+}
+
+} // namespace
+
+std::vector<reply_problem> check_code(std::string_view code, std::string_view where,
+                                      const kernel_contract& contract) {
+  collector out{code, where};
+  if (code.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    out.add_unplaced(reply_fault::no_code, "the code is empty; give the complete kernel source");
+    return std::move(out).finish();
+  }
+  check_ascii(code, out);
+  const auto views = source_text::blank(code);
+  const auto definitions = source_text::find_definitions(views);
+  check_elision(views, definitions, contract, out);
+  check_entry(definitions, contract, out);
+  check_host_code(views, out);
+  return std::move(out).finish();
+}
+
+} // namespace warpforge::llm
