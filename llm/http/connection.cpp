@@ -71,6 +71,8 @@ beast::error_code connection::await(clock::time_point step_deadline, Start&& sta
   while (!done && io_.run_one() > 0) {
   }
   beast::get_lowest_layer(stream_).expires_never();
+  if (!done) // the context ran out of work without the handler: never read that as success
+    return net::error::operation_aborted;
   return result;
 }
 
@@ -187,7 +189,7 @@ expected<void, failure> connection::handshake(const url& target, const std::stri
 
 expected<void, failure> connection::open(const url& target, const std::optional<url>& proxy,
                                          const std::string& ca_file) {
-  where_ = target.host_and_port();
+  where_ = target.host_and_port() + (proxy ? " via proxy " + proxy->host_and_port() : "");
   if (proxy && proxy->tls())
     return unexpected{failure{failure_kind::proxy, "proxy " + proxy->host_and_port() +
                                                        ": https:// proxies are not spoken; use an http:// proxy URL"}};

@@ -295,6 +295,18 @@ TEST(Send, ServesManyCallersAtOnceEachWithItsOwnAnswer) {
   EXPECT_GT(server.peak_in_flight(), 1u) << "the calls overlapped";
 }
 
+TEST(LoopbackServer, AnswersRequestsPastItsScriptWith500AndSaysSo) {
+  loopback_server server{in_order({[](connection& c) { c.respond(200, "first"); }})};
+  const auto first = send_collecting(short_request(server.base_url(), "/"));
+  const auto second = send_collecting(short_request(server.base_url(), "/"));
+  ASSERT_TRUE(first.result && second.result);
+  EXPECT_EQ(first.body(), "first");
+  EXPECT_EQ(second.result->status, 500u);
+  const auto errors = server.handler_errors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("past the script"), std::string::npos) << errors[0];
+}
+
 TEST(Send, SpeaksGetWithoutABody) {
   loopback_server server{[](connection& c) { c.respond(200, R"({"data":[]})"); }};
   auto r = short_request(server.base_url(), "/v1/models");
