@@ -37,6 +37,9 @@ struct chat_request {
   std::uint32_t max_tokens = 8192;   // output tokens per exchange (each continuation gets as many)
   std::optional<double> temperature; // absent: the provider's default
   std::string purpose;               // "propose", "fix", "judge", "compact", "ping": for accounting
+  // Continuations allowed after a reply stops at max_tokens; absent: the client's own limit.
+  // A ping sets 0: its one token is meant to be cut short.
+  std::optional<std::uint32_t> max_continuations;
 };
 
 /// Tokens of one exchange or a sum of them. `input` counts only the tokens billed at the full

@@ -1,8 +1,8 @@
 #pragma once
 // What a model's tokens cost: a table of US dollars per million tokens per model, read from
 // llm/chat/prices.toml (compiled in) or a user's copy of it. The file documents its matching rule
-// and the rule for local servers (applied by provider_client: they cost $0); each entry names its
-// source and the date it was checked.
+// and the rule for models it does not list (applied by provider_client: they cost $0); each entry
+// names its source and the date it was checked.
 
 #include "expected/expected.hpp"
 #include "llm/chat/chat.hpp"
