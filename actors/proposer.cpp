@@ -1,7 +1,9 @@
 #include "actors/proposer.hpp"
 
 #include "actors/exceptions.hpp"
+#include "actors/llm.hpp"
 #include "logging/logging.hpp"
+#include "pipeline/llm_proposer.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/sec.hpp>
@@ -10,16 +12,61 @@
 
 namespace warpforge::actors {
 
-caf::result<pipeline::proposal> proposer_state::propose(const pipeline::propose_request& request) {
-  auto answer = strategy->propose(request);
-  ++proposals;
-  if (!answer) {
-    ++failures;
-    logging::get("proposer")->warn("{}: iteration {}: {}", request.job, request.iteration, answer.error());
-    return caf::make_error(caf::sec::runtime_error, answer.error());
+namespace {
+
+caf::result<pipeline::proposal> answer(const pipeline::propose_request& request,
+                                       expected<pipeline::proposal, std::string> made) {
+  if (!made) {
+    logging::get("proposer")->warn("{}: iteration {}: {}", request.job, request.iteration, made.error());
+    return caf::make_error(caf::sec::runtime_error, made.error());
   }
-  candidates += static_cast<std::int64_t>(answer->candidates.size());
-  return std::move(*answer);
+  return std::move(*made);
+}
+
+// One llm proposal: runs the round (minutes of model calls), answers the scheduler, quits.
+messages::proposer_actor::behavior_type propose_worker(messages::proposer_actor::pointer self,
+                                                       std::shared_ptr<pipeline::proposer> strategy) {
+  return {
+    [self, strategy](const pipeline::propose_request& request) {
+      self->quit();
+      return answer(request, strategy->propose(request));
+    },
+    [](messages::stop_atom) {},
+    [](messages::status_atom) { return messages::component_status{}; },
+  };
+}
+
+std::shared_ptr<pipeline::proposer> make_strategy(caf::actor_system& system, const proposer_config& config) {
+  const auto kind = config.spec.kind;
+  if (kind != config::proposer_kind::llm && kind != config::proposer_kind::replay) {
+    auto made = pipeline::make_proposer(config.spec);
+    if (!made)
+      throw std::runtime_error("proposer: " + made.error());
+    return std::move(*made);
+  }
+  pipeline::llm_context context;
+  context.llm = config.llm.value_or(config::llm_spec{});
+  context.compile = config.compile;
+  if (kind == config::proposer_kind::llm)
+    context.model = std::make_shared<actor_chat_client>(system);
+  else
+    context.replay_from = config.spec.replay_from;
+  auto made = pipeline::make_proposer(config.spec, &context);
+  if (!made)
+    throw std::runtime_error("proposer: " + made.error());
+  return std::move(*made);
+}
+
+} // namespace
+
+caf::result<pipeline::proposal> proposer_state::propose(const pipeline::propose_request& request) {
+  auto made = strategy->propose(request);
+  ++proposals;
+  if (!made)
+    ++failures;
+  else
+    candidates += static_cast<std::int64_t>(made->candidates.size());
+  return answer(request, std::move(made));
 }
 
 messages::component_status proposer_state::status() const {
@@ -28,15 +75,19 @@ messages::component_status proposer_state::status() const {
 }
 
 messages::proposer_actor::behavior_type
-proposer(messages::proposer_actor::stateful_pointer<proposer_state> self, config::proposer_spec spec) {
+proposer(messages::proposer_actor::stateful_pointer<proposer_state> self, proposer_config config) {
   keep_exception_text(self);
-  auto made = pipeline::make_proposer(spec);
-  if (!made)
-    throw std::runtime_error("proposer: " + made.error());
-  self->state.strategy = std::move(*made);
-  self->state.kind = std::string{config::to_string(spec.kind)};
+  self->state.strategy = make_strategy(self->system(), config);
+  self->state.concurrent = config.spec.kind == config::proposer_kind::llm || config.spec.kind == config::proposer_kind::replay;
+  self->state.kind = std::string{config::to_string(config.spec.kind)};
   return {
-    [self](const pipeline::propose_request& request) { return self->state.propose(request); },
+    [self](const pipeline::propose_request& request) -> caf::result<pipeline::proposal> {
+      if (!self->state.concurrent)
+        return self->state.propose(request);
+      ++self->state.proposals;
+      auto worker = self->spawn<caf::detached>(propose_worker, self->state.strategy);
+      return self->delegate(worker, request);
+    },
     [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },
     [self](messages::status_atom) { return self->state.status(); },
   };

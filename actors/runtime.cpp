@@ -4,6 +4,7 @@
 #include "actors/compiler.hpp"
 #include "actors/emit.hpp"
 #include "actors/profiler.hpp"
+#include "actors/llm.hpp"
 #include "actors/proposer.hpp"
 #include "actors/registry.hpp"
 #include "actors/sass_checker.hpp"
@@ -54,8 +55,13 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
                         }});
   children.push_back({std::string{sass_checker_name},
                       [](caf::actor_system& sys) { return untyped(sys.spawn<caf::detached>(sass_checker)); }});
-  children.push_back({std::string{proposer_name}, [spec = p.proposer](caf::actor_system& sys) {
-                        return untyped(sys.spawn(proposer, spec));
+  if (p.model)
+    children.push_back({std::string{llm_name}, [model = p.model](caf::actor_system& sys) {
+                          return untyped(sys.spawn(llm, model));
+                        }});
+  children.push_back({std::string{proposer_name},
+                      [config = proposer_config{p.proposer, p.llm, p.compile}](caf::actor_system& sys) {
+                        return untyped(sys.spawn(proposer, config));
                       }});
   for (const auto& worker : p.workers)
     children.push_back({gpu_worker_name(worker.device.ordinal), [worker](caf::actor_system& sys) {

@@ -10,6 +10,7 @@
 #include "actors/gpu_worker.hpp"
 #include "actors/scheduler.hpp"
 #include "config/campaign_spec.hpp"
+#include "llm/chat/chat.hpp"
 #include "config/supervision_policy.hpp"
 #include "messages/campaign.hpp"
 #include "expected/expected.hpp"
@@ -42,6 +43,9 @@ struct pipeline_options {
   std::size_t compilers = 1;               // compiler actors (as many as cores, or [compiler] workers)
   pipeline::compile_function compile;      // NVRTC through the content cache (a slower one in tests)
   config::proposer_spec proposer;
+  std::optional<config::llm_spec> llm;       // the llm and replay proposers' [llm] settings
+  std::shared_ptr<llm::chat_client> model;   // the provider's client: an llm actor serves it
+                                             // (none: no llm actor, as for tune and replay)
   scheduler_options scheduler;
 };
 

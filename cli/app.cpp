@@ -109,6 +109,8 @@ void add_doctor(CLI::App& app, exit_code& result) {
   command->add_flag("--require-gpu", opts->require_gpu,
                     "Exit 5 when no GPU is usable (for scripts)");
   command->add_option("--run-root", opts->run_root, "Where run directories are created");
+  command->add_option("--campaign", opts->campaign,
+                      "A campaign file: ask its [llm] model a one-token question (exit 1 when it does not answer)");
   command->callback([opts, &result] { result = doctor(*opts); });
 }
 

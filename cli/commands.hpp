@@ -18,6 +18,7 @@ struct doctor_options {
   bool require_gpu = false;   // exit no_gpu when no GPU is usable
   std::string run_root = "runs"; // where run directories would be created
   double runner_timeout_s = 60; // seconds to wait for warpforge-runner's device report
+  std::string campaign;       // a campaign file: its [llm] model is asked a one-token question
 };
 exit_code doctor(const doctor_options& options);
 

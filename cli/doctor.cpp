@@ -3,6 +3,7 @@
 // reports, none aborts the others: with no GPU it says so and still reports the rest.
 
 #include "cli/commands.hpp"
+#include "cli/llm_model.hpp"
 
 #include "gpu/runner/runner_client.hpp"
 #include "gpu/toolchain.hpp"
@@ -152,6 +153,34 @@ std::string render_json(const gpu_findings& g, const gpu::toolchain_report& tool
   return std::move(w).str();
 }
 
+
+// The campaign's model, asked one token (text). The key's value is never shown.
+std::string model_text(const std::string& campaign, const expected<std::optional<model_check>, std::string>& check) {
+  std::string out = "\nLLM model of " + campaign + "\n  ";
+  if (!check)
+    return out + "the campaign does not load: " + check.error() + "\n";
+  if (!*check)
+    return out + "no [llm] table: nothing to ask\n";
+  const auto& c = **check;
+  return out + c.provider + " " + c.model + " at " + c.base_url + ": " + (c.answered ? "answers: " : "NO ANSWER: ") +
+         c.detail + "\n";
+}
+
+void write_model_json(json::writer& w, const expected<std::optional<model_check>, std::string>& check) {
+  w.key("llm_model").begin_object();
+  if (!check)
+    w.key("error").value(check.error());
+  else if (*check)
+    w.key("provider").value((*check)->provider).key("model").value((*check)->model)
+      .key("base_url").value((*check)->base_url).key("answered").value((*check)->answered)
+      .key("detail").value((*check)->detail);
+  w.end_object();
+}
+
+bool model_failed(const expected<std::optional<model_check>, std::string>& check) {
+  return !check || (*check && !(*check)->answered);
+}
+
 } // namespace
 
 exit_code doctor(const doctor_options& options) {
@@ -159,10 +188,27 @@ exit_code doctor(const doctor_options& options) {
   auto tools = gpu::probe_toolchain();
   auto keys = llm::probe_provider_keys();
   auto root = check_run_root(options.run_root);
-  std::cout << (options.json ? render_json(gpus, tools, keys, options.run_root, root) + "\n"
-                             : render_text(gpus, tools, keys, options.run_root, root));
+  std::optional<expected<std::optional<model_check>, std::string>> model;
+  if (!options.campaign.empty())
+    model = check_campaign_model(options.campaign);
+  if (options.json) {
+    auto text = render_json(gpus, tools, keys, options.run_root, root);
+    if (model) { // one more member before the object's closing brace
+      json::writer w;
+      w.begin_object();
+      write_model_json(w, *model);
+      w.end_object();
+      auto member = std::move(w).str();
+      text = text.substr(0, text.size() - 1) + "," + member.substr(1);
+    }
+    std::cout << text << "\n";
+  } else {
+    std::cout << render_text(gpus, tools, keys, options.run_root, root) << (model ? model_text(options.campaign, *model) : "");
+  }
   if (options.require_gpu && !gpu_usable(gpus))
     return exit_code::no_gpu;
+  if (model && model_failed(*model))
+    return exit_code::failure;
   return exit_code::ok;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/pipeline_session.hpp"
 
+#include "cli/llm_model.hpp"
+
 #include "cli/gpu_fleet.hpp"
 #include "cli/interrupt.hpp"
 #include "feed/progress_display.hpp"
@@ -39,6 +41,7 @@ actors::pipeline_options pipeline_for(const session_request& request, const gpu_
   p.compilers = std::max(1u, std::thread::hardware_concurrency());
   p.compile = cached_nvrtc();
   p.proposer = request.spec.proposer;
+  p.llm = request.spec.llm;
   p.scheduler.compilers = p.compilers;
   if (request.mode == pipeline::campaign_mode::optimize)
     p.scheduler.tuner_cache = tuning::default_cache_path();
@@ -93,6 +96,13 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   if (auto usable = check_feed_endpoint(feed); !usable)
     return unexpected{usable.error()};
   auto pipeline = pipeline_for(request, *fleet);
+  if (spec.proposer.kind == config::proposer_kind::llm && spec.llm) {
+    auto model = model_for(*spec.llm);
+    if (!model)
+      return unexpected{recording_failure{exit_code::bad_input, request.spec_path + ": " + model.error() +
+                                                                  "; nothing was created"}};
+    pipeline.model = std::move(*model);
+  }
   const auto command = "warpforge " + request.verb + " " +
                        (request.resume_dir ? request.resume_dir->string() : request.spec_path);
   auto started = request.resume_dir

@@ -86,6 +86,18 @@ void print_usage(const session_outcome& o) {
     std::cerr << "  " << r.reason << '\n';
 }
 
+// The llm proposer's key is looked for before anything starts (by name: its value is never read
+// here, only whether it is set). A local server may want none (api_key_env = "").
+std::optional<std::string> missing_key(const config::campaign_spec& spec) {
+  if (spec.proposer.kind != config::proposer_kind::llm || !spec.llm || spec.llm->api_key_env.empty())
+    return std::nullopt;
+  const char* value = std::getenv(spec.llm->api_key_env.c_str());
+  if (value != nullptr && *value != '\0')
+    return std::nullopt;
+  return "llm.api_key_env: the environment variable " + spec.llm->api_key_env +
+         " is not set (export it, or set api_key_env = \"\" for a local server that needs no key)";
+}
+
 exit_code run_campaign(session_request request, const std::string& log_level) {
   auto level_text = log_level.empty() ? std::string{config::to_string(request.spec.log)} : log_level;
   auto level = logging::level_from_string(level_text);
@@ -96,10 +108,10 @@ exit_code run_campaign(session_request request, const std::string& log_level) {
   }
   logging::set_level(*level);
   // Refused before anything is created: a proposer this build lacks is never replaced by another.
-  if (auto proposer = pipeline::make_proposer(request.spec.proposer); !proposer) {
-    std::cerr << "warpforge " << request.verb << ": " << request.spec_path << ": proposer.kind: " << proposer.error()
+  if (auto missing = missing_key(request.spec)) {
+    std::cerr << "warpforge " << request.verb << ": " << request.spec_path << ": " << *missing
               << "; nothing was started\n";
-    return exit_code::not_available;
+    return exit_code::bad_input;
   }
   request.gpus = gpus_option(request.spec.gpus);
   if (const auto& at = request.spec.gpus.place; at.line > 0)

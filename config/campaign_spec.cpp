@@ -293,7 +293,10 @@ private:
   }
 
   llm_spec parse_llm(const toml::table& table) {
-    static constexpr std::string_view keys[] = {"provider", "model", "api_key_env", "base_url"};
+    static constexpr std::string_view keys[] = {
+      "provider", "model", "api_key_env", "base_url", "max_tokens", "temperature", "max_concurrent",
+      "max_reasks", "max_fix_tries", "budget_usd", "budget_tokens", "judge", "compaction_model",
+      "compaction_threshold_chars", "first_byte_timeout_s", "total_timeout_s", "max_attempts"};
     r_.check_keys(table, "llm", keys);
     llm_spec out;
     if (auto provider = r_.enumeration(table, "llm", "provider", presence::required,
@@ -309,7 +312,9 @@ private:
                                     ? defaults::openai_api_key_env
                                     : defaults::anthropic_api_key_env};
     if (auto env = r_.string(table, "llm", "api_key_env", presence::optional)) {
-      if (!is_env_name(*env))
+      if (env->empty())
+        out.api_key_env.clear(); // a local server that wants no key
+      else if (!is_env_name(*env))
         r_.error(table.get("api_key_env")->source(), "llm.api_key_env",
                  "not the name of an environment variable",
                  "give the NAME of the variable holding the key (e.g. \"ANTHROPIC_API_KEY\"), "
@@ -325,7 +330,47 @@ private:
       else
         out.base_url = *url;
     }
+    parse_llm_limits(table, out);
     return out;
+  }
+
+  void parse_llm_limits(const toml::table& table, llm_spec& out) {
+    constexpr std::int64_t max_u32 = std::numeric_limits<std::uint32_t>::max();
+    if (auto v = bounded<std::uint32_t>(table, "llm", "max_tokens", 16, 1'000'000, "tokens"))
+      out.max_tokens = *v;
+    if (auto v = bounded<std::uint32_t>(table, "llm", "max_concurrent", 1, 256, "requests"))
+      out.max_concurrent = *v;
+    if (auto v = bounded<std::uint32_t>(table, "llm", "max_reasks", 0, 10, "re-asks"))
+      out.max_reasks = *v;
+    if (auto v = bounded<std::uint32_t>(table, "llm", "max_fix_tries", 0, 10, "tries"))
+      out.max_fix_tries = *v;
+    if (auto v = bounded<std::uint32_t>(table, "llm", "max_attempts", 1, 20, "tries"))
+      out.max_attempts = *v;
+    if (auto v = bounded<std::uint32_t>(table, "llm", "compaction_threshold_chars", 1000, max_u32, "characters"))
+      out.compaction_threshold_chars = *v;
+    if (auto v = bounded<std::int64_t>(table, "llm", "budget_tokens", 1, std::numeric_limits<std::int64_t>::max(), "tokens"))
+      out.budget_tokens = *v;
+    if (auto v = r_.boolean(table, "llm", "judge", presence::optional))
+      out.judge = *v;
+    if (auto v = r_.string(table, "llm", "compaction_model", presence::optional))
+      out.compaction_model = *v;
+    positive_number(table, "temperature", 0, 2, [&](double v) { out.temperature = v; });
+    positive_number(table, "budget_usd", 0, 1e6, [&](double v) { out.budget_usd = v; });
+    positive_number(table, "first_byte_timeout_s", 0.001, 86400, [&](double v) { out.first_byte_timeout_s = v; });
+    positive_number(table, "total_timeout_s", 0.001, 86400, [&](double v) { out.total_timeout_s = v; });
+  }
+
+  // An [llm] number in [min, max], handed to `set`; an error names the key and the range.
+  template <class Set>
+  void positive_number(const toml::table& table, std::string_view key, double min, double max, Set set) {
+    auto v = r_.number(table, "llm", key, presence::optional);
+    if (!v)
+      return;
+    if (!(*v >= min && *v <= max))
+      r_.error(table.get(key)->source(), join_key("llm", key),
+               "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + std::to_string(*v));
+    else
+      set(*v);
   }
 
   void parse_feed(const toml::table& table, feed_spec& out) {

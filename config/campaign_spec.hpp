@@ -107,6 +107,19 @@ struct llm_spec {
   std::string model;                   // as the provider names it
   std::string api_key_env;             // NAME of the environment variable holding the key
   std::optional<std::string> base_url; // http(s)://...; none = the provider's public endpoint
+  std::uint32_t max_tokens = 16384;    // per reply; a reply cut there is continued
+  std::optional<double> temperature;   // none: the provider's default
+  std::uint32_t max_concurrent = 4;    // requests in flight to the provider, all jobs together
+  std::uint32_t max_reasks = 2;        // re-asks for a reply that breaks the envelope's rules
+  std::uint32_t max_fix_tries = 2;     // per variant: compile-fix tries, and correctness-fix tries
+  std::optional<double> budget_usd;    // the campaign's LLM spend; none: unlimited
+  std::optional<std::int64_t> budget_tokens; // the campaign's LLM tokens; none: unlimited
+  bool judge = true;                   // ask for two cited bottlenecks before each proposal
+  std::string compaction_model;        // a cheaper model for memory compaction; empty: `model`
+  std::uint32_t compaction_threshold_chars = 12000; // a job's rendered memory past this is compacted
+  double first_byte_timeout_s = 180;   // seconds until the reply starts
+  double total_timeout_s = 900;        // seconds for one request, retries excluded
+  std::uint32_t max_attempts = 6;      // tries per request (429, 5xx, overloaded, network)
 
   bool operator==(const llm_spec&) const = default;
 };

@@ -3,6 +3,7 @@
 // methods and leave-one-out variants out (pipeline/proposer.hpp: one interface for the tune, llm
 // and replay strategies). Its candidates go to the compiler.
 
+#include "messages/gpu_worker.hpp" // the launch_geometry's inspect
 #include "messages/ids.hpp"
 #include "messages/inspect_support.hpp"
 #include "messages/status.hpp"
@@ -16,8 +17,15 @@ namespace warpforge::pipeline {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate& x) {
-  return f(caf::meta::type_name("candidate"), x.kind, x.point, x.source, x.source_name, x.methods, x.note,
-           x.ablations);
+  auto launch = messages::optional_field(x.launch);
+  return f(caf::meta::type_name("candidate"), x.kind, x.point, x.source, x.source_name, x.defines, launch,
+           x.methods, x.note, x.ablations);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, model_call& x) {
+  return f(caf::meta::type_name("model_call"), x.purpose, x.model, x.outcome, x.input_tokens, x.output_tokens,
+           x.cache_read_tokens, x.cache_write_tokens, x.cost_usd, x.seconds, x.attempts, x.transcript);
 }
 
 template <class Inspector>
@@ -49,12 +57,12 @@ typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
   auto best = messages::optional_field(x.best_s);
   auto diagnosis = messages::optional_field(x.diagnosis);
   return f(caf::meta::type_name("propose_request"), x.job, x.problem_path, x.iteration, x.branches,
-           x.current_best, best, diagnosis, x.memory);
+           x.current_best, best, diagnosis, x.memory, x.run_dir, x.arch);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, proposal& x) {
-  return f(caf::meta::type_name("proposal"), x.candidates, x.note);
+  return f(caf::meta::type_name("proposal"), x.candidates, x.note, x.calls);
 }
 
 } // namespace warpforge::pipeline

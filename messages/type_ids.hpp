@@ -7,6 +7,7 @@
 #include "messages/feed.hpp"
 #include "messages/gpu_worker.hpp"
 #include "messages/ids.hpp"
+#include "messages/llm.hpp"
 #include "messages/profiler.hpp"
 #include "messages/proposer.hpp"
 #include "messages/sass.hpp"
@@ -31,6 +32,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(warpforge, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::diagnosis_summary))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::propose_request))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::proposal))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::model_call))
+  // llm
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::llm::chat_request))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::chat_answer))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::chat_done))
   // compiler and sass
   CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::compile_order))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::pipeline::built_kernel))
@@ -57,4 +63,5 @@ CAF_BEGIN_TYPE_ID_BLOCK(warpforge, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::branch_record))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::branch_outcome_change))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::measurement_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::llm_call_record))
 CAF_END_TYPE_ID_BLOCK(warpforge)

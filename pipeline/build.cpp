@@ -37,6 +37,10 @@ expected<config::resolved_problem, std::string> resolve_branch(const job_setup& 
   auto resolved = config::resolve_problem(job.problem, what.point);
   if (!resolved)
     return unexpected{toml_reader::to_string(resolved.error())};
+  // A code variant's own launch replaces the problem's (its proposer validated it against the
+  // device's limits); the arguments stay the problem's, so races still share one set of buffers.
+  if (what.launch)
+    resolved->launch = *what.launch;
   return std::move(*resolved);
 }
 
@@ -50,6 +54,8 @@ compile_order compile_order_for(const job_setup& job, const candidate& what,
   order.request.entry = job.problem.kernel.entry;
   order.request.arch = arch;
   order.request.defines = defines_of(job.problem, resolved.point);
+  for (const auto& [name, value] : what.defines)
+    order.request.defines.push_back({name, std::to_string(value)});
   order.request.extra_flags = job.problem.kernel.flags;
   order.output_dir = dir.string();
   order.file_stem = "kernel-" + arch;

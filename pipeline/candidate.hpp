@@ -6,6 +6,7 @@
 #include "config/resolved_problem.hpp"
 #include "vocabulary/branch.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct candidate {
   std::string source;                 // the kernel's full source; empty: the job's own kernel
   std::string source_name;            // the file name compiler messages use for `source`
                                       // ("mine.cu"); empty: the problem's kernel file's
+  config::tunable_point defines;      // further -D defines a code variant brings (its tile sizes):
+                                      // compiled in after the tunables, usable in its launch
+  std::optional<config::launch_geometry> launch; // a code variant's own launch (register tiling
+                                      // and coarsening change it); none: the problem's at `point`
   std::vector<std::string> methods;   // method-catalog ids it claims to use; an ablation: the
                                       // one method it leaves out
   std::string note;                   // the proposer's reason; an ablation: what else changed

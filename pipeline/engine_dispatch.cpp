@@ -256,7 +256,8 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
 // Into the cross-run cache: what a point did on this kind of GPU, for a later run of the problem.
 void campaign_engine::remember(job_slot& job, const planned_branch& b, const branch_result& r,
                                const gpu::device_info& device) {
-  if (!cache_ || job.problem_id.empty() || !tuning::is_cacheable(r.outcome))
+  // A code variant's result belongs to its code, not to the point it leaves at the defaults.
+  if (!cache_ || job.problem_id.empty() || !tuning::is_cacheable(r.outcome) || !b.what.source.empty())
     return;
   const tuning::cache_key key{job.problem_id, tuning::gpu_key(device.name, device.arch()),
                               tuning::canonical_text(b.what.point)};

@@ -2,10 +2,11 @@
 // The proposer seam: one interface for every way of finding the next kernels to try. In: the job,
 // the diagnosis of its best kernel, its attempt memory and the current best; out: K candidates
 // with the methods each claims and their leave-one-out variants. The built-in tuner
-// (tune_proposer.hpp) is the first implementation; a language model and a replay of an earlier
-// run are the next. The proposer actor is a thin shell over one of these.
+// (tune_proposer.hpp) is the first implementation; a language model (llm_proposer.hpp) is the
+// second, and a replay of an earlier run's model replies is that one reading its transcripts. The proposer actor is a thin shell over one of these.
 //
 //   auto p = make_proposer(campaign.proposer);            // tune_proposer for kind = "tune"
+//   auto q = make_proposer(campaign.proposer, &context);  // llm_proposer for "llm" and "replay"
 //   auto next = p->propose(request);                      // expected<proposal, std::string>
 //
 // A proposer must be a pure function of the request and its configuration (seed included): the
@@ -47,12 +48,33 @@ struct propose_request {
   std::optional<double> best_s;           // its time, seconds
   std::optional<diagnosis_summary> diagnosis; // of the current best; none: not profiled
   std::vector<attempt> memory;            // every evaluation of the job so far
+  std::string run_dir;                    // where the campaign records (the llm proposer's
+                                          // transcripts and the proposals it reads back)
+  std::string arch;                       // what the campaign compiles for ("sm_90")
   friend bool operator==(const propose_request&, const propose_request&) = default;
+};
+
+/// One request a proposer made to a language model (the llm proposer; none for the tuner): what
+/// the store, the events and the summary account for.
+struct model_call {
+  std::string purpose;            // judge, compact, propose, reask, fix_compile, fix_correctness
+  std::string model;              // as the provider named it
+  std::string outcome;            // "ok", or the error's kind (rate_limited, budget_exhausted, ...)
+  std::int64_t input_tokens = 0;  // tokens, cache reads and writes excluded
+  std::int64_t output_tokens = 0;
+  std::int64_t cache_read_tokens = 0;
+  std::int64_t cache_write_tokens = 0;
+  double cost_usd = 0;            // dollars, from the price table (0: a local or unpriced model)
+  double seconds = 0;             // wall time, retries and continuations included
+  std::uint32_t attempts = 0;     // HTTP requests it took (retries)
+  std::string transcript;         // its file, relative to the run directory
+  friend bool operator==(const model_call&, const model_call&) = default;
 };
 
 struct proposal {
   std::vector<candidate> candidates; // at most K; fewer (or none) when nothing new is left
   std::string note;                  // what the proposer did, or why fewer than K
+  std::vector<model_call> calls;     // the language-model requests it took, in order
   friend bool operator==(const proposal&, const proposal&) = default;
 };
 
@@ -64,7 +86,11 @@ public:
   virtual expected<proposal, std::string> propose(const propose_request& request) = 0;
 };
 
-/// The proposer the campaign asks for; an error when its kind is not in this build.
-expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec);
+struct llm_context; // llm_proposer.hpp: the model, the run directory, the compiler
+
+/// The proposer the campaign asks for. The llm and replay kinds need `llm` (their model,
+/// transcripts and compiler); an error names what is missing.
+expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec,
+                                                               const llm_context* llm = nullptr);
 
 } // namespace warpforge::pipeline

@@ -15,6 +15,54 @@ namespace fs = std::filesystem;
 
 namespace {
 
+void write_launch(json::writer& out, const config::launch_geometry& launch) {
+  out.key("launch").begin_object();
+  out.key("grid").begin_array();
+  for (auto v : launch.grid)
+    out.value(static_cast<std::int64_t>(v));
+  out.end_array();
+  out.key("block").begin_array();
+  for (auto v : launch.block)
+    out.value(static_cast<std::int64_t>(v));
+  out.end_array();
+  out.key("dynamic_smem_bytes").value(static_cast<std::int64_t>(launch.dynamic_smem_bytes));
+  out.end_object();
+}
+
+expected<config::tunable_point, std::string> read_point(simdjson::dom::object o, const char* name) {
+  config::tunable_point point;
+  for (auto field : o) {
+    std::int64_t v = 0;
+    if (field.value.get(v) != simdjson::SUCCESS)
+      return unexpected{std::string{"candidate: "} + name + "." + std::string{field.key}};
+    point[std::string{field.key}] = v;
+  }
+  return point;
+}
+
+expected<config::launch_geometry, std::string> read_launch(simdjson::dom::object o) {
+  config::launch_geometry launch;
+  auto read3 = [&](const char* key, std::array<std::uint32_t, 3>& into) {
+    simdjson::dom::array values;
+    if (o[key].get(values) != simdjson::SUCCESS || values.size() != 3)
+      return false;
+    std::size_t i = 0;
+    for (auto v : values) {
+      std::uint64_t n = 0;
+      if (v.get(n) != simdjson::SUCCESS || n == 0 || n > 0xffffffffu)
+        return false;
+      into[i++] = static_cast<std::uint32_t>(n);
+    }
+    return true;
+  };
+  std::uint64_t smem = 0;
+  if (!read3("grid", launch.grid) || !read3("block", launch.block) ||
+      o["dynamic_smem_bytes"].get(smem) != simdjson::SUCCESS)
+    return unexpected{std::string{"candidate: launch (grid, block: three positive integers; dynamic_smem_bytes)"}};
+  launch.dynamic_smem_bytes = static_cast<std::uint32_t>(smem);
+  return launch;
+}
+
 void write_candidate(json::writer& out, const candidate& c) {
   out.begin_object();
   out.key("kind").value(vocabulary::to_string(c.kind));
@@ -23,6 +71,10 @@ void write_candidate(json::writer& out, const candidate& c) {
   out.key("source").value(c.source);
   out.key("source_name").value(c.source_name);
   out.key("note").value(c.note);
+  if (!c.defines.empty())
+    out.key("defines").raw(point_json(c.defines));
+  if (c.launch)
+    write_launch(out, *c.launch);
   out.key("ablations").begin_array();
   for (const auto& a : c.ablations)
     write_candidate(out, a);
@@ -39,11 +91,21 @@ expected<candidate, std::string> read_candidate(simdjson::dom::object o) {
   simdjson::dom::object point;
   if (o["point"].get(point) != simdjson::SUCCESS)
     return unexpected{std::string{"candidate: point"}};
-  for (auto field : point) {
-    std::int64_t v = 0;
-    if (field.value.get(v) != simdjson::SUCCESS)
-      return unexpected{"candidate: point." + std::string{field.key}};
-    c.point[std::string{field.key}] = v;
+  auto values = read_point(point, "point");
+  if (!values)
+    return unexpected{values.error()};
+  c.point = std::move(*values);
+  if (simdjson::dom::object defines; o["defines"].get(defines) == simdjson::SUCCESS) {
+    auto read = read_point(defines, "defines");
+    if (!read)
+      return unexpected{read.error()};
+    c.defines = std::move(*read);
+  }
+  if (simdjson::dom::object launch; o["launch"].get(launch) == simdjson::SUCCESS) {
+    auto read = read_launch(launch);
+    if (!read)
+      return unexpected{read.error()};
+    c.launch = *read;
   }
   simdjson::dom::array methods;
   if (o["methods"].get(methods) == simdjson::SUCCESS)

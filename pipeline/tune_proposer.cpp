@@ -90,14 +90,4 @@ expected<proposal, std::string> tune_proposer::propose(const propose_request& re
   return out;
 }
 
-expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec) {
-  switch (spec.kind) {
-  case config::proposer_kind::tune:
-    return std::unique_ptr<proposer>{std::make_unique<tune_proposer>(spec.strategy, spec.seed)};
-  default:
-    return unexpected{"proposer kind '" + std::string{config::to_string(spec.kind)} +
-                      "' is not in this build yet (the built-in tuner is: kind = \"tune\")"};
-  }
-}
-
 } // namespace warpforge::pipeline

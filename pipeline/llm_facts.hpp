@@ -1,0 +1,34 @@
+#pragma once
+// The pipeline's nouns in the words of a prompt: the job's problem, its best kernel's diagnosis
+// (re-derived from the metric set kept in the profiled branch's folder, so the prompt has every
+// metric by section, not only the summary), the method catalog, and this run's attempts.
+// llm/prompt knows nothing of the pipeline; this is the one place that translates.
+
+#include "llm/prompt/facts.hpp"
+#include "pipeline/job_setup.hpp"
+#include "pipeline/proposer.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpforge::pipeline {
+
+/// The problem as the model must respect it: entry, signature, sizes, launch, tolerances, and the
+/// spec's own text (stable: it goes into the cached part of the prompt).
+llm::problem_facts problem_facts_of(const job_setup& job, const std::vector<std::string>& parameter_types);
+
+/// The GPU and the diagnosis of the kernel profiled in `summary`, read back from its metric file in
+/// `run_dir`; none when it was not diagnosed or the file is gone (the summary's findings are used).
+struct diagnosed_facts {
+  llm::gpu_facts gpu;
+  std::optional<llm::diagnosis_facts> diagnosis;
+};
+diagnosed_facts diagnosis_facts_of(const std::filesystem::path& run_dir, const std::string& job,
+                                   const diagnosis_summary& summary);
+
+/// Every method of the built-in catalog, id, axis and name.
+std::vector<llm::method_fact> method_facts();
+
+} // namespace warpforge::pipeline

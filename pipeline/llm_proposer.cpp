@@ -1,0 +1,342 @@
+#include "pipeline/llm_proposer.hpp"
+
+#include "config/problem_spec.hpp"
+#include "llm/prompt/compaction.hpp"
+#include "llm/prompt/memory.hpp"
+#include "llm/reply/parse.hpp"
+#include "logging/logging.hpp"
+#include "pipeline/llm_facts.hpp"
+#include "pipeline/llm_memory.hpp"
+#include "pipeline/llm_round.hpp"
+#include "pipeline/llm_transcripts.hpp"
+#include "toml_reader/placed_error.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+namespace warpforge::pipeline {
+
+namespace fs = std::filesystem;
+
+struct llm_proposer::job_state {
+  std::string problem_path;
+  std::unique_ptr<job_setup> setup;
+  llm::kernel_contract contract;
+  llm::problem_facts problem;
+  expression::integer_values dims;
+  std::string past_runs;            // frozen at the job's first round: the cached part stays stable
+  std::string patterns;             // likewise
+  std::set<std::int64_t> learned;   // iterations whose accepted attempts are in the pattern library
+  std::string compacted;            // the last compaction of this run's memory
+  std::size_t compacted_attempts = 0; // attempts it covered
+};
+
+namespace {
+
+llm::skill_library built_in_skills() {
+  auto skills = llm::skill_library::built_in();
+  if (!skills) // compiled-in data that does not load is a broken build
+    throw std::logic_error("llm skills: " + skills.error());
+  return std::move(*skills);
+}
+
+std::vector<std::string> catalog_ids() {
+  std::vector<std::string> ids;
+  for (const auto& m : method_facts())
+    ids.push_back(m.id);
+  return ids;
+}
+
+std::string first_lines(const std::string& text, std::size_t max_chars) {
+  return text.size() <= max_chars ? text : text.substr(0, max_chars) + "\n[... cut at " + std::to_string(max_chars) + " characters]";
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const auto& p : parts)
+    out += (out.empty() ? "" : std::string{separator}) + p;
+  return out;
+}
+
+// File-name safe: a method id in an ablation's file name.
+std::string file_safe(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '_'; }, '_');
+  return text;
+}
+
+// A fresh variant named like one already proposed in this job gets the iteration appended: a name
+// is a variant's identity in the memory (its repairs keep it; a new idea must not).
+llm::proposed_variant unique_name(llm::proposed_variant v, const std::vector<llm::proposed_variant>& so_far,
+                                  const fs::path& run_dir, const propose_request& request) {
+  auto taken = [&](const std::string& name) {
+    return std::any_of(so_far.begin(), so_far.end(), [&](const auto& other) { return other.name == name; }) ||
+           times_proposed(run_dir, request.job, name, request.iteration) > 0;
+  };
+  if (!taken(v.name))
+    return v;
+  const auto base = v.name + "_i" + std::to_string(request.iteration);
+  v.name = base;
+  for (int n = 2; taken(v.name); ++n)
+    v.name = base + "_" + std::to_string(n);
+  return v;
+}
+
+// One line for the proposal.json and the events: what came of the round and what it cost.
+std::string round_note(const std::vector<candidate>& candidates, const llm::prompt_inputs& inputs,
+                       const std::vector<std::string>& notes, const std::vector<model_call>& calls) {
+  std::vector<std::string> names;
+  for (const auto& c : candidates)
+    names.push_back(fs::path{c.source_name}.stem().string());
+  std::int64_t tokens = 0;
+  double dollars = 0;
+  for (const auto& c : calls) {
+    tokens += c.input_tokens + c.output_tokens + c.cache_read_tokens + c.cache_write_tokens;
+    dollars += c.cost_usd;
+  }
+  char cost[64];
+  std::snprintf(cost, sizeof cost, "%zu call(s), %lld tokens, $%.4f", calls.size(), static_cast<long long>(tokens), dollars);
+  std::string note = "llm: " + std::to_string(candidates.size()) + " variant(s)" +
+                     (names.empty() ? "" : " (" + join(names, ", ") + ")") + "; " + cost;
+  if (inputs.judge)
+    note += "; judge: " + inputs.judge->primary.category + ", " + inputs.judge->secondary.category;
+  for (const auto& n : notes)
+    note += "; " + n;
+  return note;
+}
+
+std::string arch_of(const propose_request& request) {
+  return request.arch.empty() ? std::string{"sm_90"} : request.arch;
+}
+
+} // namespace
+
+llm_proposer::llm_proposer(llm_context context) : context_(std::move(context)), skills_(built_in_skills()) {}
+
+fs::path llm_proposer::patterns_file(const propose_request& request) const {
+  if (!context_.patterns_file.empty())
+    return context_.patterns_file;
+  return fs::path{request.run_dir}.parent_path() / "llm-patterns.json";
+}
+
+llm_proposer::~llm_proposer() = default;
+
+expected<llm_proposer::job_state*, std::string> llm_proposer::job_for(const propose_request& request) {
+  std::lock_guard lock{mutex_};
+  if (!std::exchange(patterns_loaded_, true)) {
+    if (auto loaded = llm::pattern_library::load(patterns_file(request)))
+      patterns_ = std::move(*loaded);
+    else
+      logging::get("proposer")->warn("llm pattern library not read: {}", loaded.error());
+  }
+  auto& slot = jobs_[request.job];
+  if (slot && slot->problem_path == request.problem_path)
+    return slot.get();
+  auto spec = config::load_problem(request.problem_path);
+  if (!spec)
+    return unexpected{"cannot load the problem " + request.problem_path + ": " + toml_reader::to_string(spec.error())};
+  auto setup = open_job(request.job, request.problem_path, std::move(*spec));
+  if (!setup)
+    return unexpected{setup.error()};
+  auto job = std::make_unique<job_state>();
+  job->problem_path = request.problem_path;
+  job->setup = std::make_unique<job_setup>(std::move(*setup));
+  auto contract = llm::contract_from_source(job->setup->kernel_text, job->setup->problem.kernel.entry, catalog_ids(),
+                                            context_.max_variants);
+  if (!contract)
+    return unexpected{request.problem_path + ": the kernel's contract: " + contract.error()};
+  job->contract = std::move(*contract);
+  job->problem = problem_facts_of(*job->setup, job->contract.parameter_types);
+  for (const auto& d : job->setup->problem.dims)
+    job->dims[d.name] = d.value;
+  job->past_runs = past_runs_of(patterns_, job->setup->problem.name);
+  job->patterns = patterns_.render();
+  slot = std::move(job);
+  return slot.get();
+}
+
+llm::prompt_inputs llm_proposer::inputs_for(job_state& job, const propose_request& request) const {
+  llm::prompt_inputs in;
+  if (request.diagnosis) {
+    auto facts = diagnosis_facts_of(request.run_dir, request.job, *request.diagnosis);
+    in.gpu = std::move(facts.gpu);
+    in.diagnosis = std::move(facts.diagnosis);
+  }
+  if (in.gpu.arch.empty())
+    in.gpu.arch = arch_of(request);
+  in.problem = job.problem;
+  in.best_source = request.current_best.source.empty() ? job.setup->kernel_text : request.current_best.source;
+  if (request.best_s)
+    in.best_us = *request.best_s * 1e6;
+  if (auto baseline = baseline_seconds(request.memory))
+    in.baseline_us = *baseline * 1e6;
+  in.methods = method_facts();
+  in.reply_format = std::string{llm::envelope_instructions()};
+  in.this_run = attempt_facts_of(request.run_dir, request);
+  in.past_runs = job.past_runs;
+  in.patterns = job.patterns;
+  in.k = request.branches;
+  return in;
+}
+
+std::vector<llm::fix_request> llm_proposer::correctness_fixes(job_state& job, const propose_request& request) const {
+  std::vector<llm::fix_request> fixes;
+  for (const auto& failed : failed_correctness(request.run_dir, request)) {
+    const auto tries = times_proposed(request.run_dir, request.job, failed.variant, request.iteration);
+    if (tries > context_.llm.max_fix_tries)
+      continue; // its repairs are spent: the memory says it failed, the model moves on
+    fixes.push_back({failed.variant, llm::fix_request::kind::correctness, failed.code, first_lines(failed.report, 4000)});
+  }
+  (void)job;
+  return fixes;
+}
+
+std::optional<std::string> llm_proposer::compile_error(const job_state& job, const llm::proposed_variant& variant,
+                                                      const std::string& arch) const {
+  if (!context_.compile)
+    return std::nullopt;
+  candidate c;
+  c.point = job.setup->defaults.point;
+  c.source = variant.code;
+  c.source_name = variant.name + ".cu";
+  c.defines = variant.defines;
+  auto resolved = resolve_branch(*job.setup, c);
+  if (!resolved)
+    return std::nullopt; // not the code's fault: the pipeline records it
+  auto order = compile_order_for(*job.setup, c, *resolved, {}, arch, {});
+  auto result = context_.compile(order.request);
+  if (result || result.error().kind == gpu::compile_failure_kind::internal)
+    return std::nullopt;
+  return result.error().log;
+}
+
+llm::proposed_variant llm_proposer::compiled(job_state& job, llm_round& round, const llm::prompt_inputs& inputs,
+                                             llm::proposed_variant variant, const std::string& arch,
+                                             std::vector<std::string>& tries) {
+  for (std::uint32_t attempt = 0;; ++attempt) {
+    auto log = compile_error(job, variant, arch);
+    if (!log)
+      return variant;
+    tries.push_back(variant.name + "\t" + join(variant.methods, ",") + "\tcompile error (try " +
+                    std::to_string(attempt + 1) + "): " + first_lines(*log, 300));
+    if (attempt >= context_.llm.max_fix_tries || round.budget_spent())
+      return variant; // handed on as it is: the pipeline records its compile_error
+    auto fixed = round.fix(inputs, {variant.name, llm::fix_request::kind::compile, variant.code, first_lines(*log, 4000)},
+                           skills_);
+    if (!fixed)
+      return variant;
+    variant = std::move(*fixed);
+  }
+}
+
+candidate llm_proposer::candidate_of(const job_state& job, const llm_round& round, const llm::proposed_variant& v) const {
+  // The problem's tunables stay at their defaults (still passed as -D): the code is what varies.
+  candidate c;
+  c.point = job.setup->defaults.point;
+  c.source = v.code;
+  c.source_name = v.name + ".cu";
+  c.methods = v.methods;
+  c.note = v.memo;
+  c.defines = v.defines;
+  if (auto launch = round.launch_of(v.launch, v.defines); launch)
+    c.launch = *launch;
+  for (const auto& a : v.ablations) {
+    candidate x;
+    x.kind = vocabulary::branch_kind::ablation;
+    x.point = c.point;
+    x.source = a.code;
+    x.source_name = v.name + "-without-" + file_safe(a.without) + ".cu";
+    x.methods = {a.without};
+    x.note = v.name + " without " + a.without;
+    x.defines = a.defines;
+    if (auto launch = round.launch_of(a.launch, a.defines); launch)
+      x.launch = *launch;
+    c.ablations.push_back(std::move(x));
+  }
+  return c;
+}
+
+void llm_proposer::learn_patterns(job_state& job, const propose_request& request) {
+  std::lock_guard lock{mutex_};
+  bool added = false;
+  const auto bottleneck = request.diagnosis ? std::string{diagnosis::to_string(request.diagnosis->widest)} : std::string{};
+  for (const auto& a : attempt_facts_of(request.run_dir, request)) {
+    if (a.verdict != llm::attempt_verdict::accepted || a.iteration < 1 || job.learned.contains(a.iteration))
+      continue;
+    patterns_.add({job.setup->problem.name, bottleneck, a.methods, a.speedup.value_or(1), a.why});
+    job.learned.insert(a.iteration);
+    added = true;
+  }
+  if (added && !request.run_dir.empty())
+    if (auto saved = patterns_.save(patterns_file(request)); !saved)
+      logging::get("proposer")->warn("llm pattern library not saved: {}", saved.error());
+}
+
+expected<proposal, std::string> llm_proposer::propose(const propose_request& request) {
+  auto job = job_for(request);
+  if (!job)
+    return unexpected{job.error()};
+  std::unique_ptr<llm::chat_client> replay;
+  if (!context_.replay_from.empty())
+    replay = std::make_unique<replayed_chat>(transcript_folder(context_.replay_from, request.job, request.iteration));
+  else if (!context_.model)
+    return unexpected{std::string{"the llm proposer has no model to talk to"}};
+  recorded_chat chat{replay ? *replay : *context_.model, transcript_folder(request.run_dir, request.job, request.iteration)};
+  llm_round round{chat, context_.llm, (*job)->contract, (*job)->dims, context_.limits, request.run_dir};
+  learn_patterns(**job, request);
+  return run_round(**job, round, inputs_for(**job, request), request);
+}
+
+void llm_proposer::compact_memory(job_state& job, llm_round& round, llm::prompt_inputs& inputs) const {
+  const auto rendered = llm::render_attempts(inputs.this_run);
+  if (!llm::needs_compaction(rendered, context_.llm.compaction_threshold_chars))
+    return;
+  // Compacted again only once a few more attempts have come in: each compaction is a call.
+  if (job.compacted.empty() || inputs.this_run.size() >= job.compacted_attempts + 8)
+    if (auto compacted = round.compact(rendered)) {
+      job.compacted = std::move(*compacted);
+      job.compacted_attempts = inputs.this_run.size();
+    }
+  if (job.compacted.empty())
+    return;
+  const auto covered = std::min(job.compacted_attempts, inputs.this_run.size());
+  inputs.this_run.erase(inputs.this_run.begin(), inputs.this_run.begin() + static_cast<std::ptrdiff_t>(covered));
+  inputs.past_runs += "\n\nThis run's earlier attempts, compacted (the raw memory is in memory.md):\n" + job.compacted;
+}
+
+proposal llm_proposer::run_round(job_state& job, llm_round& round, llm::prompt_inputs inputs,
+                                 const propose_request& request) {
+  compact_memory(job, round, inputs);
+  if (context_.llm.judge)
+    inputs.judge = round.judge(inputs);
+  std::vector<llm::proposed_variant> variants;
+  std::vector<std::string> notes;
+  for (auto& fix : correctness_fixes(job, request)) {
+    if (round.budget_spent())
+      break;
+    if (auto fixed = round.fix(inputs, fix, skills_))
+      variants.push_back(std::move(*fixed));
+    else
+      notes.push_back(fix.variant + " not repaired: " + fixed.error());
+  }
+  if (!round.budget_spent()) {
+    if (auto fresh = round.propose(inputs, skills_))
+      for (auto& v : *fresh)
+        variants.push_back(unique_name(std::move(v), variants, request.run_dir, request));
+    else
+      notes.push_back(fresh.error());
+  }
+  if (round.budget_spent())
+    notes.push_back("the LLM budget is spent: no further calls (the campaign finishes with what it has)");
+  std::vector<std::string> tries;
+  proposal out;
+  for (auto& v : variants)
+    out.candidates.push_back(candidate_of(job, round, compiled(job, round, inputs, std::move(v), arch_of(request), tries)));
+  write_tries(request.run_dir, request.job, request.iteration, tries);
+  out.note = round_note(out.candidates, inputs, notes, round.calls());
+  out.calls = round.calls();
+  return out;
+}
+
+} // namespace warpforge::pipeline

@@ -1,0 +1,333 @@
+// The llm proposer on the transpose example, against a scripted model (a test double for the
+// provider: the HTTP clients have their own loopback tests) and the real NVRTC: the compile-fix
+// loop, re-asks, correctness repairs, transcripts and their replay, budgets and failures.
+
+#include "pipeline/llm_proposer.hpp"
+
+#include "gpu/compile/nvrtc_compiler.hpp"
+#include "json/writer.hpp"
+#include "pipeline/llm_transcripts.hpp"
+#include "pipeline/records.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+namespace warpforge::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string transpose = WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml";
+
+const std::string tiled_code = R"(#ifndef T_DIM
+#define T_DIM 32
+#endif
+#ifndef T_ROWS
+#define T_ROWS 8
+#endif
+extern "C" __global__ void transpose(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  __shared__ float tile[T_DIM][T_DIM + 1];
+  int x = blockIdx.x * T_DIM + threadIdx.x;
+  int y = blockIdx.y * T_DIM + threadIdx.y;
+  for (int j = 0; j < T_DIM; j += T_ROWS)
+    if (x < cols && y + j < rows)
+      tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+  __syncthreads();
+  x = blockIdx.y * T_DIM + threadIdx.x;
+  y = blockIdx.x * T_DIM + threadIdx.y;
+  for (int j = 0; j < T_DIM; j += T_ROWS)
+    if (x < rows && y + j < cols)
+      out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+)";
+
+std::string broken(std::string code) { // an identifier NVRTC does not know
+  code.replace(code.find("tile[threadIdx.y + j][threadIdx.x] ="), 4, "tyle");
+  return code;
+}
+
+struct variant_text {
+  std::string name;
+  std::string code;
+  std::int64_t rows_per_block = 8;
+  std::string block_x = "T_DIM";
+};
+
+std::string envelope(const std::vector<variant_text>& variants) {
+  json::writer w;
+  w.begin_object().key("analysis").value("uncoalesced stores; stage the tile in shared memory");
+  w.key("variants").begin_array();
+  for (const auto& v : variants) {
+    w.begin_object().key("name").value(v.name).key("memo").value("32x32 shared tile, padded");
+    w.key("methods").begin_array().value("memory.tiling_smem").end_array();
+    w.key("defines").begin_object().key("T_DIM").value(32).key("T_ROWS").value(v.rows_per_block).end_object();
+    w.key("launch").begin_object();
+    w.key("grid").begin_array().value("ceil_div(COLS, T_DIM)").value("ceil_div(ROWS, T_DIM)").end_array();
+    w.key("block").begin_array().value(v.block_x).value("T_ROWS").end_array();
+    w.end_object();
+    w.key("code").value(v.code).end_object();
+  }
+  w.end_array().end_object();
+  return "Here is my answer.\n```json\n" + std::move(w).str() + "\n```\n";
+}
+
+// The model, scripted: each call must have the purpose the script expects next.
+class scripted_model final : public llm::chat_client {
+public:
+  struct turn {
+    std::string purpose;
+    expected<std::string, llm::chat_error> reply;
+  };
+  explicit scripted_model(std::vector<turn> script) : script_(script.begin(), script.end()) {}
+
+  expected<llm::chat_reply, llm::chat_error> chat(const llm::chat_request& request) override {
+    std::lock_guard lock{mutex_};
+    requests.push_back(request);
+    if (script_.empty()) {
+      ADD_FAILURE() << "an unscripted call: " << request.purpose;
+      return unexpected{llm::chat_error{llm::chat_error_kind::config, "unscripted", std::nullopt, 0}};
+    }
+    auto next = std::move(script_.front());
+    script_.pop_front();
+    EXPECT_EQ(request.purpose, next.purpose);
+    if (!next.reply)
+      return unexpected{next.reply.error()};
+    llm::chat_reply r;
+    r.text = *next.reply;
+    r.model = request.model;
+    r.usage = {1000, 500, 200, 0};
+    r.cost_usd = 0.01;
+    return r;
+  }
+  bool done() const { return script_.empty(); }
+  std::vector<llm::chat_request> requests;
+
+private:
+  std::deque<turn> script_;
+  std::mutex mutex_;
+};
+
+class LlmProposerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    root = fs::temp_directory_path() / ("wf-llm-proposer-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root);
+    run_dir = root / "run-1";
+    fs::create_directories(run_dir);
+  }
+  void TearDown() override { fs::remove_all(root); }
+
+  llm_context context(std::shared_ptr<llm::chat_client> model) const {
+    llm_context c;
+    c.llm.model = "test-model";
+    c.llm.judge = false;
+    c.compile = [](const gpu::compile_request& r) { return gpu::compile_kernel(r); };
+    c.model = std::move(model);
+    return c;
+  }
+
+  propose_request ask(std::int64_t iteration, std::vector<attempt> memory = {}, const fs::path& dir = {}) const {
+    propose_request r;
+    r.job = "transpose";
+    r.problem_path = transpose;
+    r.iteration = iteration;
+    r.branches = 2;
+    r.memory = std::move(memory);
+    r.run_dir = (dir.empty() ? run_dir : dir).string();
+    r.arch = "sm_90";
+    return r;
+  }
+
+  fs::path root, run_dir;
+};
+
+std::vector<std::string> purposes(const std::vector<model_call>& calls) {
+  std::vector<std::string> out;
+  for (const auto& c : calls)
+    out.push_back(c.purpose);
+  return out;
+}
+
+TEST_F(LlmProposerTest, AVariantNvrtcRejectsGoesBackWithTheLogAndItsRepairIsProposed) {
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", tiled_code}, {"tiled_16", broken(tiled_code), 16}})},
+    {"fix_compile", envelope({{"whatever", tiled_code, 16}})},
+  });
+  llm_proposer p{context(model)};
+  auto made = p.propose(ask(1));
+  ASSERT_TRUE(made) << made.error();
+  EXPECT_TRUE(model->done());
+  ASSERT_EQ(made->candidates.size(), 2u);
+  EXPECT_EQ(made->candidates[0].source, tiled_code);
+  EXPECT_EQ(made->candidates[1].source, tiled_code) << "the repaired code is what goes on";
+  EXPECT_EQ(made->candidates[1].source_name, "tiled_16.cu") << "a repair keeps its variant's name";
+  EXPECT_EQ(made->candidates[0].methods, std::vector<std::string>{"memory.tiling_smem"});
+  ASSERT_TRUE(made->candidates[1].launch);
+  EXPECT_EQ(made->candidates[1].launch->grid, (std::array<std::uint32_t, 3>{256, 256, 1}));
+  EXPECT_EQ(made->candidates[1].launch->block, (std::array<std::uint32_t, 3>{32, 16, 1}));
+  EXPECT_EQ(made->candidates[1].defines.at("T_ROWS"), 16);
+  // The fix request carried NVRTC's own complaint about the unknown identifier.
+  ASSERT_EQ(model->requests.size(), 2u);
+  EXPECT_NE(model->requests[1].messages.back().text.find("tyle"), std::string::npos);
+  EXPECT_EQ(purposes(made->calls), (std::vector<std::string>{"propose", "fix_compile"}));
+  EXPECT_EQ(made->calls[0].input_tokens, 1000);
+  EXPECT_DOUBLE_EQ(made->calls[1].cost_usd, 0.01);
+  const auto folder = transcript_folder(run_dir, "transpose", 1);
+  EXPECT_TRUE(fs::exists(folder / "01-propose.json"));
+  EXPECT_TRUE(fs::exists(folder / "02-fix_compile.json"));
+  EXPECT_EQ(made->calls[1].transcript, "llm/transpose/iter-1/02-fix_compile.json");
+  std::ifstream tries{folder / "tries.txt"};
+  std::string line;
+  ASSERT_TRUE(std::getline(tries, line));
+  EXPECT_EQ(line.rfind("tiled_16\tmemory.tiling_smem\tcompile error (try 1)", 0), 0u) << line;
+  EXPECT_NE(made->note.find("2 variant(s) (tiled, tiled_16)"), std::string::npos) << made->note;
+}
+
+TEST_F(LlmProposerTest, AVariantStillBrokenAfterItsTriesIsHandedOnForThePipelineToRecord) {
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", broken(tiled_code)}})},
+    {"fix_compile", envelope({{"tiled", broken(tiled_code)}})},
+    {"fix_compile", envelope({{"tiled", broken(tiled_code)}})},
+  });
+  llm_proposer p{context(model)};
+  auto made = p.propose(ask(1));
+  ASSERT_TRUE(made) << made.error();
+  EXPECT_TRUE(model->done()) << "max_fix_tries (2) repairs, no more";
+  ASSERT_EQ(made->candidates.size(), 1u);
+  EXPECT_EQ(made->candidates[0].source, broken(tiled_code));
+}
+
+TEST_F(LlmProposerTest, AReplyThatBreaksTheRulesIsReaskedWithThePreciseReason) {
+  auto elided = tiled_code;
+  elided.replace(elided.find("  __syncthreads();"), 18, "  // ... rest unchanged");
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", elided}})},
+    {"reask", envelope({{"tiled", tiled_code}})},
+  });
+  llm_proposer p{context(model)};
+  auto made = p.propose(ask(1));
+  ASSERT_TRUE(made) << made.error();
+  ASSERT_EQ(made->candidates.size(), 1u);
+  ASSERT_EQ(model->requests.size(), 2u);
+  const auto& reask = model->requests[1].messages;
+  ASSERT_EQ(reask.size(), 3u) << "the prompt, the refused reply, the reason";
+  EXPECT_EQ(reask[1].who, llm::role::assistant);
+  EXPECT_NE(reask[2].text.find("rest unchanged"), std::string::npos) << reask[2].text;
+}
+
+TEST_F(LlmProposerTest, ALaunchOverTheDevicesLimitsIsReasked) {
+  variant_text wide{"tiled", tiled_code};
+  wide.block_x = "T_DIM * 64"; // 2048 x 8 threads
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({wide})},
+    {"reask", envelope({{"tiled", tiled_code}})},
+  });
+  llm_proposer p{context(model)};
+  auto made = p.propose(ask(1));
+  ASSERT_TRUE(made) << made.error();
+  ASSERT_EQ(model->requests.size(), 2u);
+  EXPECT_NE(model->requests[1].messages.back().text.find("launch"), std::string::npos);
+  ASSERT_EQ(made->candidates.size(), 1u);
+  EXPECT_EQ(made->candidates[0].launch->block[0], 32u);
+}
+
+TEST_F(LlmProposerTest, ReplayMakesTheSameDecisionsFromTheTranscriptsWithNoModel) {
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", tiled_code}, {"tiled_16", broken(tiled_code), 16}})},
+    {"fix_compile", envelope({{"x", tiled_code, 16}})},
+  });
+  llm_proposer live{context(model)};
+  auto first = live.propose(ask(1));
+  ASSERT_TRUE(first) << first.error();
+
+  auto replay_context = context(nullptr);
+  replay_context.replay_from = run_dir;
+  llm_proposer replay{replay_context};
+  const auto second_run = root / "run-2";
+  auto again = replay.propose(ask(1, {}, second_run));
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(again->candidates, first->candidates);
+  EXPECT_EQ(purposes(again->calls), purposes(first->calls));
+  EXPECT_TRUE(fs::exists(transcript_folder(second_run, "transpose", 1) / "02-fix_compile.json"))
+    << "a replay keeps transcripts too";
+  // An iteration the earlier run never reached: the replay says it diverged.
+  auto beyond = replay.propose(ask(2, {}, second_run));
+  ASSERT_TRUE(beyond);
+  EXPECT_TRUE(beyond->candidates.empty());
+  EXPECT_NE(beyond->note.find("diverged"), std::string::npos) << beyond->note;
+}
+
+attempt failed_branch(std::int64_t iteration, std::string detail) {
+  attempt a;
+  a.iteration = iteration;
+  a.kind = vocabulary::branch_kind::branch;
+  a.methods = {"memory.tiling_smem"};
+  a.outcome = vocabulary::branch_outcome::incorrect;
+  a.detail = std::move(detail);
+  return a;
+}
+
+TEST_F(LlmProposerTest, AVariantThatFailedCorrectnessGoesBackWithItsReportUntilItsTriesAreSpent) {
+  proposal earlier;
+  candidate c;
+  c.source = tiled_code;
+  c.source_name = "tiled.cu";
+  earlier.candidates.push_back(c);
+  for (std::int64_t i = 1; i <= 3; ++i)
+    ASSERT_TRUE(write_proposal(run_dir, "transpose", i, earlier));
+  const std::string report = "FAILED: incorrect: out: 4096 of 67108864 elements differ; first at [31]: got 0, expected 1.5";
+
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"fix_correctness", envelope({{"anything", tiled_code}})},
+    {"propose", envelope({{"fresh", tiled_code}})},
+  });
+  llm_proposer p{context(model)};
+  auto made = p.propose(ask(2, {failed_branch(1, report)}));
+  ASSERT_TRUE(made) << made.error();
+  ASSERT_EQ(made->candidates.size(), 2u);
+  EXPECT_EQ(made->candidates[0].source_name, "tiled.cu") << "the repair keeps the name";
+  const auto& fix = model->requests[0].messages.back().text;
+  EXPECT_NE(fix.find("4096 of 67108864 elements differ"), std::string::npos);
+  EXPECT_NE(fix.find("tile[threadIdx.x][threadIdx.y + j]"), std::string::npos) << "the failed code goes back";
+
+  // Proposed in iterations 1, 2 and 3 already: 1 + max_fix_tries (2) tries are spent.
+  auto spent = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"fresh", tiled_code}})},
+  });
+  llm_proposer q{context(spent)};
+  auto next = q.propose(ask(4, {failed_branch(3, report)}));
+  ASSERT_TRUE(next) << next.error();
+  EXPECT_TRUE(spent->done());
+  EXPECT_EQ(purposes(next->calls), std::vector<std::string>{"propose"});
+}
+
+TEST_F(LlmProposerTest, ASpentBudgetOrAnUnreachableModelEndsTheRoundCleanlyWithTheCallAccounted) {
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", unexpected{llm::chat_error{llm::chat_error_kind::budget_exhausted, "spent $5.01 of $5.00", std::nullopt, 0}}},
+  });
+  llm_proposer p{context(model)};
+  auto made = p.propose(ask(1));
+  ASSERT_TRUE(made) << made.error();
+  EXPECT_TRUE(made->candidates.empty());
+  EXPECT_NE(made->note.find("budget is spent"), std::string::npos) << made->note;
+  ASSERT_EQ(made->calls.size(), 1u);
+  EXPECT_EQ(made->calls[0].outcome, "budget_exhausted");
+
+  auto down = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", unexpected{llm::chat_error{llm::chat_error_kind::network, "connection refused", std::nullopt, 6}}},
+  });
+  llm_proposer q{context(down)};
+  auto none = q.propose(ask(1));
+  ASSERT_TRUE(none) << none.error();
+  EXPECT_TRUE(none->candidates.empty());
+  EXPECT_NE(none->note.find("network: connection refused"), std::string::npos) << none->note;
+  EXPECT_EQ(none->calls.at(0).attempts, 6u);
+}
+
+} // namespace
+} // namespace warpforge::pipeline
