@@ -207,6 +207,26 @@ expected<std::int64_t, storage::store_error> store_state::record(const storage::
   return row.id;
 }
 
+expected<std::int64_t, storage::store_error> store_state::record(const storage::llm_call_record& r) {
+  storage::llm_call_row row;
+  row.job_id = r.job_id;
+  row.iteration = r.iteration;
+  row.seq = r.seq;
+  row.purpose = r.purpose;
+  row.model = r.model;
+  row.outcome = r.outcome;
+  row.input_tokens = r.input_tokens;
+  row.output_tokens = r.output_tokens;
+  row.cache_read_tokens = r.cache_read_tokens;
+  row.cache_write_tokens = r.cache_write_tokens;
+  row.cost_usd = r.cost_usd;
+  row.seconds = r.seconds;
+  row.attempts = r.attempts;
+  row.transcript = r.transcript;
+  row.created_at = unix_now_s();
+  return db->insert_llm_call(row);
+}
+
 void store_state::note_failure(const storage::store_error& error) {
   ++write_errors;
   last_error = storage::to_string(error);
@@ -252,6 +272,7 @@ store(messages::store_actor::stateful_pointer<store_state> self, std::filesystem
     [self, reply](const storage::branch_record& r) { return reply(self->state.record(r)); },
     [self, reply](const storage::branch_outcome_change& c) { return reply(self->state.record(c)); },
     [self, reply](const storage::measurement_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const storage::llm_call_record& r) { return reply(self->state.record(r)); },
     [self, apply](const feed::event& e) { apply(self->state.record(e)); },
     [self](messages::next_seq_atom) -> caf::result<std::int64_t> {
       auto next = self->state.db->next_event_seq();

@@ -72,6 +72,13 @@ typename Inspector::result_type inspect(Inspector& f, measurement_record& x) {
            x.mean_s, x.stddev_s, x.cv, x.ci95_low_s, x.ci95_high_s, x.min_s, x.samples, x.sm_clock_mhz);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_call_record& x) {
+  return f(caf::meta::type_name("llm_call_record"), x.job_id, x.iteration, x.seq, x.purpose, x.model, x.outcome,
+           x.input_tokens, x.output_tokens, x.cache_read_tokens, x.cache_write_tokens, x.cost_usd, x.seconds,
+           x.attempts, x.transcript);
+}
+
 } // namespace warpforge::storage
 
 namespace warpforge::messages {
@@ -88,6 +95,7 @@ using store_actor = caf::typed_actor<
   caf::replies_to<storage::branch_record>::with<std::int64_t>,        // -> the branch's id
   caf::replies_to<storage::branch_outcome_change>::with<std::int64_t>,
   caf::replies_to<storage::measurement_record>::with<std::int64_t>,   // -> the measurement's id
+  caf::replies_to<storage::llm_call_record>::with<std::int64_t>,      // -> the call's id (same key: same row)
   caf::reacts_to<feed::event>,                          // persist one feed event (seq given)
   caf::replies_to<next_seq_atom>::with<std::int64_t>,   // where the feed's seq counter resumes
   caf::replies_to<flush_atom>::with<std::int64_t>,      // barrier: all before it is durable; -> rows written

@@ -23,7 +23,7 @@ namespace warpforge::pipeline {
 /// One write for the store.
 using store_write = std::variant<storage::job_state_change, storage::job_update, storage::iteration_update,
                                  storage::branch_record, storage::branch_outcome_change,
-                                 storage::measurement_record>;
+                                 storage::measurement_record, storage::llm_call_record>;
 
 /// <run>/jobs/<job>/iter-<n>/branch-<k>/
 std::filesystem::path branch_folder(const std::filesystem::path& run_dir, const std::string& job,
