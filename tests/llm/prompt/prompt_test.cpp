@@ -1,0 +1,179 @@
+#include "llm/prompt/prompt.hpp"
+
+#include "prompt_inputs.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace warpforge::llm;
+using warpforge::llm::testing::transpose_inputs;
+
+namespace {
+
+const skill_library& skills() {
+  static const auto library = *skill_library::built_in();
+  return library;
+}
+
+/// A fired skill as the changing part spells it: its summary as a heading, then the rest.
+std::string playbook(std::string_view id) {
+  const auto* s = skills().find(id);
+  return "### " + std::string{id} + ": " + s->summary + "\n" + s->text.substr(s->text.find('\n') + 1);
+}
+
+bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+std::string all_stable(const prompt& p) {
+  std::string out;
+  for (const auto& block : p.stable)
+    out += block;
+  return out;
+}
+
+/// The same job one round later: a new best, a new diagnosis, more attempts, a judge verdict,
+/// failures to learn from and ablations wanted.
+prompt_inputs a_later_round() {
+  auto in = transpose_inputs();
+  in.best_source = "extern \"C\" __global__ void transpose_kernel(const float* in, float* out, int rows, int cols) "
+                   "{ /* TILED_BODY */ }\n";
+  in.best_us = 165.0;
+  in.diagnosis->fired = {{"bank_conflicts", "warning", "Bank conflicts: 32-way."}};
+  in.this_run.push_back({2, "b1", {"memory.tiling_smem", "memory.bank_conflict"}, attempt_verdict::rejected, "slower", 2.4, ""});
+  in.judge = judge_verdict{{"smem_bank_conflicts", "32-way conflicts on the tile", {{"dram_throughput", 62}}},
+                           {"dram_bandwidth", "stores", {{"dram_bytes", 2.684e8}}}};
+  in.fixes = {{"b3", fix_request::kind::compile, "code", "error: identifier TILE undefined"}};
+  in.ablations_wanted = {"memory.tiling_smem"};
+  return in;
+}
+
+} // namespace
+
+TEST(ProposePrompt, TwoRoundsOfOneJobShareByteIdenticalStableBlocks) {
+  const auto first = build_propose_prompt(transpose_inputs(), skills());
+  const auto later = build_propose_prompt(a_later_round(), skills());
+  ASSERT_EQ(first.stable.size(), 3u);
+  EXPECT_EQ(first.stable, later.stable);
+  EXPECT_NE(first.changing, later.changing);
+  // A fix re-ask of the same job hits the same cached prefix.
+  const auto fix = build_fix_prompt(a_later_round(), a_later_round().fixes[0], skills());
+  EXPECT_EQ(fix.stable, first.stable);
+}
+
+TEST(ProposePrompt, StableBlocksHoldRulesThenTheJobThenFrozenMemoryAndNothingOfTheRound) {
+  const auto p = build_propose_prompt(a_later_round(), skills());
+  ASSERT_EQ(p.stable.size(), 3u);
+  EXPECT_TRUE(has(p.stable[0], "senior CUDA performance engineer"));
+  EXPECT_TRUE(has(p.stable[0], "REPLY_FORMAT_MARKER"));
+  EXPECT_TRUE(has(p.stable[1], "NVIDIA H100 SXM5 80GB (sm_90)"));
+  EXPECT_TRUE(has(p.stable[1], "- Peak DRAM bandwidth: 3350 GB/s"));
+  EXPECT_TRUE(has(p.stable[1], "transpose_kernel(const float* in, float* out, int rows, int cols)"));
+  EXPECT_TRUE(has(p.stable[1], "rows = 8192; cols = 4096"));
+  EXPECT_TRUE(has(p.stable[1], "grid (cols/32, rows/8), block (32, 8)"));
+  EXPECT_TRUE(has(p.stable[1], "atol 0, rtol 0"));
+  EXPECT_TRUE(has(p.stable[1], "- memory.tiling_smem: Shared-memory tiling"));
+  EXPECT_TRUE(has(p.stable[1], skills().catalogue()));
+  EXPECT_TRUE(has(p.stable[2], "PAST_RUNS_MARKER"));
+  EXPECT_TRUE(has(p.stable[2], "PATTERNS_MARKER"));
+  const auto stable = all_stable(p);
+  for (auto round_only : {"TILED_BODY", "FIRST_ATTEMPT_WHY", "Bank conflicts: 32-way.", "identifier TILE undefined",
+                          "32-way conflicts on the tile", "165 us", "K = 4"})
+    EXPECT_FALSE(has(stable, round_only)) << round_only;
+}
+
+TEST(ProposePrompt, TheChangingPartCarriesTheRoundInOrder) {
+  const auto p = build_propose_prompt(a_later_round(), skills());
+  const auto& c = p.changing;
+  const auto best = c.find("TILED_BODY"), diagnosis = c.find("Bank conflicts: 32-way."),
+             judge = c.find("## Judge's analysis"), fired = c.find(playbook("bank_conflicts")),
+             attempts = c.find("FIRST_ATTEMPT_WHY"), fixes = c.find("identifier TILE undefined"),
+             ablations = c.find("- memory.tiling_smem\n"), task = c.find("## Task\nWrite K = 4");
+  for (auto at : {best, diagnosis, judge, fired, attempts, fixes, ablations, task})
+    ASSERT_NE(at, std::string::npos) << c;
+  EXPECT_LT(best, diagnosis);
+  EXPECT_LT(diagnosis, judge);
+  EXPECT_LT(judge, fired);
+  EXPECT_LT(fired, attempts);
+  EXPECT_LT(attempts, fixes);
+  EXPECT_LT(fixes, ablations);
+  EXPECT_LT(ablations, task);
+  EXPECT_TRUE(has(c, "Time: 165 us (baseline 412.5 us, 2.50x the baseline's speed)"));
+  EXPECT_TRUE(has(c, "iter 2 b1 [memory.tiling_smem + memory.bank_conflict]: REJECTED"));
+  EXPECT_FALSE(has(c, "PAST_RUNS_MARKER"));
+  EXPECT_FALSE(has(c, "REPLY_FORMAT_MARKER"));
+}
+
+TEST(ProposePrompt, TheDiagnosisShowsBudgetFindingsMetricsAsPercentAndCandidates) {
+  const auto c = build_propose_prompt(transpose_inputs(), skills()).changing;
+  EXPECT_TRUE(has(c, "Bottleneck: memory_bound"));
+  EXPECT_TRUE(has(c, "- gap compute 0.97, memory 0.38, latency 0.41"));
+  EXPECT_TRUE(has(c, "compute 0, memory 2, latency 1\n"));
+  EXPECT_TRUE(has(c, "### Speed of light\n- dram_throughput = 62 %\n- sm_throughput = 8 %\n"));
+  EXPECT_TRUE(has(c, "### Memory\n- dram_bytes = 2.684e+08 bytes\n- global_store_efficiency = 12.5 %\n"));
+  // Given info, warning, critical: shown most severe first.
+  EXPECT_TRUE(has(c, "Fired findings, most severe first:\n- [critical] memory_bound: Memory-bound: memory throughput is 62% "
+                     "of peak.\n- [warning] poor_coalescing: Uncoalesced global access: stores use 12.5% of each "
+                     "sector.\n- [info] low_l1_hit: Low L1 hit rate: 12%.\n"));
+  EXPECT_TRUE(has(c, "memory.coalesced_access, memory.tiling_smem\n"));
+}
+
+TEST(ProposePrompt, OnlyTheFiredSkillsAreSpelledOutMostSevereFirst) {
+  const auto c = build_propose_prompt(transpose_inputs(), skills()).changing;
+  const auto memory = c.find(playbook("memory_bound"));
+  const auto coalescing = c.find(playbook("poor_coalescing"));
+  const auto l1 = c.find(playbook("low_l1_hit"));
+  ASSERT_NE(memory, std::string::npos);
+  ASSERT_NE(coalescing, std::string::npos);
+  ASSERT_NE(l1, std::string::npos);
+  EXPECT_LT(memory, coalescing);
+  EXPECT_LT(coalescing, l1);
+  EXPECT_FALSE(has(c, playbook("stall_barrier")));
+  EXPECT_TRUE(has(c, "## Playbooks for the fired findings\n### memory_bound: "));
+}
+
+TEST(ProposePrompt, WithoutFrozenMemoryThereAreTwoStableBlocksAndNoDiagnosisIsSaid) {
+  auto in = transpose_inputs();
+  in.past_runs.clear();
+  in.patterns.clear();
+  in.diagnosis.reset();
+  in.this_run.clear();
+  const auto p = build_propose_prompt(in, skills());
+  EXPECT_EQ(p.stable.size(), 2u);
+  EXPECT_TRUE(has(p.changing, "Not profiled"));
+  EXPECT_FALSE(has(p.changing, "## Playbooks for the fired findings"));
+  EXPECT_TRUE(has(p.changing, "## This run's attempts\nnone yet\n"));
+  EXPECT_FALSE(has(p.changing, "Leave-one-out"));
+  in.patterns = "ONLY_PATTERNS";
+  const auto with_patterns = build_propose_prompt(in, skills());
+  ASSERT_EQ(with_patterns.stable.size(), 3u);
+  EXPECT_EQ(with_patterns.stable[2], "## Patterns that worked on other kernels\nONLY_PATTERNS\n");
+}
+
+TEST(FixPrompt, ACompileFixCarriesTheCodeTheLogAndEarlierTriesOfThatVariantOnly) {
+  auto in = transpose_inputs();
+  in.this_run.push_back({2, "b3", {"memory.tiling_smem"}, attempt_verdict::failed, "B3_FIRST_TRY", std::nullopt, ""});
+  const fix_request fix{"b3", fix_request::kind::compile, "VARIANT_CODE();", "kernel.cu(3): error: TILE undefined"};
+  const auto p = build_fix_prompt(in, fix, skills());
+  EXPECT_TRUE(has(p.changing, "## Variant to fix: b3 (compile error)"));
+  EXPECT_TRUE(has(p.changing, "NVRTC rejected this variant"));
+  EXPECT_TRUE(has(p.changing, "```cuda\nVARIANT_CODE();\n```"));
+  EXPECT_TRUE(has(p.changing, "### The compiler log\n```text\nkernel.cu(3): error: TILE undefined\n```"));
+  EXPECT_TRUE(has(p.changing, "B3_FIRST_TRY"));
+  EXPECT_FALSE(has(p.changing, "FIRST_ATTEMPT_WHY")) << "another variant's attempt";
+  EXPECT_FALSE(has(p.changing, "NAIVE_BODY")) << "a compile fix needs no reference kernel";
+  EXPECT_TRUE(has(p.changing, "Return the corrected variant b3 as the only variant"));
+}
+
+TEST(FixPrompt, ACorrectnessFixCarriesTheReportAndTheCorrectBestKernel) {
+  const fix_request fix{"b2", fix_request::kind::correctness, "VARIANT_CODE();", "1024 of 33554432 differ; first at 4096"};
+  const auto p = build_fix_prompt(transpose_inputs(), fix, skills());
+  EXPECT_TRUE(has(p.changing, "## Variant to fix: b2 (wrong results)"));
+  EXPECT_TRUE(has(p.changing, "outputs differ from the reference"));
+  EXPECT_TRUE(has(p.changing, "### The comparison report\n```text\n1024 of 33554432 differ; first at 4096\n```"));
+  EXPECT_TRUE(has(p.changing, "NAIVE_BODY"));
+  EXPECT_TRUE(has(p.changing, "SECOND_ATTEMPT_WHY"));
+}
+
+TEST(FixPrompt, CodeContainingAFenceCannotCloseItsBlock) {
+  const fix_request fix{"b1", fix_request::kind::compile, "// ``` inside\nx();", "log"};
+  const auto p = build_fix_prompt(transpose_inputs(), fix, skills());
+  EXPECT_TRUE(has(p.changing, "````cuda\n// ``` inside\nx();\n````\n"));
+}
