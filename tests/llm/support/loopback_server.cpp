@@ -98,6 +98,7 @@ struct connection::impl {
   ssl::stream<tcp::socket> stream;
   bool tls = false;
   bool is_open = true;
+  bool wrote_any = false; // whether the handler has written anything yet
   boost::beast::flat_buffer buffer;
   recorded_request request;
 
@@ -115,6 +116,7 @@ struct connection::impl {
   bool write(std::string_view bytes) {
     if (!is_open)
       return false;
+    wrote_any = true;
     boost::system::error_code error;
     if (tls)
       net::write(stream, net::buffer(bytes.data(), bytes.size()), error);
@@ -255,7 +257,6 @@ handler in_order(std::vector<handler> steps) {
   return [steps = std::move(steps)](connection& link) {
     if (link.index() < steps.size())
       return steps[link.index()](link);
-    link.respond(500, "{\"error\":\"the loopback script has no step for this request\"}");
     throw std::runtime_error("request " + std::to_string(link.index()) + " is past the script's " +
                              std::to_string(steps.size()) + " steps");
   };
@@ -311,8 +312,12 @@ void loopback_server::state::answer(connection& link, connection::impl& link_sta
   try {
     on_request(link);
   } catch (const std::exception& failure) {
-    std::lock_guard lock{mutex};
-    errors.push_back("request " + std::to_string(request.index) + ": " + failure.what());
+    {
+      std::lock_guard lock{mutex};
+      errors.push_back("request " + std::to_string(request.index) + ": " + failure.what());
+    }
+    if (!link_state.wrote_any) // recorded first, so a test that sees the 500 also sees the error
+      link.respond(500, "{\"error\":\"the loopback handler failed\"}");
   }
   std::lock_guard lock{mutex};
   --in_flight;

@@ -82,7 +82,8 @@ private:
 using handler = std::function<void(connection&)>;
 
 /// A handler that answers request i with steps[i]; requests past the end get a 500 (and are
-/// counted in handler_errors), so a test that sends too many sees it.
+/// listed in handler_errors), so a test that sends too many sees it. A handler that throws before
+/// writing anything also gets its request a 500, after the error is listed.
 handler in_order(std::vector<handler> steps);
 
 struct loopback_options {
