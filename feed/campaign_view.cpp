@@ -58,6 +58,16 @@ std::optional<roofline_position> roofline_of(const event& e, const detail_member
   return position;
 }
 
+/// One llm_call event's share of the job's language-model spend.
+void add_llm_call(job_progress& job, const detail_members& detail) {
+  ++job.llm_calls;
+  if (text_of(detail, "outcome").value_or("ok") != "ok")
+    ++job.llm_failed_calls;
+  for (auto key : {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"})
+    job.llm_tokens += static_cast<std::int64_t>(number_of(detail, key).value_or(0.0));
+  job.llm_cost_usd += number_of(detail, "cost_usd").value_or(0.0);
+}
+
 } // namespace
 
 std::string_view to_string(run_state state) {
@@ -158,6 +168,7 @@ void campaign_view::apply_to_job(job_progress& job, const event& e, const detail
         job.baseline_time_s = positive(detail, "time_s");
       break;
     case event_type::branch_failed: ++job.branches_failed; break;
+    case event_type::llm_call: add_llm_call(job, detail); break;
     case event_type::champion_elected:
       if (auto time_s = positive(detail, "time_s"))
         job.champion_time_s = time_s;

@@ -2,8 +2,9 @@
 // What a campaign looks like from its events: the one fold behind `warpforge tail`, the terminal
 // progress (progress_view) and the dashboard. Fed with events in seq order (a replay, then the
 // live feed), it keeps each campaign's state, each job's progress (iterations, measurements,
-// baseline, champion, speed-up per iteration, roofline position), each GPU's activity and busy
-// time, the latest problems and the latest events. It never prints: the views render it.
+// baseline, champion, speed-up per iteration, roofline position, language-model spend), each
+// GPU's activity and busy time, the latest problems and the latest events. It never prints: the
+// views render it.
 //
 //   campaign_view view;
 //   for (auto& e : replayed) view.apply(e);   // from the store, by seq
@@ -100,6 +101,10 @@ struct job_progress {
                                          // job end): what summary.md reports [s]
   std::vector<iteration_point> iterations;  // by iteration, as they finished
   std::optional<roofline_position> roofline;
+  std::uint64_t llm_calls = 0;           // llm_call events: requests to a language model
+  std::uint64_t llm_failed_calls = 0;    // those whose outcome is not "ok"
+  std::int64_t llm_tokens = 0;           // input, output, cache read and cache write tokens summed
+  double llm_cost_usd = 0.0;             // dollars
   std::string stop;                      // job_finished's stop reason
   std::string failure;                   // job_failed's reason
 

@@ -40,6 +40,7 @@ enum class event_type : std::uint8_t {
   branch_failed,        // a candidate ended without a measurement (its outcome says why)
   champion_elected,     // a new best variant for a job
   ablation_measured,    // a leave-one-out variant of the champion was timed
+  llm_call,             // the proposer made one request to a language model (tokens, dollars, seconds)
   gpu_leased,           // a GPU was given to a job
   gpu_released,         // a GPU went back to the pool
   runner_started,       // a warpforge-runner process started on a GPU
@@ -64,11 +65,11 @@ inline constexpr event_type all_event_types[] = {
   event_type::job_failed,        event_type::iteration_started, event_type::iteration_finished,
   event_type::diagnosis_ready,   event_type::branch_proposed,   event_type::branch_compiled,
   event_type::branch_checked,    event_type::branch_measured,   event_type::branch_failed,
-  event_type::champion_elected,  event_type::ablation_measured, event_type::gpu_leased,
-  event_type::gpu_released,      event_type::runner_started,    event_type::runner_restarted,
-  event_type::runner_failed,     event_type::actor_started,     event_type::actor_restarted,
-  event_type::actor_gave_up,     event_type::feed_dropped,      event_type::heartbeat,
-  event_type::warning,           event_type::error,
+  event_type::champion_elected,  event_type::ablation_measured, event_type::llm_call,
+  event_type::gpu_leased,        event_type::gpu_released,      event_type::runner_started,
+  event_type::runner_restarted,  event_type::runner_failed,     event_type::actor_started,
+  event_type::actor_restarted,   event_type::actor_gave_up,     event_type::feed_dropped,
+  event_type::heartbeat,         event_type::warning,           event_type::error,
 };
 
 /// Sentinels for "this event is not about a particular iteration / branch / GPU".

@@ -3,6 +3,7 @@
 #include "feed/event_text.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace warpforge::feed {
 namespace {
@@ -51,6 +52,15 @@ std::string clock_text(const campaign_status& campaign, const progress_context& 
       text += " of the " + format_duration(*budget) + " wall budget";
   }
   return text;
+}
+
+/// "  llm 12 calls $0.43": what the job spent on language models; "" when it made no call.
+std::string llm_text(const job_progress& job) {
+  if (job.llm_calls == 0)
+    return {};
+  char dollars[32];
+  std::snprintf(dollars, sizeof dollars, "$%.2f", job.llm_cost_usd);
+  return "  llm " + std::to_string(job.llm_calls) + (job.llm_calls == 1 ? " call " : " calls ") + dollars;
 }
 
 /// "5.45x": the campaign's speed-up for the job, else the best measured, else "-".
@@ -112,7 +122,8 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
     name_width = std::max(name_width, job.name.size());
   for (const auto& job : view.jobs())
     lines.push_back("  " + pad(job.name, name_width) + "  " + pad(job_state_text(job), 10) + "  measured " +
-                    pad(std::to_string(job.branches_measured), 4) + "  best " + speedup_text(job));
+                    pad(std::to_string(job.branches_measured), 4) + "  best " + speedup_text(job) +
+                    llm_text(job));
 
   const double since = campaign ? campaign->started_ts : view.first_ts().value_or(context.now_ts);
   const double until = campaign && campaign->ended_ts ? *campaign->ended_ts : context.now_ts;

@@ -154,6 +154,19 @@ struct llm_spend {
   std::int64_t cache_write_tokens = 0;       ///< tokens
   double cost_usd = 0;                       ///< dollars
   double seconds = 0;                        ///< wall time summed over the calls (they may overlap)
+
+  /// Adds another sum (a job's to its campaign's).
+  llm_spend& operator+=(const llm_spend& other) {
+    calls += other.calls;
+    failed_calls += other.failed_calls;
+    input_tokens += other.input_tokens;
+    output_tokens += other.output_tokens;
+    cache_read_tokens += other.cache_read_tokens;
+    cache_write_tokens += other.cache_write_tokens;
+    cost_usd += other.cost_usd;
+    seconds += other.seconds;
+    return *this;
+  }
   friend bool operator==(const llm_spend&, const llm_spend&) = default;
 };
 

@@ -203,5 +203,33 @@ TEST(CampaignView, AResumedIterationIsCountedOnce) {
   EXPECT_EQ(view.jobs()[0].iterations[1].speedup, 4.0);
 }
 
+TEST(CampaignView, AJobsLlmCallsAddUpItsLanguageModelSpend) {
+  auto t = two_iterations();
+  auto call = [&](std::string job, std::int64_t n, std::string outcome, std::int64_t input, double cost) {
+    t.add(event_type::llm_call, std::move(job), 3, no_branch, no_gpu,
+          detail{}.add("call", n).add("purpose", "propose").add("model", "m").add("outcome", outcome)
+            .add("input_tokens", input).add("output_tokens", 100).add("cache_read_tokens", 20)
+            .add("cache_write_tokens", 3).add("cost_usd", cost).add("seconds", 2.5).json());
+  };
+  call("transpose", 1, "ok", 1000, 0.25);
+  call("transpose", 2, "rate_limited", 0, 0.0);
+  call("gemm", 1, "ok", 50, 0.5);
+  auto view = applied(t);
+  ASSERT_EQ(view.jobs().size(), 2u);
+  const auto& transpose = view.jobs()[0];
+  EXPECT_EQ(transpose.llm_calls, 2u);
+  EXPECT_EQ(transpose.llm_failed_calls, 1u);
+  EXPECT_EQ(transpose.llm_tokens, 1000 + 2 * (100 + 20 + 3));
+  EXPECT_DOUBLE_EQ(transpose.llm_cost_usd, 0.25);
+  EXPECT_EQ(transpose.best_time_s, 2e-3) << "a call is not a result";
+  const auto& gemm = view.jobs()[1];
+  EXPECT_EQ(gemm.llm_calls, 1u);
+  EXPECT_EQ(gemm.llm_failed_calls, 0u);
+  EXPECT_DOUBLE_EQ(gemm.llm_cost_usd, 0.5);
+  // A replayed call (same seq) is not counted twice.
+  EXPECT_FALSE(view.apply(t.events().back()));
+  EXPECT_EQ(view.jobs()[1].llm_calls, 1u);
+}
+
 } // namespace
 } // namespace warpforge::feed

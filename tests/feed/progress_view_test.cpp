@@ -51,6 +51,20 @@ TEST(ProgressBlock, ShowsElapsedBudgetJobsCandidatesBestSpeedUpsAndGpus) {
                           "  GPU 1  busy 10%   idle"));
 }
 
+TEST(ProgressBlock, AJobThatCalledALanguageModelShowsItsCallsAndDollars) {
+  auto view = ten_seconds_in();
+  auto seq = *view.last_seq();
+  for (double cost : {0.12, 0.25})
+    view.apply(campaign_event(++seq, event_type::llm_call, "transpose", 2, no_branch, no_gpu,
+                              detail{}.add("outcome", "ok").add("cost_usd", cost).json()));
+  progress_context context;
+  context.now_ts = start_ts + 13;
+  auto lines = render_progress_block(view, context);
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[2], "  transpose      iter 2      measured 1     best 2.00x  llm 2 calls $0.37");
+  EXPECT_EQ(lines[3], "  row_reduction  finished (patience)  measured 0     best 1.50x") << "no call: no llm text";
+}
+
 TEST(ProgressBlock, AGivenWallBudgetWinsAndLinesAreCutToTheWidth) {
   auto view = ten_seconds_in();
   progress_context context;
