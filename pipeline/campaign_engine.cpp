@@ -372,6 +372,25 @@ void campaign_engine::proposed(ticket id, const expected<proposal, std::string>&
   if (auto kept = write_proposal(setup_.run_dir, job.setup.name, static_cast<std::int64_t>(iteration), *answer); !kept)
     out_.events.push_back(job_event(feed::event_type::warning, job.setup.name, iteration, feed::no_branch, feed::no_gpu,
                                     feed::detail{}.add("message", kept.error()).add("component", "scheduler").json()));
+  // What each model call cost: a row keyed by (job, iteration, place), so writing it again
+  // replaces it, and its llm_call event (docs/events.md).
+  std::int64_t seq = 0;
+  for (const auto& call : answer->calls) {
+    const storage::llm_call_record row{job.id, static_cast<std::int64_t>(iteration), ++seq, call.purpose,
+                                       call.model, call.outcome, call.input_tokens, call.output_tokens,
+                                       call.cache_read_tokens, call.cache_write_tokens, call.cost_usd, call.seconds,
+                                       call.attempts, call.transcript};
+    out_.writes.push_back(row);
+    out_.events.push_back(job_event(feed::event_type::llm_call, job.setup.name, row.iteration, feed::no_branch,
+                                    feed::no_gpu,
+                                    feed::detail{}.add("call", row.seq).add("purpose", row.purpose)
+                                      .add("model", row.model).add("outcome", row.outcome)
+                                      .add("input_tokens", row.input_tokens).add("output_tokens", row.output_tokens)
+                                      .add("cache_read_tokens", row.cache_read_tokens)
+                                      .add("cache_write_tokens", row.cache_write_tokens)
+                                      .add("cost_usd", row.cost_usd).add("seconds", row.seconds)
+                                      .add("attempts", row.attempts).add("transcript", row.transcript).json()));
+  }
   job.plan->accept(*answer);
   pump();
 }
