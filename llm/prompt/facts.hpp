@@ -5,7 +5,7 @@
 //
 // Units: times are microseconds (`_us`), speed-ups are ratios (2.0 = twice as fast as the
 // baseline), metric values are in the unit their `unit` field names ("ratio" is 0..1 and is
-// shown to the model as a percentage: sections.hpp, shown_metric).
+// shown to the model as a percentage: sections.hpp, shown()).
 
 #include <array>
 #include <cstdint>
@@ -94,6 +94,7 @@ struct fix_request {
   kind what = kind::compile;
   std::string code;    // the variant's full source
   std::string report;  // compiler log or comparison report, trimmed by the caller
+  std::int64_t iteration = 0; // the round the variant belongs to (names repeat across rounds); 0: any
 };
 inline constexpr std::array all_fix_kinds{fix_request::kind::compile, fix_request::kind::correctness};
 /// "compile" / "correctness".

@@ -126,7 +126,7 @@ prompt build_fix_prompt(const prompt_inputs& in, const fix_request& fix, const s
          code_block(fix.report, "text");
   std::vector<attempt_fact> earlier;
   for (const auto& a : in.this_run)
-    if (a.variant == fix.variant)
+    if (a.variant == fix.variant && (fix.iteration == 0 || a.iteration == fix.iteration))
       earlier.push_back(a);
   if (!earlier.empty())
     out.append("\n## Earlier tries of this variant\n").append(render_attempts(earlier));

@@ -30,7 +30,8 @@ struct prompt {
 /// The round's question: K new variants of the current best (and the leave-one-outs wanted).
 prompt build_propose_prompt(const prompt_inputs& inputs, const skill_library& skills);
 /// A re-ask for one variant that failed to compile or failed correctness: its code and the
-/// compiler log or comparison report, and what to do about it; the same stable blocks.
+/// compiler log or comparison report, what to do about it, and this run's earlier tries of that
+/// variant (same name, and same iteration when the fix names one); the same stable blocks.
 prompt build_fix_prompt(const prompt_inputs& inputs, const fix_request& fix, const skill_library& skills);
 
 /// The stable blocks build_propose_prompt and build_fix_prompt share.

@@ -40,7 +40,7 @@ prompt_inputs a_later_round() {
   in.this_run.push_back({2, "b1", {"memory.tiling_smem", "memory.bank_conflict"}, attempt_verdict::rejected, "slower", 2.4, ""});
   in.judge = judge_verdict{{"smem_bank_conflicts", "32-way conflicts on the tile", {{"dram_throughput", 62}}},
                            {"dram_bandwidth", "stores", {{"dram_bytes", 2.684e8}}}};
-  in.fixes = {{"b3", fix_request::kind::compile, "code", "error: identifier TILE undefined"}};
+  in.fixes = {{"b3", fix_request::kind::compile, "code", "error: identifier TILE undefined", 2}};
   in.ablations_wanted = {"memory.tiling_smem"};
   return in;
 }
@@ -56,6 +56,19 @@ TEST(ProposePrompt, TwoRoundsOfOneJobShareByteIdenticalStableBlocks) {
   // A fix re-ask of the same job hits the same cached prefix.
   const auto fix = build_fix_prompt(a_later_round(), a_later_round().fixes[0], skills());
   EXPECT_EQ(fix.stable, first.stable);
+}
+
+TEST(ProposePrompt, TheRulesBlockIsTheSameForEveryJobOfACampaign) {
+  auto other = transpose_inputs();
+  other.gpu.name = "NVIDIA A100 SXM4 80GB";
+  other.problem.name = "sgemm";
+  other.methods.pop_back();
+  other.past_runs = "other memory";
+  const auto a = build_propose_prompt(transpose_inputs(), skills());
+  const auto b = build_propose_prompt(other, skills());
+  EXPECT_EQ(a.stable[0], b.stable[0]);
+  EXPECT_NE(a.stable[1], b.stable[1]);
+  EXPECT_NE(a.stable[2], b.stable[2]);
 }
 
 TEST(ProposePrompt, StableBlocksHoldRulesThenTheJobThenFrozenMemoryAndNothingOfTheRound) {
@@ -149,8 +162,9 @@ TEST(ProposePrompt, WithoutFrozenMemoryThereAreTwoStableBlocksAndNoDiagnosisIsSa
 
 TEST(FixPrompt, ACompileFixCarriesTheCodeTheLogAndEarlierTriesOfThatVariantOnly) {
   auto in = transpose_inputs();
+  in.this_run.push_back({1, "b3", {"compute.loop_unroll"}, attempt_verdict::failed, "ROUND_1_B3", std::nullopt, ""});
   in.this_run.push_back({2, "b3", {"memory.tiling_smem"}, attempt_verdict::failed, "B3_FIRST_TRY", std::nullopt, ""});
-  const fix_request fix{"b3", fix_request::kind::compile, "VARIANT_CODE();", "kernel.cu(3): error: TILE undefined"};
+  const fix_request fix{"b3", fix_request::kind::compile, "VARIANT_CODE();", "kernel.cu(3): error: TILE undefined", 2};
   const auto p = build_fix_prompt(in, fix, skills());
   EXPECT_TRUE(has(p.changing, "## Variant to fix: b3 (compile error)"));
   EXPECT_TRUE(has(p.changing, "NVRTC rejected this variant"));
@@ -158,12 +172,13 @@ TEST(FixPrompt, ACompileFixCarriesTheCodeTheLogAndEarlierTriesOfThatVariantOnly)
   EXPECT_TRUE(has(p.changing, "### The compiler log\n```text\nkernel.cu(3): error: TILE undefined\n```"));
   EXPECT_TRUE(has(p.changing, "B3_FIRST_TRY"));
   EXPECT_FALSE(has(p.changing, "FIRST_ATTEMPT_WHY")) << "another variant's attempt";
+  EXPECT_FALSE(has(p.changing, "ROUND_1_B3")) << "the same name in another round";
   EXPECT_FALSE(has(p.changing, "NAIVE_BODY")) << "a compile fix needs no reference kernel";
   EXPECT_TRUE(has(p.changing, "Return the corrected variant b3 as the only variant"));
 }
 
 TEST(FixPrompt, ACorrectnessFixCarriesTheReportAndTheCorrectBestKernel) {
-  const fix_request fix{"b2", fix_request::kind::correctness, "VARIANT_CODE();", "1024 of 33554432 differ; first at 4096"};
+  const fix_request fix{"b2", fix_request::kind::correctness, "VARIANT_CODE();", "1024 of 33554432 differ; first at 4096", 1};
   const auto p = build_fix_prompt(transpose_inputs(), fix, skills());
   EXPECT_TRUE(has(p.changing, "## Variant to fix: b2 (wrong results)"));
   EXPECT_TRUE(has(p.changing, "outputs differ from the reference"));
@@ -173,7 +188,7 @@ TEST(FixPrompt, ACorrectnessFixCarriesTheReportAndTheCorrectBestKernel) {
 }
 
 TEST(FixPrompt, CodeContainingAFenceCannotCloseItsBlock) {
-  const fix_request fix{"b1", fix_request::kind::compile, "// ``` inside\nx();", "log"};
+  const fix_request fix{"b1", fix_request::kind::compile, "// ``` inside\nx();", "log", 0};
   const auto p = build_fix_prompt(transpose_inputs(), fix, skills());
   EXPECT_TRUE(has(p.changing, "````cuda\n// ``` inside\nx();\n````\n"));
 }
