@@ -64,6 +64,38 @@ std::string format_seconds(std::optional<double> s) {
   return buffer;
 }
 
+/// "3 calls (1 failed), tokens in 12000 out 900 cache read 30000 write 400, $0.1234, 41.0 s".
+std::string spend_text(const storage::llm_spend& spend) {
+  char money[64];
+  std::snprintf(money, sizeof money, ", $%.4f, %.1f s", spend.cost_usd, spend.seconds);
+  return std::to_string(spend.calls) + (spend.calls == 1 ? " call" : " calls") +
+         (spend.failed_calls > 0 ? " (" + std::to_string(spend.failed_calls) + " failed)" : std::string{}) +
+         ", tokens in " + std::to_string(spend.input_tokens) + " out " + std::to_string(spend.output_tokens) +
+         " cache read " + std::to_string(spend.cache_read_tokens) + " write " +
+         std::to_string(spend.cache_write_tokens) + money;
+}
+
+/// Every job's spend, summed.
+storage::llm_spend campaign_spend(const storage::campaign_summary& s) {
+  storage::llm_spend total;
+  for (const auto& [job, spend] : s.llm_by_job)
+    total += spend;
+  return total;
+}
+
+void write_spend(json::writer& w, const storage::llm_spend& spend) {
+  w.begin_object()
+    .key("calls").value(spend.calls)
+    .key("failed_calls").value(spend.failed_calls)
+    .key("input_tokens").value(spend.input_tokens)
+    .key("output_tokens").value(spend.output_tokens)
+    .key("cache_read_tokens").value(spend.cache_read_tokens)
+    .key("cache_write_tokens").value(spend.cache_write_tokens)
+    .key("cost_usd").value(spend.cost_usd)
+    .key("seconds").value(spend.seconds)
+    .end_object();
+}
+
 std::string render_text(const storage::campaign_summary& s, const live_facts& facts) {
   std::ostringstream out;
   const auto& c = s.campaign;
@@ -91,12 +123,16 @@ std::string render_text(const storage::campaign_summary& s, const live_facts& fa
     out << '\n';
     if (!j.reason.empty())
       out << "      " << j.reason << '\n';
+    if (auto spend = s.llm_by_job.find(j.id); spend != s.llm_by_job.end())
+      out << "      llm " << spend_text(spend->second) << '\n';
   }
   out << "\nbranches  pending " << s.branches_pending;
   for (const auto& [outcome, count] : s.branch_outcomes)
     if (count > 0)
       out << "  " << vocabulary::to_string(outcome) << ' ' << count;
   out << '\n';
+  if (!s.llm_by_job.empty())
+    out << "llm       " << spend_text(campaign_spend(s)) << '\n';
   if (s.last_event_seq)
     out << "events    last seq " << *s.last_event_seq << " at " << format_time(*s.last_event_ts) << '\n';
   else
@@ -130,6 +166,8 @@ std::string render_json(const storage::campaign_summary& s, const live_facts& fa
     j.baseline_time_s ? w.value(*j.baseline_time_s) : w.null();
     w.key("best_time_s");
     j.best_time_s ? w.value(*j.best_time_s) : w.null();
+    if (auto spend = s.llm_by_job.find(j.id); spend != s.llm_by_job.end())
+      write_spend(w.key("llm"), spend->second);
     w.key("reason").value(j.reason).end_object();
   }
   w.end_array();
@@ -137,6 +175,8 @@ std::string render_json(const storage::campaign_summary& s, const live_facts& fa
   for (const auto& [outcome, count] : s.branch_outcomes)
     w.key(vocabulary::to_string(outcome)).value(count);
   w.end_object();
+  if (!s.llm_by_job.empty())
+    write_spend(w.key("llm"), campaign_spend(s));
   w.key("last_event_seq");
   s.last_event_seq ? w.value(*s.last_event_seq) : w.null();
   w.key("feed_endpoint");
