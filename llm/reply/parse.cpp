@@ -35,11 +35,46 @@ std::string type_name(element value) {
   return "a value";
 }
 
+std::string path(const std::string& where, std::string_view key) {
+  return where.empty() ? std::string{key} : where + "." + std::string{key};
+}
+
+std::string indexed(const std::string& where, std::size_t index) {
+  return where + "[" + std::to_string(index) + "]";
+}
+
 std::string joined(std::span<const std::string_view> words) {
   std::string out;
   for (const auto word : words)
     out += (out.empty() ? "" : ", ") + std::string{word};
   return out;
+}
+
+// The words of a method id ("memory.tiling_smem" -> memory, smem, tiling), sorted.
+std::vector<std::string> words_of(std::string_view id) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : std::string{id} + ".") {
+    if (c == '.' || c == '_') {
+      if (!word.empty())
+        words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  std::sort(words.begin(), words.end());
+  return words;
+}
+
+// The known id with the same words in another order ("memory.smem_tiling"), which edit distance
+// misses.
+std::optional<std::string> same_words(std::string_view id, const std::vector<std::string>& known) {
+  const auto words = words_of(id);
+  for (const auto& candidate : known)
+    if (words_of(candidate) == words)
+      return candidate;
+  return std::nullopt;
 }
 
 // Walks the reply's JSON into the envelope, collecting every problem on the way.
@@ -108,7 +143,7 @@ std::optional<element> reply_reader::field(object from, std::string_view key,
   if (from.at_key(key).get(value) == simdjson::SUCCESS)
     return value;
   if (required)
-    problem(reply_fault::schema, where + "." + std::string{key}, "the key is missing");
+    problem(reply_fault::schema, path(where, key), "the key is missing");
   return std::nullopt;
 }
 
@@ -119,8 +154,7 @@ std::optional<std::string> reply_reader::string_field(object from, std::string_v
     return std::nullopt;
   std::string_view text;
   if (value->get(text) != simdjson::SUCCESS) {
-    problem(reply_fault::schema, where + "." + std::string{key},
-            "must be a string, got " + type_name(*value));
+    problem(reply_fault::schema, path(where, key), "must be a string, got " + type_name(*value));
     return std::nullopt;
   }
   return std::string{text};
@@ -129,14 +163,6 @@ std::optional<std::string> reply_reader::string_field(object from, std::string_v
 } // namespace
 
 namespace {
-
-std::string path(const std::string& where, std::string_view key) {
-  return where.empty() ? std::string{key} : where + "." + std::string{key};
-}
-
-std::string indexed(const std::string& where, std::size_t index) {
-  return where + "[" + std::to_string(index) + "]";
-}
 
 void reply_reader::read(element root, envelope& out) {
   const auto top = as_object(root, "reply", envelope_keys);
@@ -237,8 +263,9 @@ bool reply_reader::known_method(const std::string& id, const std::string& where)
     return true;
   std::vector<std::string_view> candidates(known.begin(), known.end());
   std::string reason = "'" + id + "' is not a method id of the catalog";
-  if (auto match = toml_reader::closest_match(id, candidates))
-    reason += "; did you mean '" + *match + "'?";
+  if (auto match = same_words(id, known).value_or(toml_reader::closest_match(id, candidates).value_or(""));
+      !match.empty())
+    reason += "; did you mean '" + match + "'?";
   const std::string axis = id.substr(0, id.find('.') + 1);
   std::vector<std::string_view> examples;
   for (const auto& candidate : known)
