@@ -1,0 +1,159 @@
+#include "llm/reply/code_check.hpp"
+
+#include "tests/llm/reply/reply_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace warpforge::llm {
+namespace {
+
+using testing::scale_contract;
+using testing::scale_kernel;
+
+std::vector<reply_problem> check(const std::string& code) {
+  return check_code(code, "variants[0].code", scale_contract());
+}
+
+// The single problem of `code`; fails the test unless there is exactly one, of `fault`.
+reply_problem only_problem(const std::string& code, reply_fault fault) {
+  const auto problems = check(code);
+  EXPECT_EQ(problems.size(), 1u);
+  for (const auto& p : problems)
+    EXPECT_EQ(p.fault, fault) << to_string(p.fault) << " at " << p.where << ": " << p.reason;
+  return problems.empty() ? reply_problem{} : problems.front();
+}
+
+// scale_kernel with `from` replaced by `to` (which must occur).
+std::string edited(const std::string& from, const std::string& to) {
+  std::string code = scale_kernel;
+  const auto at = code.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? code : code.replace(at, from.size(), to);
+}
+
+TEST(CodeCheck, ACompleteKernelWithTheContractsSignaturePasses) {
+  EXPECT_TRUE(check(scale_kernel).empty());
+}
+
+TEST(CodeCheck, TheExamplesOwnKernelsPassTheirContracts) {
+  for (const auto& [example, entry] : {std::pair{"transpose", "transpose"}, {"sgemm", "sgemm"}}) {
+    const auto contract = testing::example_contract(example, entry);
+    const auto problems =
+      check_code(testing::read_text(std::string{"examples/"} + example + "/kernel.cu"), "code", contract);
+    EXPECT_TRUE(problems.empty()) << example << ": " << problems.front().reason;
+  }
+}
+
+TEST(CodeCheck, BlankCodeIsNoCode) {
+  const auto problem = only_problem(" \n\t\n", reply_fault::no_code);
+  EXPECT_EQ(problem.where, "variants[0].code");
+}
+
+TEST(CodeCheck, ElisionCommentsAreFoundWithTheirPlace) {
+  for (const std::string comment : {"// ... rest unchanged", "// same as before", "/* TODO: bounds */",
+                                    "// your code here", "// rest of the kernel as in the original",
+                                    "// ..."}) {
+    const auto problem = only_problem(edited("y[i] = 2.0f * x[i];", comment), reply_fault::elided_code);
+    EXPECT_EQ(problem.where, "variants[0].code line 5 column 5") << comment;
+    EXPECT_NE(problem.reason.find("complete kernel"), std::string::npos) << problem.reason;
+  }
+}
+
+TEST(CodeCheck, AnEllipsisStandingForCodeIsElided) {
+  const auto problem = only_problem(edited("    y[i] = 2.0f * x[i];", "    ..."), reply_fault::elided_code);
+  EXPECT_EQ(problem.where, "variants[0].code line 5 column 5");
+}
+
+TEST(CodeCheck, EmptyBodiesOfTheEntryOrADeviceFunctionAreElided) {
+  const std::string empty_entry =
+    "extern \"C\" __global__ void scale(const float* x, float* y, int n) {\n}\n";
+  EXPECT_NE(only_problem(empty_entry, reply_fault::elided_code).reason.find("'scale' is empty"),
+            std::string::npos);
+  const auto helper = only_problem("__device__ float load(const float* p) { }\n" + scale_kernel,
+                                   reply_fault::elided_code);
+  EXPECT_NE(helper.reason.find("'load'"), std::string::npos) << helper.reason;
+}
+
+TEST(CodeCheck, OrdinaryCommentsVariadicsAndStringsAreNotElision) {
+  const std::string code = "// threads past n stay idle; loads a, b, and so on\n"
+                           "template <typename... Ts> __device__ void log(Ts... args) { printf(\"...\", args...); }\n" +
+                           scale_kernel;
+  EXPECT_TRUE(check(code).empty()) << check(code).front().reason;
+}
+
+TEST(CodeCheck, NonAsciiIsPlacedWithTheByteAndAReplacement) {
+  const auto problem = only_problem(edited("// y = 2 x", "// y = 2 \xC3\x97 x"), reply_fault::non_ascii);
+  EXPECT_EQ(problem.where, "variants[0].code line 1 column 10");
+  EXPECT_NE(problem.reason.find("0xC3"), std::string::npos) << problem.reason;
+  EXPECT_NE(problem.reason.find("U+00D7"), std::string::npos) << problem.reason;
+  EXPECT_NE(problem.reason.find("write x or *"), std::string::npos) << problem.reason;
+}
+
+TEST(CodeCheck, ManyProblemsOfOneFaultAreCappedAndCounted) {
+  const auto problems = check(edited("// y = 2 x", "// \xE2\x80\x9C\xE2\x80\x9D \xE2\x80\x98\xE2\x80\x99 \xC2\xA0"));
+  ASSERT_EQ(problems.size(), max_problems_per_fault + 1);
+  EXPECT_EQ(problems.back().reason, "2 more like the 3 above");
+  EXPECT_EQ(problems.back().fault, reply_fault::non_ascii);
+}
+
+TEST(CodeCheck, ARenamedEntryIsMissingAndNamesTheFunctionFound) {
+  const auto problem = only_problem(edited("void scale(", "void scale_fast("), reply_fault::missing_entry);
+  EXPECT_NE(problem.reason.find("'scale_fast'"), std::string::npos) << problem.reason;
+  EXPECT_NE(problem.reason.find("extern \"C\" __global__ void scale(const float*, float*, int)"),
+            std::string::npos)
+    << problem.reason;
+}
+
+TEST(CodeCheck, AnEntryWithoutExternCIsMissing) {
+  const auto problem = only_problem(edited("extern \"C\" ", ""), reply_fault::missing_entry);
+  EXPECT_EQ(problem.where, "variants[0].code line 2 column 17");
+  EXPECT_NE(problem.reason.find("mangled"), std::string::npos) << problem.reason;
+}
+
+TEST(CodeCheck, AnExtraParameterIsAChangedSignature) {
+  const auto problem = only_problem(edited("int n)", "int n, float alpha)"), reply_fault::changed_signature);
+  EXPECT_NE(problem.reason.find("4 parameters, the problem passes 3"), std::string::npos)
+    << problem.reason;
+}
+
+TEST(CodeCheck, AChangedTypeNamesItsParameterButNamesMayDiffer) {
+  const auto problem = only_problem(edited("int n)", "long count)"), reply_fault::changed_signature);
+  EXPECT_NE(problem.reason.find("parameter 3 is 'long', must be 'int'"), std::string::npos)
+    << problem.reason;
+  EXPECT_TRUE(check(edited("const float* __restrict__ x", "float const *input")).empty());
+}
+
+TEST(CodeCheck, HostCodeIsRefusedOncePerConstruct) {
+  const std::string host = scale_kernel +
+                           "#include <iostream>\n"
+                           "int main() {\n"
+                           "  float* d; cudaMalloc(&d, 4); cudaStream_t s; cudaEventRecord(0);\n"
+                           "  auto t = std::chrono::steady_clock::now();\n"
+                           "  scale<<<1, 1>>>(d, d, 1);\n}\n";
+  const auto problems = check(host);
+  ASSERT_EQ(problems.size(), max_problems_per_fault + 1) << "6 constructs, capped at 3";
+  for (const auto& problem : problems)
+    EXPECT_EQ(problem.fault, reply_fault::host_code) << problem.reason;
+  EXPECT_NE(problems[0].reason.find("'main('"), std::string::npos) << problems[0].reason;
+  EXPECT_EQ(problems[0].where, "variants[0].code line 8 column 5");
+}
+
+TEST(CodeCheck, HostHeadersAreRefusedButDeviceHeadersAreNot) {
+  for (const std::string header : {"<cstdio>", "<cuda_runtime.h>", "<vector>", "\"cuda.h\""}) {
+    const auto problem = only_problem("#include " + header + "\n" + scale_kernel, reply_fault::host_code);
+    EXPECT_EQ(problem.where, "variants[0].code line 1 column 11") << header;
+  }
+  EXPECT_TRUE(check("#include <cuda_fp16.h>\n#include \"tile.cuh\"\n" + scale_kernel).empty());
+}
+
+TEST(CodeCheck, HostNamesInCommentsAndStringsAreNotHostCode) {
+  const std::string code = "// no cudaMalloc, no <<< >>>, no int main() here\n"
+                           "__device__ void note() { printf(\"cudaMemcpy <<<\\n\"); }\n" +
+                           scale_kernel;
+  EXPECT_TRUE(check(code).empty()) << check(code).front().reason;
+}
+
+} // namespace
+} // namespace warpforge::llm
