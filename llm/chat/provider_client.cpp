@@ -5,6 +5,7 @@
 #include "llm/chat/openai_format.hpp"
 #include "logging/logging.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <random>
 #include <semaphore>

@@ -154,6 +154,25 @@ TEST(client_secrecy, the_key_appears_in_no_error_and_no_log_line) {
   std::filesystem::remove(log_file);
 }
 
+TEST(client_secrecy, reads_the_key_from_the_environment_at_each_call) {
+  loopback_server server{[](connection& c) { scripted::openai_reply(c, "ok"); }};
+  auto current = std::make_shared<std::string>("sk-first");
+  auto config = scripted::config_for(provider_kind::openai, server, no_waits());
+  config.env = [current](std::string_view name) -> std::optional<std::string> {
+    if (name == scripted::key_variable)
+      return *current;
+    return std::nullopt;
+  };
+  auto client = scripted::make_client(config);
+  ASSERT_TRUE(client->chat(scripted::simple_request("gpt-4.1")));
+  *current = "sk-rotated";
+  ASSERT_TRUE(client->chat(scripted::simple_request("gpt-4.1")));
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].header("authorization"), "Bearer sk-first");
+  EXPECT_EQ(requests[1].header("authorization"), "Bearer sk-rotated");
+}
+
 TEST(client_config, a_bad_base_url_or_a_zero_limit_is_refused_by_name) {
   client_config config;
   config.base_url = "api.anthropic.com";
