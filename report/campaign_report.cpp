@@ -148,6 +148,11 @@ expected<campaign_report, std::string> load_report(const std::filesystem::path& 
       job.speedup = *job_row.baseline_time_s / *job_row.best_time_s;
     job.peak_fraction = peak_fraction_of(job.iterations);
     job.methods = verdicts_of(job, report.noise_threshold);
+    auto calls = db->load_llm_calls(job_row.id);
+    if (!calls)
+      return unexpected{storage::to_string(calls.error())};
+    job.llm = llm_usage_of(*calls);
+    report.llm.add(job.llm);
     report.jobs.push_back(std::move(job));
   }
   return report;

@@ -9,6 +9,7 @@
 //   write_charts(*report, run_dir);                // speedup.svg, roofline.svg beside it
 
 #include "expected/expected.hpp"
+#include "report/llm_usage.hpp"
 #include "storage/rows.hpp"
 
 #include <filesystem>
@@ -62,6 +63,7 @@ struct job_entry {
   std::vector<method_verdict> methods;
   std::optional<double> speedup;       // baseline / best
   std::optional<double> peak_fraction; // share of the DRAM or compute roofline reached (latest)
+  llm_usage llm;                       // its language-model calls (empty: none, e.g. the tuner)
 };
 
 struct campaign_report {
@@ -69,6 +71,7 @@ struct campaign_report {
   storage::campaign_row campaign;
   std::vector<job_entry> jobs;
   double noise_threshold = 0.02; // for the ineffective verdict when none is recorded
+  llm_usage llm;                 // every job's language-model calls, summed
 };
 
 /// Reads the campaign of `run_dir` (its most recent one).

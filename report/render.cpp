@@ -80,6 +80,7 @@ std::string render_markdown(const campaign_report& report) {
        << job.row.iterations_done << " |\n";
   md << "\nPeak fraction: the share of the DRAM or compute roofline (whichever is closer) the "
         "latest diagnosed champion reached.\n";
+  md << llm_markdown(report.llm, "##");
 
   for (const auto& job : report.jobs) {
     md << "\n## " << job.row.name << "\n\n";
@@ -97,6 +98,8 @@ std::string render_markdown(const campaign_report& report) {
          << " | " << (it.gaps.near_peak ? (*it.gaps.near_peak ? "yes" : "no") : "-") << " |\n";
     md << "\nThe gaps (Δc compute, Δm memory, Δl latency; 0 = at the peak) per iteration are the "
           "bottleneck drift.\n";
+
+    md << llm_markdown(job.llm, "###");
 
     md << "\n### Methods\n\n";
     if (job.methods.empty())
@@ -185,9 +188,13 @@ std::string render_json(const campaign_report& report) {
       out.end_object();
     }
     out.end_array();
+    if (!job.llm.empty())
+      out.key("llm").raw(llm_json(job.llm));
     out.end_object();
   }
   out.end_array();
+  if (!report.llm.empty())
+    out.key("llm").raw(llm_json(report.llm));
   out.end_object();
   return std::move(out).str();
 }
