@@ -21,6 +21,7 @@ diagnosis diagnose(const metric_values& measured, const gpu_profile& gpu,
   out.widest = widest_gap_of(out.gaps, thresholds);
   out.budget = allocate_budget(out.gaps, thresholds);
   out.roofline = locate_on_roofline(out.metrics, gpu);
+  out.work = profile_work(out.metrics);
 
   auto evaluation = evaluate_rules(rules, out.metrics, schema);
   out.findings = std::move(evaluation.fired);

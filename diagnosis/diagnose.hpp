@@ -14,6 +14,7 @@
 #include "diagnosis/metric_schema.hpp"
 #include "diagnosis/roofline.hpp"
 #include "diagnosis/rules.hpp"
+#include "diagnosis/work_profile.hpp"
 
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct diagnosis {
   method_budget budget;                        // methods per axis for the next iteration (unused
                                                // when near_peak: the loop stops)
   roofline_point roofline;                     // intensity, achieved rates, fractions of peak
+  work_profile work;                           // does it compute, does it multiply matrices
   std::vector<finding> findings;               // fired rules: critical, warning, info
   std::vector<unevaluated_rule> not_evaluated; // rules without a verdict, and why
   std::vector<std::string> notes;              // for people: degraded data, GPU table gaps

@@ -51,6 +51,30 @@ void render_metrics(std::string& out, const diagnosis& result, const metric_sche
     out += "  (none measured)\n";
 }
 
+// The fraction of peak on the axis that binds the kernel, naming the axis and the peak.
+void render_peak_fraction(std::string& out, const roofline_point& r) {
+  out += "  peak fraction: ";
+  if (!r.binding_axis || !r.peak_fraction) {
+    out += "unknown (FLOP or DRAM bytes not measured: the binding axis cannot be told)\n";
+    return;
+  }
+  const bool compute = *r.binding_axis == roofline_axis::compute;
+  out += format_value(*r.peak_fraction, metric_unit::ratio) + " on the " +
+         std::string{to_string(*r.binding_axis)} + " axis, against ";
+  out += compute ? format_value(*r.peak_flops, metric_unit::flop_per_second) + " (" +
+                       std::string{to_string(*r.dominant_precision)} + ", non-tensor)"
+                 : format_value(*r.peak_bandwidth, metric_unit::bytes_per_second) + " (DRAM)";
+  out += "\n";
+}
+
+// What work the kernel does: which candidate methods can fit it.
+void render_work(std::string& out, const work_profile& w) {
+  out += "Work\n  arithmetic: " + std::string{to_string(w.arithmetic.verdict)} + " (" +
+         w.arithmetic.reason + ")\n  matrix multiply: " +
+         std::string{to_string(w.matrix_multiply.verdict)} + " (" + w.matrix_multiply.reason +
+         ")\n";
+}
+
 void render_roofline(std::string& out, const diagnosis& result) {
   const auto& g = result.gaps;
   out += "Roofline\n";
@@ -90,6 +114,7 @@ void render_roofline(std::string& out, const diagnosis& result) {
     out += " = " + format_value(*r.bandwidth_fraction, metric_unit::ratio) + " of peak " +
            format_value(*r.peak_bandwidth, metric_unit::bytes_per_second);
   out += "\n";
+  render_peak_fraction(out, r);
 }
 
 void render_findings(std::string& out, const diagnosis& result) {
@@ -120,6 +145,7 @@ std::string render_text(const diagnosis& result, const metric_schema& schema) {
   out += "\n";
   render_metrics(out, result, schema);
   render_roofline(out, result);
+  render_work(out, result.work);
   render_findings(out, result);
   for (const auto& note : result.notes)
     out += "note: " + note + "\n";

@@ -246,6 +246,13 @@ roofline_point locate_on_roofline(const metric_values& completed, const gpu_prof
     point.bandwidth_fraction = *point.achieved_bandwidth / *point.peak_bandwidth;
   if (point.achieved_flops && point.attainable_flops && *point.attainable_flops > 0.0)
     point.attainable_fraction = *point.achieved_flops / *point.attainable_flops;
+  // The binding axis: intensity against the ridge; a kernel with no FLOP at all is memory's.
+  const bool no_flop = point.arithmetic_intensity && *point.arithmetic_intensity == 0.0;
+  if (point.arithmetic_intensity && (point.ridge_point || no_flop)) {
+    const bool compute = !no_flop && *point.arithmetic_intensity >= *point.ridge_point;
+    point.binding_axis = compute ? roofline_axis::compute : roofline_axis::memory;
+    point.peak_fraction = compute ? point.compute_fraction : point.bandwidth_fraction;
+  }
   return point;
 }
 

@@ -123,6 +123,11 @@ struct roofline_point {
   std::optional<double> compute_fraction;      // ratio: achieved_flops / peak_flops
   std::optional<double> bandwidth_fraction;    // ratio: achieved_bandwidth / peak_bandwidth
   std::optional<double> attainable_fraction;   // ratio: achieved_flops / attainable_flops
+  // The axis that binds the kernel: compute when its intensity reaches the ridge point (it could
+  // at best hit the FLOP roof), else memory (at best the bandwidth roof). Absent when FLOP or
+  // DRAM bytes were not measured: a DRAM fraction alone is never passed off as the peak fraction.
+  std::optional<roofline_axis> binding_axis;
+  std::optional<double> peak_fraction; // ratio: the binding axis's achieved rate / its peak
 
   bool operator==(const roofline_point&) const = default;
 };

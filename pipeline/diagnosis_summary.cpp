@@ -1,6 +1,8 @@
 #include "pipeline/diagnosis_summary.hpp"
 
 #include "json/writer.hpp"
+
+#include <optional>
 #include "sass/method_catalog.hpp"
 
 namespace warpforge::pipeline {
@@ -25,6 +27,17 @@ std::string gaps_json(const diagnosis::diagnosis& d) {
   optional("achieved_bandwidth", d.roofline.achieved_bandwidth);
   optional("peak_flops", d.roofline.peak_flops);
   optional("peak_bandwidth", d.roofline.peak_bandwidth);
+  optional("peak_fraction", d.roofline.peak_fraction);
+  if (d.roofline.binding_axis)
+    out.key("binding_axis").value(diagnosis::to_string(*d.roofline.binding_axis));
+  if (d.roofline.dominant_precision)
+    out.key("precision").value(diagnosis::to_string(*d.roofline.dominant_precision));
+  // The work itself, so a report can hold the job's FLOP to the champion's own (CUDA events) time
+  // when a later profile did not count them (CUPTI alone has no FLOP counters).
+  optional("flop", d.work.flop);
+  optional("dram_bytes", d.work.dram_bytes);
+  if (auto duration = d.metrics.find("duration"); duration != d.metrics.end())
+    out.key("duration").value(duration->second);
   out.key("findings").begin_array();
   for (const auto& f : d.findings)
     out.value(f.rule_id);
@@ -35,36 +48,93 @@ std::string gaps_json(const diagnosis::diagnosis& d) {
 
 } // namespace
 
-std::vector<const sass::method_entry*> candidate_methods(const diagnosis::diagnosis& d, int sm) {
-  std::vector<const sass::method_entry*> chosen;
+namespace {
+
+/// Why `m` does not fit the kernel's work, or nullopt when it does (or the work is unknown).
+std::optional<std::string> misfit(const sass::method_entry& m, const diagnosis::work_profile& work,
+                                  const work_context& context) {
+  for (auto need : m.needs) {
+    const auto name = "needs " + std::string{sass::to_string(need)} + ": ";
+    switch (need) {
+      case sass::method_need::arithmetic:
+        if (work.arithmetic.verdict == diagnosis::work_verdict::no)
+          return name + work.arithmetic.reason;
+        break;
+      case sass::method_need::matrix_multiply:
+        if (work.matrix_multiply.verdict == diagnosis::work_verdict::no)
+          return name + work.matrix_multiply.reason;
+        break;
+      case sass::method_need::several_kernels:
+        if (context.kernels <= 1)
+          return name + "the problem is one kernel in one launch: nothing to fuse, overlap or "
+                        "capture with it";
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The diagnosis's budget, with a compute budget that has nothing to compute moved to memory
+/// (up to the axis cap), then latency.
+diagnosis::method_budget fitted_budget(const diagnosis::diagnosis& d, std::string& note) {
+  auto budget = d.budget;
+  if (d.work.arithmetic.verdict != diagnosis::work_verdict::no || budget.compute == 0)
+    return budget;
+  const std::uint32_t cap = diagnosis::roofline_policy{}.budget_axis_cap;
+  const std::uint32_t moved = budget.compute;
+  while (budget.compute > 0 && budget.memory < cap) {
+    --budget.compute;
+    ++budget.memory;
+  }
+  budget.latency += budget.compute;
+  budget.compute = 0;
+  note = "the compute gap of a kernel without arithmetic is no headroom: its " +
+         std::to_string(moved) + " method(s) went to memory and latency";
+  return budget;
+}
+
+bool fired(const diagnosis::diagnosis& d, const sass::method_entry& m) {
+  for (const auto& f : d.findings)
+    for (const auto& id : m.findings)
+      if (id == f.rule_id)
+        return true;
+  return false;
+}
+
+} // namespace
+
+method_choice choose_methods(const diagnosis::diagnosis& d, int sm, const work_context& context) {
+  method_choice choice;
   if (d.near_peak)
-    return chosen;
+    return choice;
   const auto& catalog = sass::method_catalog::builtin();
-  auto fired = [&](const sass::method_entry& m) {
-    for (const auto& f : d.findings)
-      for (const auto& id : m.findings)
-        if (id == f.rule_id)
-          return true;
-    return false;
-  };
+  const auto budget = fitted_budget(d, choice.budget_note);
   for (auto axis : sass::all_method_axes) {
     const auto roofline_axis = diagnosis::roofline_axis_from_string(sass::to_string(axis));
-    std::uint32_t budget = roofline_axis ? d.budget.of(*roofline_axis) : 0;
+    std::uint32_t left = roofline_axis ? budget.of(*roofline_axis) : 0;
     for (const auto* m : catalog.on_axis(axis)) {
-      if (budget == 0)
-        break;
-      if (!fired(*m) || (sm > 0 && m->min_sm > static_cast<std::uint32_t>(sm)))
+      if (!fired(d, *m) || (sm > 0 && m->min_sm > static_cast<std::uint32_t>(sm)))
+        continue;
+      if (auto why = misfit(*m, d.work, context)) {
+        choice.excluded.push_back({m->id, std::move(*why)});
+        continue;
+      }
+      if (left == 0)
         continue;
       bool coupled = false;
-      for (const auto* c : chosen)
+      for (const auto* c : choice.chosen)
         coupled = coupled || catalog.coupled(c->id, m->id);
       if (coupled)
         continue;
-      chosen.push_back(m);
-      --budget;
+      choice.chosen.push_back(m);
+      --left;
     }
   }
-  return chosen;
+  return choice;
+}
+
+std::vector<const sass::method_entry*> candidate_methods(const diagnosis::diagnosis& d, int sm) {
+  return choose_methods(d, sm).chosen;
 }
 
 diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of, int gpu, int sm) {
@@ -82,8 +152,10 @@ diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of,
   s.budget_latency = d.budget.latency;
   for (const auto& f : d.findings)
     s.findings.push_back({f.rule_id, f.level, f.text, f.action});
-  for (const auto* m : candidate_methods(d, sm))
+  auto choice = choose_methods(d, sm);
+  for (const auto* m : choice.chosen)
     s.methods.push_back({m->id, m->priority, m->name});
+  s.excluded = std::move(choice.excluded);
   s.gaps_json = gaps_json(d);
   return s;
 }

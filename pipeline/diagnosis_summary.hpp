@@ -30,6 +30,26 @@ struct method_suggestion {
   friend bool operator==(const method_suggestion&, const method_suggestion&) = default;
 };
 
+/// A catalog method the findings call for that does not fit the kernel's measured work, and why
+/// (so the report and the prompt can say it).
+struct method_exclusion {
+  std::string id;     // "compute.tensor_core"
+  std::string reason; // "needs matrix_multiply: 0 FLOP over 134 MB of DRAM traffic: ..."
+  friend bool operator==(const method_exclusion&, const method_exclusion&) = default;
+};
+
+/// What the kernel's launch looks like, beyond its metrics.
+struct work_context {
+  std::uint32_t kernels = 1; // kernels (launches) the problem runs: 1 in kernel mode
+};
+
+/// The candidate methods and the ones left out.
+struct method_choice {
+  std::vector<const sass::method_entry*> chosen; // best priority first within each axis
+  std::vector<method_exclusion> excluded;        // called for by a finding, but do not fit
+  std::string budget_note; // why the budget differs from the diagnosis's, or empty
+};
+
 struct diagnosis_summary {
   branch_ref of;                 // the branch whose launch was profiled
   int gpu = -1;                  // the GPU it was profiled on
@@ -45,6 +65,7 @@ struct diagnosis_summary {
   std::uint32_t budget_latency = 0;
   std::vector<finding_summary> findings;   // fired rules, as diagnose() ordered them
   std::vector<method_suggestion> methods;  // catalog methods the findings call for, best first
+  std::vector<method_exclusion> excluded;  // called for, but not fitting the measured work
   std::string gaps_json;                   // the iteration row's gaps column (docs/run-directory.md)
   friend bool operator==(const diagnosis_summary&, const diagnosis_summary&) = default;
 };
@@ -55,7 +76,13 @@ diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of,
 
 /// Catalog methods that some fired finding names, best priority first within each axis, at most
 /// the budget's count per axis, never two coupled methods, none needing a newer GPU than `sm`
-/// (compute capability x 10; 0: no filter). None when near peak: the loop stops.
+/// (compute capability x 10; 0: no filter), and none whose `needs` the kernel's measured work
+/// lacks (d.work; `context` for the launches): those are `excluded` with the reason. A kernel
+/// that does no arithmetic has no compute headroom worth a method: the compute axis's budget goes
+/// to memory (then latency). None when near peak: the loop stops.
+method_choice choose_methods(const diagnosis::diagnosis& d, int sm, const work_context& context = {});
+
+/// choose_methods(d, sm).chosen: one kernel in one launch, as campaigns and `diagnose` run it.
 std::vector<const sass::method_entry*> candidate_methods(const diagnosis::diagnosis& d, int sm);
 
 } // namespace warpforge::pipeline

@@ -16,8 +16,8 @@ namespace {
 using toml_reader::presence;
 
 constexpr std::array<std::string_view, 2> root_keys{"method", "coupled"};
-constexpr std::array<std::string_view, 8> method_keys{"id",      "axis",    "priority", "name",
-                                                      "min_sm",  "trigger", "findings", "signature"};
+constexpr std::array<std::string_view, 9> method_keys{
+    "id", "axis", "priority", "name", "min_sm", "trigger", "findings", "needs", "signature"};
 constexpr std::array<std::string_view, 4> trigger_keys{"metric", "direction", "bad", "good"};
 constexpr std::array<std::string_view, 2> coupled_keys{"methods", "note"};
 constexpr std::int64_t max_min_sm = 1000; // sm_1000: far beyond any architecture; catches typos
@@ -76,6 +76,22 @@ std::optional<method_axis> method_axis_from_string(std::string_view text) {
   for (auto axis : all_method_axes)
     if (to_string(axis) == text)
       return axis;
+  return std::nullopt;
+}
+
+std::string_view to_string(method_need need) {
+  switch (need) {
+    case method_need::arithmetic: return "arithmetic";
+    case method_need::matrix_multiply: return "matrix_multiply";
+    case method_need::several_kernels: return "several_kernels";
+  }
+  return "unknown";
+}
+
+std::optional<method_need> method_need_from_string(std::string_view text) {
+  for (auto need : all_method_needs)
+    if (to_string(need) == text)
+      return need;
   return std::nullopt;
 }
 
@@ -201,6 +217,19 @@ expected<method_catalog, toml_reader::placed_errors> method_catalog::parse(std::
           reader.unknown_value(finding.at, toml_reader::index_key(path + ".findings", i),
                                finding.value, finding_rule_ids);
         method.findings.push_back(finding.value);
+      }
+    }
+    if (auto needs = reader.strings(entry, path, "needs", presence::optional)) {
+      std::array<std::string_view, std::size(all_method_needs)> names{};
+      for (std::size_t i = 0; i < names.size(); ++i)
+        names[i] = to_string(all_method_needs[i]);
+      for (std::size_t i = 0; i < needs->size(); ++i) {
+        const auto& need = (*needs)[i];
+        if (auto known = method_need_from_string(need.value))
+          method.needs.push_back(*known);
+        else
+          reader.unknown_value(need.at, toml_reader::index_key(path + ".needs", i), need.value,
+                               names);
       }
     }
     if (auto signature = reader.string(entry, path, "signature", presence::optional))

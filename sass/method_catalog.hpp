@@ -44,6 +44,20 @@ inline constexpr trigger_direction all_trigger_directions[] = {trigger_direction
 std::string_view to_string(trigger_direction direction);
 std::optional<trigger_direction> trigger_direction_from_string(std::string_view text);
 
+/// The work a kernel must do for a method to fit it (catalog `needs`; judged from the kernel's
+/// measured metrics by diagnosis/work_profile.hpp).
+enum class method_need {
+  arithmetic,      // floating-point work worth speeding up: not a copy or a transpose
+  matrix_multiply, // dot products over reused operands: GEMM, convolution, attention
+  several_kernels, // more than one kernel or launch: something to fuse, overlap or capture
+};
+
+inline constexpr method_need all_method_needs[] = {
+    method_need::arithmetic, method_need::matrix_multiply, method_need::several_kernels};
+
+std::string_view to_string(method_need need);
+std::optional<method_need> method_need_from_string(std::string_view text);
+
 /// The diagnosis rule ids a method may name in `findings`. The diagnoser owns the rules; this is
 /// the list the catalog is validated against until it exports one.
 inline constexpr std::array<std::string_view, 21> finding_rule_ids{
@@ -71,6 +85,7 @@ struct method_entry {
   std::uint32_t min_sm = 0;              // compute capability × 10 (90 = sm_90); 0 = no minimum
   std::optional<method_trigger> trigger; // nullopt: no metric given
   std::vector<std::string> findings;     // rule ids from finding_rule_ids
+  std::vector<method_need> needs;        // the work it needs; empty: fits any kernel
   std::string signature;                 // id in the signature table
   std::uint32_t line = 0;                // where the entry starts in its file (1-based)
 };

@@ -68,9 +68,21 @@ inline metric_values copy_kernel() {
 }
 
 /// out[x][y] = in[y][x] for 4096 x 4096 floats with 32 x 32 blocks: reads along rows (coalesced),
-/// writes down columns (each warp's 32 stores hit 32 sectors: 12.5% of each sector used).
+/// writes down columns (each warp's 32 stores hit 32 sectors: 12.5% of each sector used). No
+/// floating-point instruction at all (issue 11 saw "zero FLOPs" on the H100): the FLOP counters
+/// read 0 and the FP32 pipe is idle.
 inline metric_values naive_transpose() {
   return {
+    {"ffma_instructions", 0},
+    {"fadd_instructions", 0},
+    {"fmul_instructions", 0},
+    {"hfma_instructions", 0},
+    {"hadd_instructions", 0},
+    {"hmul_instructions", 0},
+    {"dfma_instructions", 0},
+    {"dadd_instructions", 0},
+    {"dmul_instructions", 0},
+    {"fp32_pipe", 0.0},
     {"duration", 89.6e-6},
     {"sm_throughput", 0.124},
     {"memory_throughput", 0.784},
@@ -102,6 +114,48 @@ inline metric_values naive_transpose() {
     {"stall_lg_throttle", 0.4532},
     {"stall_wait", 0.041},
   };
+}
+
+/// The naive SGEMM of examples/sgemm, C = A x B for 2048^3 f32, one thread per element of C, as
+/// issue 11 quotes it on an H100 SXM: 6.9 TFLOP/s at the end of a tuning campaign. BUILT FROM
+/// THOSE FIGURES, not captured: 2048^3 FFMA = 1.718e10 FLOP at 6.9e12 FLOP/s is 2.49 ms; A and B
+/// are read once from DRAM and C written once (the 48 MiB fit the 50 MiB L2), 50.3 MB. The rest is
+/// what such a kernel shows: L1-bound loads, an FP32 pipe a fifth busy, waits on global loads.
+/// `with_flop_counters = false` is the same launch as CUPTI's range profiler alone measures it
+/// (no smsp__sass_* FLOP counters: docs/measurement.md), as a campaign's later champions are.
+inline metric_values naive_sgemm_2048(bool with_flop_counters = true) {
+  metric_values m{
+    {"duration", 2.49e-3},
+    {"sm_throughput", 0.585},
+    {"memory_throughput", 0.912},
+    {"dram_throughput", 0.0061},
+    {"sm_active", 0.99},
+    {"ipc", 1.05},
+    {"fp32_pipe", 0.205},
+    {"dram_bytes_read", 33.55e6},
+    {"dram_bytes_write", 16.78e6},
+    {"l1_hit_rate", 0.874},
+    {"l2_hit_rate", 0.994},
+    {"achieved_occupancy", 0.97},
+    {"theoretical_occupancy", 1.0},
+    {"registers_per_thread", 32},
+    {"grid_size", 16384},
+    {"block_size", 256},
+    {"waves_per_sm", 15.5},
+    {"stall_long_scoreboard", 0.31},
+    {"stall_lg_throttle", 0.42},
+    {"stall_mio_throttle", 0.05},
+    {"stall_wait", 0.04},
+  };
+  if (with_flop_counters) {
+    // ncu reads all nine counters; only the FFMAs are non-zero (one per multiply-add).
+    for (const auto* key : {"fadd_instructions", "fmul_instructions", "hfma_instructions",
+                            "hadd_instructions", "hmul_instructions", "dfma_instructions",
+                            "dadd_instructions", "dmul_instructions"})
+      m[key] = 0;
+    m["ffma_instructions"] = 8589934592.0; // 2048^3
+  }
+  return m;
 }
 
 /// A register-hungry stencil: 128 registers per thread at 256 threads per block leave room for
