@@ -34,6 +34,17 @@ iteration_gaps parse_gaps(const std::optional<std::string>& text) {
   number("achieved_bandwidth", gaps.achieved_bandwidth);
   number("peak_flops", gaps.peak_flops);
   number("peak_bandwidth", gaps.peak_bandwidth);
+  number("peak_fraction", gaps.peak_fraction);
+  number("flop", gaps.flop);
+  number("dram_bytes", gaps.dram_bytes);
+  number("duration", gaps.duration);
+  auto word = [&](const char* key, std::string& out) {
+    std::string_view value;
+    if (object.at_key(key).get_string().get(value) == simdjson::SUCCESS)
+      out = std::string{value};
+  };
+  word("binding_axis", gaps.binding_axis);
+  word("precision", gaps.precision);
   bool near = false;
   if (object.at_key("near_peak").get_bool().get(near) == simdjson::SUCCESS)
     gaps.near_peak = near;
@@ -52,22 +63,6 @@ std::vector<std::string> parse_methods(const std::string& text) {
       methods.emplace_back(method);
   }
   return methods;
-}
-
-// The share of its roofline the latest diagnosed iteration reached: the larger of the DRAM and
-// compute fractions (a kernel is held to whichever roof it is closer to).
-std::optional<double> peak_fraction_of(const std::vector<iteration_entry>& iterations) {
-  for (auto it = iterations.rbegin(); it != iterations.rend(); ++it) {
-    const auto& g = it->gaps;
-    std::optional<double> best;
-    if (g.achieved_bandwidth && g.peak_bandwidth && *g.peak_bandwidth > 0)
-      best = *g.achieved_bandwidth / *g.peak_bandwidth;
-    if (g.achieved_flops && g.peak_flops && *g.peak_flops > 0)
-      best = std::max(best.value_or(0.0), *g.achieved_flops / *g.peak_flops);
-    if (best)
-      return best;
-  }
-  return std::nullopt;
 }
 
 // Ablation branches name the one method they leave out (methods_json = [m]); their parent is the
@@ -146,7 +141,9 @@ expected<campaign_report, std::string> load_report(const std::filesystem::path& 
     }
     if (job_row.baseline_time_s && job_row.best_time_s && *job_row.best_time_s > 0)
       job.speedup = *job_row.baseline_time_s / *job_row.best_time_s;
-    job.peak_fraction = peak_fraction_of(job.iterations);
+    job.peak = peak_fraction_of(job);
+    if (job.peak)
+      job.peak_fraction = job.peak->value;
     job.methods = verdicts_of(job, report.noise_threshold);
     auto calls = db->load_llm_calls(job_row.id);
     if (!calls)

@@ -9,6 +9,7 @@
 //   write_charts(*report, run_dir);                // speedup.svg, roofline.svg beside it
 
 #include "expected/expected.hpp"
+#include "report/peak_fraction.hpp"
 #include "report/llm_usage.hpp"
 #include "storage/rows.hpp"
 
@@ -32,6 +33,12 @@ struct iteration_gaps {
   std::optional<double> achieved_bandwidth;   // DRAM bytes/s
   std::optional<double> peak_flops;           // FLOP/s of the precision in use
   std::optional<double> peak_bandwidth;       // DRAM bytes/s
+  std::optional<double> peak_fraction;        // ratio, on the binding axis (diagnosis/roofline.hpp)
+  std::string binding_axis;                   // "compute" / "memory"; empty: not known
+  std::string precision;                      // "fp32"...: the precision peak_flops is for
+  std::optional<double> flop;                 // non-tensor FLOP counted in the profile
+  std::optional<double> dram_bytes;           // bytes of DRAM traffic in the profile
+  std::optional<double> duration;             // seconds, the profiled launch
 };
 
 /// One branch and its fastest measurement over the GPUs it ran on.
@@ -62,7 +69,8 @@ struct job_entry {
   std::vector<iteration_entry> iterations;
   std::vector<method_verdict> methods;
   std::optional<double> speedup;       // baseline / best
-  std::optional<double> peak_fraction; // share of the DRAM or compute roofline reached (latest)
+  std::optional<double> peak_fraction; // ratio: peak.value (report/peak_fraction.hpp)
+  std::optional<report::peak_fraction> peak; // the binding axis, its peak, and the basis
   llm_usage llm;                       // its language-model calls (empty: none, e.g. the tuner)
 };
 

@@ -78,12 +78,15 @@ std::string render_markdown(const campaign_report& report) {
        << time_text(job.row.baseline_time_s) << " | " << time_text(job.row.best_time_s) << " | "
        << ratio_text(job.speedup, "%.2fx", 1) << " | " << ratio_text(job.peak_fraction) << " | "
        << job.row.iterations_done << " |\n";
-  md << "\nPeak fraction: the share of the DRAM or compute roofline (whichever is closer) the "
-        "latest diagnosed champion reached.\n";
+  md << "\nPeak fraction: the best kernel's achieved rate on the axis that binds it (compute "
+        "when its FLOP per DRAM byte reaches the ridge point, else DRAM bandwidth), against that "
+        "axis's peak for the precision it computes in; each job says which.\n";
   md << llm_markdown(report.llm, "##");
 
   for (const auto& job : report.jobs) {
     md << "\n## " << job.row.name << "\n\n";
+    if (job.peak)
+      md << "Peak fraction: " << describe(*job.peak) << ".\n\n";
     if (!job.row.reason.empty())
       md << "Note: " << job.row.reason << "\n\n";
     md << "![speed-up per iteration](" << chart_file_name(job.row.name, "speedup") << ") "
@@ -153,6 +156,10 @@ std::string render_json(const campaign_report& report) {
     optional_number("best_time_s", job.row.best_time_s);
     optional_number("speedup", job.speedup);
     optional_number("peak_fraction", job.peak_fraction);
+    if (job.peak)
+      out.key("peak").begin_object().key("axis").value(job.peak->axis).key("achieved")
+        .value(job.peak->achieved).key("peak").value(job.peak->peak).key("peak_name")
+        .value(job.peak->peak_name).key("basis").value(job.peak->basis).end_object();
     out.key("iterations").begin_array();
     for (const auto& it : job.iterations) {
       out.begin_object();
