@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace warpforge::pipeline {
@@ -440,6 +441,86 @@ TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate)
   // Deterministic (virtual time): with the champion's ablations compiled ahead the GPUs never wait
   // here; without (campaign_engine::compile_ahead disabled) they wait 2.2% of their time.
   EXPECT_LT(r.gpu_wait_for_compile_s, 0.01 * gpu_time) << "after the first candidate, compiles keep ahead of the GPUs";
+}
+
+TEST_F(CampaignEngine, EachModelCallOfAnAcceptedProposalIsOneStoreRowAndOneLlmCallEvent) {
+  auto s = setup(1, 1);
+  const auto job_setups = jobs(s);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  model_call judge{"judge", "claude-haiku-4-5", "ok", 1200, 80, 9000, 0, 0.0021, 1.5, 1, "jobs/x/iter-1/llm/judge.json"};
+  model_call propose{"propose", "claude-sonnet-4-5", "rate_limited", 3400, 2100, 0, 5000, 0.05, 12.25, 3,
+                     "jobs/x/iter-1/llm/propose.json"};
+  // The first proposal is answered with the tuner's candidates and two model calls; the rest as usual.
+  std::optional<propose_request> asked;
+  for (int guard = 0; guard < 1000 && !asked; ++guard) {
+    auto out = engine.take_outbox();
+    auto proposals = std::move(out.proposals);
+    out.proposals.clear();
+    loop.answer(std::move(out));
+    for (auto& p : proposals) {
+      auto answer = loop.proposer.propose(p.request);
+      ASSERT_TRUE(answer) << answer.error();
+      if (!asked) {
+        asked = p.request;
+        answer->calls = {judge, propose};
+      }
+      engine.proposed(p.id, answer);
+    }
+  }
+  ASSERT_TRUE(asked);
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+
+  std::vector<storage::llm_call_record> rows;
+  for (const auto& w : loop.writes)
+    if (const auto* r = std::get_if<storage::llm_call_record>(&w))
+      rows.push_back(*r);
+  ASSERT_EQ(rows.size(), 2u) << "the other proposals made no call";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const auto& call = i == 0 ? judge : propose;
+    EXPECT_EQ(job_setups.at(static_cast<std::size_t>(row.job_id - 1)).name, asked->job);
+    EXPECT_EQ(row.iteration, asked->iteration);
+    EXPECT_EQ(row.seq, static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(row.purpose, call.purpose);
+    EXPECT_EQ(row.model, call.model);
+    EXPECT_EQ(row.outcome, call.outcome);
+    EXPECT_EQ(row.input_tokens, call.input_tokens);
+    EXPECT_EQ(row.output_tokens, call.output_tokens);
+    EXPECT_EQ(row.cache_read_tokens, call.cache_read_tokens);
+    EXPECT_EQ(row.cache_write_tokens, call.cache_write_tokens);
+    EXPECT_EQ(row.cost_usd, call.cost_usd);
+    EXPECT_EQ(row.seconds, call.seconds);
+    EXPECT_EQ(row.attempts, static_cast<std::int64_t>(call.attempts));
+    EXPECT_EQ(row.transcript, call.transcript);
+  }
+
+  std::vector<feed::event> calls;
+  std::optional<std::size_t> first_call, first_branch_of_iteration;
+  for (std::size_t i = 0; i < loop.events.size(); ++i) {
+    const auto& e = loop.events[i];
+    if (e.type == feed::event_type::llm_call) {
+      calls.push_back(e);
+      first_call = first_call.value_or(i);
+    }
+    const bool proposed_branch = e.type == feed::event_type::branch_proposed &&
+                                 e.detail_json.find(R"("kind":"branch")") != std::string::npos;
+    if (proposed_branch && e.job == asked->job && e.iter == asked->iteration && !first_branch_of_iteration)
+      first_branch_of_iteration = i;
+  }
+  ASSERT_EQ(calls.size(), 2u);
+  ASSERT_TRUE(first_branch_of_iteration);
+  EXPECT_LT(*first_call, *first_branch_of_iteration) << "the calls are told before the branches they proposed";
+  EXPECT_EQ(calls[1].job, asked->job);
+  EXPECT_EQ(calls[1].iter, asked->iteration);
+  EXPECT_EQ(calls[1].branch, feed::no_branch);
+  EXPECT_EQ(calls[1].gpu, feed::no_gpu);
+  for (const auto* field : {R"("call":2)", R"("purpose":"propose")", R"("outcome":"rate_limited")",
+                            R"("input_tokens":3400)", R"("cache_write_tokens":5000)", R"("attempts":3)",
+                            R"("seconds":12.25)", R"("transcript":"jobs/x/iter-1/llm/propose.json")"})
+    EXPECT_NE(calls[1].detail_json.find(field), std::string::npos) << field << " in " << calls[1].detail_json;
 }
 
 } // namespace
