@@ -59,6 +59,8 @@ struct gpu_view {
   std::optional<gpu::metric_set> metrics;
   std::optional<diagnosis::diagnosis> result;
   std::vector<const sass::method_entry*> methods;
+  std::vector<pipeline::method_exclusion> excluded; // called for, but not fitting the measured work
+  std::string budget_note;                          // why the budget moved between axes
 };
 
 const sass::method_entry* method_of(const std::string& id) {
@@ -157,6 +159,12 @@ void print_gpu(const gpu_view& g, double buffer_bytes) {
   for (const auto* method : g.methods)
     std::printf("  %-8s P%-2u %-34s %s\n", std::string{sass::to_string(method->axis)}.c_str(), method->priority,
                 method->id.c_str(), method->name.c_str());
+  if (!g.budget_note.empty())
+    std::printf("  budget: %s\n", g.budget_note.c_str());
+  if (!g.excluded.empty())
+    std::printf("Left out (called for by a finding, but not fitting the measured work)\n");
+  for (const auto& x : g.excluded)
+    std::printf("  %-34s %s\n", x.id.c_str(), x.reason.c_str());
 }
 
 // The build and the SASS, as `compile` and `sass` arrays (one architecture: the pipeline builds for
@@ -225,6 +233,10 @@ void write_gpu(json::writer& w, const gpu_view& g) {
     w.begin_object().key("id").value(m->id).key("axis").value(sass::to_string(m->axis)).key("priority").value(m->priority)
       .key("name").value(m->name).end_object();
   w.end_array();
+  w.key("excluded_methods").begin_array();
+  for (const auto& x : g.excluded)
+    w.begin_object().key("id").value(x.id).key("reason").value(x.reason).end_object();
+  w.end_array();
   w.end_object();
 }
 
@@ -270,8 +282,12 @@ std::pair<front_view, std::vector<gpu_view>> read_views(const session_outcome& o
     if (auto kept = pipeline::read_metric_file(file)) {
       g.metrics = kept->metrics;
       g.result = pipeline::diagnose_metrics(kept->metrics, g.device);
-      if (g.result)
-        g.methods = pipeline::candidate_methods(*g.result, g.device.sm_major * 10 + g.device.sm_minor);
+      if (g.result) {
+        auto choice = pipeline::choose_methods(*g.result, g.device.sm_major * 10 + g.device.sm_minor);
+        g.methods = std::move(choice.chosen);
+        g.excluded = std::move(choice.excluded);
+        g.budget_note = std::move(choice.budget_note);
+      }
     }
   }
   return {front, gpus};

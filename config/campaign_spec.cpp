@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <set>
 #include <utility>
 
@@ -366,9 +367,14 @@ private:
     auto v = r_.number(table, "llm", key, presence::optional);
     if (!v)
       return;
+    auto text = [](double x) {
+      std::ostringstream out;
+      out << x; // shortest natural form: 0.001, 2, 86400
+      return out.str();
+    };
     if (!(*v >= min && *v <= max))
       r_.error(table.get(key)->source(), join_key("llm", key),
-               "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + std::to_string(*v));
+               "must be in [" + text(min) + ", " + text(max) + "], got " + text(*v));
     else
       set(*v);
   }

@@ -5,6 +5,7 @@
 #include "tuning/point_text.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 namespace warpforge::pipeline {
@@ -28,9 +29,15 @@ branch_result in_frame(branch_result r, std::optional<double> factor) {
   return r;
 }
 
+// A branch's name in the memory: a code variant's own name (its file's stem), else its point.
+std::string name_of(const candidate& c) {
+  if (!c.source.empty() && !c.source_name.empty())
+    return std::filesystem::path{c.source_name}.stem().string();
+  return tuning::canonical_text(c.point);
+}
+
 tuning::branch_result for_election(const planned_branch& b, const branch_result& r) {
-  return {tuning::canonical_text(b.what.point), b.what.methods, r.outcome, r.median_s.value_or(0),
-          r.ci_low_s, r.ci_high_s, r.detail};
+  return {name_of(b.what), b.what.methods, r.outcome, r.median_s.value_or(0), r.ci_low_s, r.ci_high_s, r.detail};
 }
 
 bool contains(const std::vector<std::string>& list, const std::string& item) {

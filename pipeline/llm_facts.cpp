@@ -55,6 +55,9 @@ llm::diagnosis_facts facts_of(const diagnosis::diagnosis& d, const diagnosis_sum
   f.metrics = metric_facts_of(d);
   for (const auto& m : summary.methods)
     f.candidate_methods.push_back(m.id);
+  // What the work rules out, with the reason: the model should not spend a round on it.
+  for (const auto& x : summary.excluded)
+    f.roofline.push_back("not a candidate: " + x.id + ": " + x.reason);
   return f;
 }
 

@@ -150,11 +150,13 @@ expected<llm::chat_reply, llm::chat_error> replayed_chat::chat(const llm::chat_r
   if (parser.load(file.string()).get(root) != simdjson::SUCCESS)
     return unexpected{replay_error("replay: " + file.string() + " is not valid JSON")};
   if (simdjson::dom::element error; root["error"].get(error) == simdjson::SUCCESS) {
-    std::string_view message;
+    std::string_view message, kind;
     if (error["message"].get(message) != simdjson::SUCCESS)
       message = "(no message saved)";
-    return unexpected{llm::chat_error{llm::chat_error_kind::network, "replayed failure: " + std::string{message},
-                                      std::nullopt, 0}};
+    auto saved = error["kind"].get(kind) == simdjson::SUCCESS ? llm::chat_error_kind_from_string(kind) : std::nullopt;
+    return unexpected{llm::chat_error{saved.value_or(llm::chat_error_kind::network),
+                                      "replayed failure: " + std::string{message}, std::nullopt,
+                                      static_cast<std::uint32_t>(integer_or_zero(error, "attempts"))}};
   }
   simdjson::dom::element reply;
   if (root["reply"].get(reply) != simdjson::SUCCESS)

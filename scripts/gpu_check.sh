@@ -15,6 +15,8 @@
 #   campaign  warpforge run examples/quickstart.toml (K = 4, ablations), its report; then a
 #             campaign whose search space holds a faulting branch (it must finish the rest)
 #   sweep     examples/sweep.toml on GPU 0 alone, then on every GPU: busy fraction, candidates/hour
+#   llm       examples/llm/campaign.toml against the scripted loopback server (no model: the
+#             replies are tests/llm/fixtures), then its replay from the transcripts, compared
 #   tests     the gpu-labelled GoogleTest binaries given after the bundle
 # Exit status: non-zero when any check failed.
 set -u
@@ -146,6 +148,52 @@ if wants sweep; then
          if ($i == "measured;") m = $(i-1) } printf "candidates/hour: %.0f (%d in %.1f s)\n", m / s * 3600, m, s }' \
       "$out/sweep-$label.txt"
   done
+fi
+
+if wants llm; then
+  step "llm proposer end to end against scripts/scripted_llm_server.py (scripted replies, not a model)"
+  python3 "$here/scripts/scripted_llm_server.py" --port 8765 --manifest "$here/examples/llm/scripted.json" \
+    --log "$out/llm-server.jsonl" 2> "$unpack/llm-server.err" &
+  server=$!
+  for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', 8765), 1)" 2>/dev/null && break; sleep 0.1; done
+  sed "s|^run_root = .*|run_root = \"$runs\"|; s|^endpoint = .*|endpoint = \"tcp://127.0.0.1:*\"|; s|problem = \"\.\./|problem = \"$here/examples/|" \
+    "$here/examples/llm/campaign.toml" > "$unpack/llm-campaign.toml"
+  check "$W/bin/warpforge" doctor --campaign "$unpack/llm-campaign.toml" 2>&1 | tail -n 2
+  check "$W/bin/warpforge" run "$unpack/llm-campaign.toml" 2>&1 | grep -v ' info ' | tee "$out/llm.txt"
+  kill $server
+  run_dir="$(ls -td "$runs"/llm-scripted-* | head -1)"
+  {
+    "$W/bin/warpforge" report "$run_dir"
+    for job in transpose sgemm; do echo; echo "## memory.md of $job"; cat "$run_dir/jobs/$job/memory.md"; done
+    echo; echo "## events: model calls, failures, SASS, champions, ablations"
+    "$W/bin/warpforge" tail --run-dir "$run_dir" 2>&1 |
+      grep -E 'llm_call|branch_failed|sass|champion|ablation|job_finished|branch_measured' | cut -c1-400
+    echo; echo "## llm_calls rows"
+    python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select * from llm_calls')]" "$run_dir/warpforge.db"
+  } > "$out/llm-run.md" 2>&1
+  head -c 20000 "$out/llm-run.md"
+  step "replay from $run_dir (no server running)"
+  sed "s|^name = .*|name = \"llm-replay\"|; s|^kind = \"llm\"|kind = \"replay\"\nreplay_from = \"$run_dir\"|" \
+    "$unpack/llm-campaign.toml" > "$unpack/llm-replay.toml"
+  check "$W/bin/warpforge" run "$unpack/llm-replay.toml" 2>&1 | grep -v ' info ' | tail -n 12 | tee "$out/llm-replay.txt"
+  replay_dir="$(ls -td "$runs"/llm-replay-* | head -1)"
+  check python3 - "$run_dir" "$replay_dir" <<'PY' | tee -a "$out/llm-replay.txt"
+import json, os, sys
+first, again = sys.argv[1], sys.argv[2]
+same = total = 0
+for job in ("transpose", "sgemm"):
+    for it in sorted(os.listdir(os.path.join(first, "jobs", job))):
+        p = os.path.join(first, "jobs", job, it, "proposal.json")
+        q = os.path.join(again, "jobs", job, it, "proposal.json")
+        if not os.path.exists(p):
+            continue
+        total += 1
+        a, b = json.load(open(p))["candidates"], json.load(open(q))["candidates"] if os.path.exists(q) else None
+        same += a == b
+        print(job, it, "identical" if a == b else "DIFFERENT", len(a), "candidates")
+print("replay: %d of %d proposals identical" % (same, total))
+sys.exit(0 if same == total else 1)
+PY
 fi
 
 if wants tests; then

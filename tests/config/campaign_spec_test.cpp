@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 namespace warpforge::config {
 namespace {
@@ -244,4 +247,54 @@ TEST(CampaignSpec, RunDirModeIsOctalAndKeepsTheOwnersRwx) {
   }
 }
 
+} // namespace warpforge::config
+
+namespace warpforge::config {
+namespace {
+
+using testing::expect_error;
+
+// The llm proposer's limits and budgets: every key read, and a value out of range named.
+TEST(CampaignSpec, LlmLimitsAndBudgetsAreReadAndCheckedWithTheirPlace) {
+  const auto dir = std::filesystem::temp_directory_path() / ("wf-llm-spec-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& llm_table) {
+    std::ofstream out{dir / name};
+    out << "name = \"c\"\n[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n"
+        << "[proposer]\nkind = \"llm\"\n[llm]\n" << llm_table;
+    return (dir / name).string();
+  };
+  auto spec = load_campaign(write("good.toml",
+    "provider = \"openai\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:8000/v1\"\napi_key_env = \"\"\n"
+    "max_tokens = 4096\ntemperature = 0.2\nmax_concurrent = 8\nmax_reasks = 1\nmax_fix_tries = 3\n"
+    "budget_usd = 12.5\nbudget_tokens = 2000000\njudge = false\ncompaction_model = \"small\"\n"
+    "compaction_threshold_chars = 5000\nfirst_byte_timeout_s = 30\ntotal_timeout_s = 120\nmax_attempts = 3\n"));
+  ASSERT_TRUE(spec.has_value()) << to_string(spec.error());
+  const auto& l = *spec->llm;
+  EXPECT_EQ(l.api_key_env, "") << "a local server that wants no key";
+  EXPECT_EQ(l.max_tokens, 4096u);
+  EXPECT_EQ(l.temperature, 0.2);
+  EXPECT_EQ(l.max_concurrent, 8u);
+  EXPECT_EQ(l.max_reasks, 1u);
+  EXPECT_EQ(l.max_fix_tries, 3u);
+  EXPECT_EQ(l.budget_usd, 12.5);
+  EXPECT_EQ(l.budget_tokens, 2000000);
+  EXPECT_FALSE(l.judge);
+  EXPECT_EQ(l.compaction_model, "small");
+  EXPECT_EQ(l.compaction_threshold_chars, 5000u);
+  EXPECT_EQ(l.first_byte_timeout_s, 30.0);
+  EXPECT_EQ(l.total_timeout_s, 120.0);
+  EXPECT_EQ(l.max_attempts, 3u);
+
+  const auto bad = write("bad.toml", "provider = \"anthropic\"\nmodel = \"m\"\nbudget_usd = -1.0\nmax_concurrent = 0\n"
+                                     "temperature = 3.0\n");
+  auto refused = load_campaign(bad);
+  ASSERT_FALSE(refused.has_value());
+  expect_error(refused.error(), bad, "llm.budget_usd", 9, "must be in");
+  expect_error(refused.error(), bad, "llm.max_concurrent", 10, "must be in [1, 256]");
+  expect_error(refused.error(), bad, "llm.temperature", 11, "must be in [0, 2], got 3");
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace
 } // namespace warpforge::config

@@ -6,6 +6,7 @@
 
 #include "gpu/compile/nvrtc_compiler.hpp"
 #include "json/writer.hpp"
+#include "pipeline/llm_round.hpp"
 #include "pipeline/llm_transcripts.hpp"
 #include "pipeline/records.hpp"
 
@@ -327,6 +328,63 @@ TEST_F(LlmProposerTest, ASpentBudgetOrAnUnreachableModelEndsTheRoundCleanlyWithT
   EXPECT_TRUE(none->candidates.empty());
   EXPECT_NE(none->note.find("network: connection refused"), std::string::npos) << none->note;
   EXPECT_EQ(none->calls.at(0).attempts, 6u);
+}
+
+TEST_F(LlmProposerTest, TheJudgesVerdictMustCiteMeasuredValuesAndIsReaskedOnceWhenItDoesNot) {
+  const std::string bad = R"({"primary": {"category": "dram_bandwidth", "summary": "DRAM-bound",
+    "evidence": [{"metric": "dram_throughput", "value": 55.0}]},
+    "secondary": {"category": "uncoalesced_access", "summary": "strided stores",
+    "evidence": [{"metric": "global_store_efficiency", "value": 12.5}]}})";
+  std::string good = bad;
+  good.replace(good.find("55.0"), 4, "79.0");
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{{"judge", bad}, {"judge", good}});
+  recorded_chat chat{*model, transcript_folder(run_dir, "transpose", 1)};
+  auto spec = context(nullptr).llm;
+  llm_round round{chat, spec, {}, {}, {}, run_dir};
+  llm::prompt_inputs inputs;
+  inputs.problem.name = "transpose";
+  inputs.diagnosis = llm::diagnosis_facts{};
+  inputs.diagnosis->metrics = {{"Memory", "dram_throughput", 0.79, "ratio"},
+                               {"Memory", "global_store_efficiency", 0.125, "ratio"}};
+  auto verdict = round.judge(inputs);
+  ASSERT_TRUE(verdict) << "the second answer cites the measured 79%";
+  EXPECT_EQ(verdict->primary.category, "dram_bandwidth");
+  EXPECT_EQ(verdict->secondary.category, "uncoalesced_access");
+  ASSERT_EQ(model->requests.size(), 2u);
+  EXPECT_NE(model->requests[1].messages.back().text.find("dram_throughput"), std::string::npos)
+    << "the re-ask names the citation that did not match: " << model->requests[1].messages.back().text;
+  EXPECT_EQ(purposes(round.calls()), (std::vector<std::string>{"judge", "judge"}));
+}
+
+TEST_F(LlmProposerTest, AMemoryPastTheThresholdIsCompactedByTheCheaperModelAndTheRoundGoesOn) {
+  std::vector<attempt> memory;
+  for (int i = 0; i < 40; ++i) {
+    auto a = failed_branch(1, "FAILED: incorrect: output 'out': 4096 of 67108864 elements outside tolerance, first at "
+                              "index " + std::to_string(i * 977));
+    memory.push_back(a);
+  }
+  const std::string compacted = "## Resolved\n- nothing yet\n## Pending\n- smem tiling, padded\n"
+                                "## Avoid\n- the 40 variants that wrote out of bounds\n";
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"compact", compacted},
+    {"propose", envelope({{"tiled", tiled_code}})},
+  });
+  auto c = context(model);
+  c.llm.compaction_model = "small-model";
+  c.llm.compaction_threshold_chars = 1000;
+  llm_proposer p{c};
+  auto made = p.propose(ask(3, memory));
+  ASSERT_TRUE(made) << made.error();
+  EXPECT_EQ(purposes(made->calls), (std::vector<std::string>{"compact", "propose"}));
+  ASSERT_EQ(model->requests.size(), 2u);
+  EXPECT_EQ(model->requests[0].model, "small-model");
+  EXPECT_EQ(model->requests[1].model, "test-model");
+  std::string prompt;
+  for (const auto& b : model->requests[1].system)
+    prompt += b.text;
+  prompt += model->requests[1].messages.back().text;
+  EXPECT_NE(prompt.find("the 40 variants that wrote out of bounds"), std::string::npos);
+  EXPECT_EQ(made->candidates.size(), 1u);
 }
 
 } // namespace
