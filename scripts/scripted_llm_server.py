@@ -136,7 +136,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=int, default=8765, help="0: a free port (printed)")
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--log", default=None, help="one JSON line per request")
     args = parser.parse_args()
@@ -152,7 +152,7 @@ def main():
                 f.write(line + "\n")
 
     server.record = record
-    print("scripted llm server on http://127.0.0.1:%d/v1" % args.port, file=sys.stderr, flush=True)
+    print("scripted llm server on http://127.0.0.1:%d/v1" % server.server_address[1], file=sys.stderr, flush=True)
     server.serve_forever()
 
 
