@@ -177,6 +177,14 @@ llm::prompt_inputs llm_proposer::inputs_for(job_state& job, const propose_reques
   in.past_runs = job.past_runs;
   in.patterns = job.patterns;
   in.k = request.branches;
+  // The champion's methods no leave-one-out has measured yet (it came without ablations).
+  for (const auto& method : request.current_best.methods) {
+    const bool measured = std::any_of(request.memory.begin(), request.memory.end(), [&](const attempt& a) {
+      return a.kind == vocabulary::branch_kind::ablation && !a.methods.empty() && a.methods.front() == method;
+    });
+    if (!measured)
+      in.ablations_wanted.push_back(method);
+  }
   return in;
 }
 

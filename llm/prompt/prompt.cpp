@@ -74,8 +74,9 @@ std::string fixes_section(const std::vector<fix_request>& fixes) {
 std::string ablations_section(const prompt_inputs& in) {
   if (in.ablations_wanted.empty())
     return "";
-  std::string out = "## Leave-one-out variants wanted\nBesides the new variants, write one variant per method below: "
-                    "the current best with exactly that method removed and everything else unchanged.\n";
+  std::string out = "## Leave-one-out variants wanted\nThe current best's methods below have no measured attribution "
+                    "yet. If your variants keep one of them, claim it, and give each variant's leave-one-out for it in "
+                    "`ablations` like the others.\n";
   for (const auto& method : in.ablations_wanted)
     out += "- " + method + "\n";
   return out;
@@ -84,7 +85,9 @@ std::string ablations_section(const prompt_inputs& in) {
 std::string task_section(const prompt_inputs& in) {
   return "## Task\nWrite K = " + std::to_string(in.k) +
          " new variants of the current best that share one set of methods and differ in parameters, chosen from "
-         "the diagnosis and the memory. Follow the rules and the reply format exactly.\n";
+         "the diagnosis and the memory. For every variant, give in `ablations` one leave-one-out version per "
+         "method it claims (the same kernel with exactly that method undone): the winner's are measured, so "
+         "the gain can be attributed. Follow the rules and the reply format exactly.\n";
 }
 
 } // namespace
