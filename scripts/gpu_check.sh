@@ -167,7 +167,7 @@ if wants llm; then
     for job in transpose sgemm; do echo; echo "## memory.md of $job"; cat "$run_dir/jobs/$job/memory.md"; done
     echo; echo "## events: model calls, failures, SASS, champions, ablations"
     "$W/bin/warpforge" tail --run-dir "$run_dir" 2>&1 |
-      grep -E 'llm_call|branch_failed|sass|champion|ablation|job_finished|branch_measured' | cut -c1-400
+      grep -E 'llm_call|branch_failed|branch_checked|champion|ablation|job_finished|branch_measured' | cut -c1-500
     echo; echo "## llm_calls rows"
     python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select * from llm_calls')]" "$run_dir/warpforge.db"
   } > "$out/llm-run.md" 2>&1
