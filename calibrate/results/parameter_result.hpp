@@ -1,0 +1,42 @@
+#pragma once
+// One parameter's outcome in a calibrate run: what every report, export, chart and archive header
+// is made from. The engine fills it; nothing here measures.
+
+#include "calibrate/catalog.hpp"
+#include "calibrate/results/knee.hpp"
+#include "calibrate/results/status.hpp"
+#include "calibrate/results/trials.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpforge::calibrate {
+
+struct parameter_result {
+  std::string name;                 // the catalog's parameter name ("fp32_fma_latency")
+  std::string unit;                 // the catalog's unit ("cycles", "GB/s", ...)
+  status result = status::no_data;
+  trial_stats stats;                // over the kept trials (empty when nothing was timed)
+  double value = 0;                 // the parameter's unit: the reported value (the median, or
+                                    // what the engine derived from the curve, e.g. a knee's size)
+  std::optional<known_value> known; // the published value for this arch, when the catalog has one
+  // Verdict texts. By convention a text starting with "PASS" or "ok" (any case) means validated,
+  // anything else is the reason it was not, and "" means not checked (see verdict_passed).
+  std::string sass_verdict;         // the SASS gate: "PASS" or the missing opcode
+  std::string counter_verdict;      // the profiler counters (CUPTI, else ncu)
+  std::string arch;                 // "sm_90a": the target the benchmark was built for
+  std::string gpu_name;             // "NVIDIA H100 80GB HBM3"
+  std::vector<std::string> notes;   // judge()'s notes, then the engine's
+  std::vector<curve_point> curve;   // a sweep's raw points (bytes -> cycles), kept for the charts
+  std::string benchmark_file;       // "kernels/fp32_fma_latency.cu": where the source came from
+  std::string measured_at;          // ISO-8601 UTC ("2026-11-25T21:04:05Z"); "" when unknown
+
+  bool operator==(const parameter_result&) const = default;
+};
+
+/// Whether a verdict text means "validated": it starts with "PASS" or "ok", in any case.
+bool verdict_passed(std::string_view verdict_text);
+
+} // namespace warpforge::calibrate

@@ -1,0 +1,56 @@
+// render_tsv: the seed's measurements.tsv columns, one row per parameter (report.hpp).
+#include "calibrate/results/report.hpp"
+
+#include <cstdio>
+
+namespace warpforge::calibrate {
+namespace {
+
+// A TSV field: tabs and line breaks would split the row, so they become spaces.
+std::string field(std::string_view text) {
+  std::string out{text};
+  for (char& c : out)
+    if (c == '\t' || c == '\n' || c == '\r')
+      c = ' ';
+  return out;
+}
+
+// Numbers keep 10 significant digits: enough for any measurement, short enough to read.
+std::string number(double value) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+// The seed is Python: its booleans are spelled True / False.
+std::string_view boolean(bool flag) { return flag ? "True" : "False"; }
+
+} // namespace
+
+std::string render_tsv(const std::vector<parameter_result>& results) {
+  std::string out;
+  for (std::string_view column : tsv_columns)
+    out += (out.empty() ? "" : "\t") + std::string{column};
+  out += '\n';
+  for (const auto& r : results) {
+    std::string notes;
+    for (const auto& note : r.notes)
+      notes += (notes.empty() ? "" : "; ") + note;
+    const std::string fields[] = {
+      field(r.name),           number(r.value),          field(r.unit),
+      number(r.stats.mean),    number(r.stats.median),   number(r.stats.stddev),
+      number(r.stats.cv),      number(r.stats.ci95_low), number(r.stats.ci95_high),
+      std::to_string(r.stats.n), std::string{to_string(r.result)},
+      std::string{boolean(verdict_passed(r.counter_verdict))},
+      std::string{boolean(verdict_passed(r.sass_verdict))},
+      field(notes),            field(r.measured_at),
+    };
+    static_assert(std::size(fields) == std::size(tsv_columns));
+    for (std::size_t i = 0; i < std::size(fields); ++i)
+      out += (i == 0 ? "" : "\t") + fields[i];
+    out += '\n';
+  }
+  return out;
+}
+
+} // namespace warpforge::calibrate

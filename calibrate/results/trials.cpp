@@ -1,0 +1,46 @@
+#include "calibrate/results/trials.hpp"
+
+#include "gpu/stats/sample_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace warpforge::calibrate {
+
+trial_stats summarize(const std::vector<trial>& trials, double throttle_fraction) {
+  trial_stats out;
+  for (const trial& t : trials)
+    if (std::isfinite(t.sm_clock_mhz))
+      out.max_clock_mhz = std::max(out.max_clock_mhz, t.sm_clock_mhz);
+  const double throttle_below_mhz = throttle_fraction * out.max_clock_mhz;
+
+  std::vector<double> kept;
+  kept.reserve(trials.size());
+  for (const trial& t : trials) {
+    if (!std::isfinite(t.value)) {
+      ++out.invalid;
+      continue;
+    }
+    // An unknown clock (0) cannot show throttling: the trial is kept.
+    const bool clock_known = t.sm_clock_mhz > 0 && std::isfinite(t.sm_clock_mhz);
+    if (clock_known && t.sm_clock_mhz < throttle_below_mhz) {
+      ++out.discarded;
+      continue;
+    }
+    kept.push_back(t.value);
+  }
+
+  const gpu::sample_stats s = gpu::summarize(kept);
+  out.n = s.count;
+  out.median = s.median_s;
+  out.mean = s.mean_s;
+  out.stddev = s.stddev_s;
+  // sample_stats gives a signed cv (stddev / mean); a negative-valued parameter keeps its spread.
+  out.cv = std::abs(s.cv);
+  out.ci95_low = s.median_ci.low;
+  out.ci95_high = s.median_ci.high;
+  out.ci_level = s.median_ci.level;
+  return out;
+}
+
+} // namespace warpforge::calibrate

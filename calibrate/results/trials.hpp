@@ -1,0 +1,50 @@
+#pragma once
+// The statistics of one parameter's trials: what a calibrate run reports for every measurement.
+//
+//   std::vector<trial> trials = ...;          // one per benchmark process run
+//   trial_stats s = summarize(trials);        // s.median is the reported value
+//
+// Clocks are never locked (the seed locks them; warpforge may not own the GPU): each trial carries
+// the SM clock measured during it, and a trial whose clock fell below `throttle_fraction` of the
+// run's highest clock is discarded as throttled. A trial with an unknown clock (0) is kept.
+// The arithmetic is gpu/stats/sample_stats (the same median, n-1 stddev and intervals as every
+// timing of warpforge), applied to the parameter's own unit instead of seconds.
+
+#include <cstddef>
+#include <vector>
+
+namespace warpforge::calibrate {
+
+/// One process run of a benchmark.
+struct trial {
+  double value = 0;        // the parameter, in the catalog's unit
+  double sm_clock_mhz = 0; // MHz, the SM clock during the measurement; 0: unknown
+};
+
+/// Default of summarize(): 0.97 = a trial whose clock is more than 3% below the highest is throttled.
+inline constexpr double default_throttle_fraction = 0.97;
+
+struct trial_stats {
+  std::size_t n = 0;         // trials kept (the statistics are over these)
+  std::size_t discarded = 0; // trials discarded as throttled
+  std::size_t invalid = 0;   // trials discarded because their value is not a finite number
+  double median = 0;         // the parameter's unit; the reported value
+  double mean = 0;           // the parameter's unit
+  double stddev = 0;         // the parameter's unit, sample standard deviation (n - 1); 0 when n < 2
+  double cv = 0;             // stddev / mean, 1.0 = 100%; 0 when the mean is 0
+  // 95% confidence interval OF THE MEDIAN (the reported value), distribution-free from order
+  // statistics (gpu::median_interval); the parameter's unit. With n <= 5 it is [min, max] and its
+  // true coverage is lower than 95% (ci_level says how much).
+  double ci95_low = 0;
+  double ci95_high = 0;
+  double ci_level = 0;       // coverage the interval achieves, 1.0 = 100%; 0 when n < 2
+  double max_clock_mhz = 0;  // MHz, the highest SM clock among the trials; 0 when none was known
+
+  bool operator==(const trial_stats&) const = default;
+};
+
+/// Statistics of `trials` (any order), throttled and non-finite trials left out and counted.
+trial_stats summarize(const std::vector<trial>& trials,
+                      double throttle_fraction = default_throttle_fraction);
+
+} // namespace warpforge::calibrate
