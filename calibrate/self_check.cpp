@@ -1,0 +1,163 @@
+// self_check(): what a catalog says, checked (the seed's `python parameter_catalog.py`). Each rule
+// is one small function adding "file:line: name: problem" lines; dependency cycles are found by a
+// depth-first walk that names the cycle in order.
+#include "calibrate/catalog.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <set>
+
+namespace warpforge::calibrate {
+namespace {
+
+class problems {
+public:
+  explicit problems(const catalog& parameters) : file_(parameters.file()) {}
+
+  void add(const parameter& where, const std::string& what) {
+    std::string place = file_;
+    if (where.line != 0)
+      place += ":" + std::to_string(where.line);
+    lines_.push_back(place + ": " + (where.name.empty() ? "(unnamed)" : where.name) + ": " + what);
+  }
+  std::vector<std::string> take() && { return std::move(lines_); }
+
+private:
+  std::string file_;
+  std::vector<std::string> lines_;
+};
+
+bool is_name(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+std::string number(double value) {
+  std::string text = std::to_string(value);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.')
+    text.pop_back();
+  return text;
+}
+
+void check_fields(const parameter& p, problems& out) {
+  if (!is_name(p.name))
+    out.add(p, "the name must be lower-case letters, digits and '_'");
+  if (p.priority < 1 || p.priority > lowest_priority)
+    out.add(p, "priority " + std::to_string(p.priority) + " is outside 1..4");
+  const std::pair<const std::string*, const char*> texts[] = {
+      {&p.unit, "unit"}, {&p.technique, "technique"}, {&p.description, "description"}};
+  for (const auto& [text, field] : texts)
+    if (text->empty())
+      out.add(p, std::string{field} + " is empty");
+  if (p.validation_metrics.empty())
+    out.add(p, "validation_metrics is empty (name the Nsight metrics that corroborate it)");
+  // Priorities 1-3 have built-in benchmarks, and each states the SASS its code must contain.
+  if (p.expected_sass.empty() && p.priority >= 1 && p.priority < lowest_priority)
+    out.add(p, "expected_sass is empty; a priority 1-3 parameter's benchmark must state its SASS");
+}
+
+void check_range_and_known(const parameter& p, problems& out) {
+  if (!(p.range_min < p.range_max))
+    out.add(p, "range [" + number(p.range_min) + ", " + number(p.range_max) +
+                   "] is empty: its low end must be below its high end");
+  std::set<std::string> arches;
+  for (const auto& known : p.known) {
+    if (known.arch.empty())
+      out.add(p, "a known value has no arch");
+    else if (!arches.insert(known.arch).second)
+      out.add(p, "two known values for " + known.arch);
+    if (known.source.empty())
+      out.add(p, "the known value for " + known.arch + " cites no source");
+    if (known.value < p.range_min || known.value > p.range_max)
+      out.add(p, "known value " + number(known.value) + " " + p.unit + " for " + known.arch +
+                     " is outside its own range [" + number(p.range_min) + ", " +
+                     number(p.range_max) + "]");
+  }
+}
+
+void check_dependencies(const catalog& parameters, const parameter& p, problems& out) {
+  std::set<std::string_view> seen;
+  for (const auto& name : p.depends_on) {
+    if (!seen.insert(name).second) {
+      out.add(p, "depends on " + name + " twice");
+      continue;
+    }
+    if (name == p.name) {
+      out.add(p, "depends on itself");
+      continue;
+    }
+    const parameter* dependency = parameters.find(name);
+    if (dependency == nullptr)
+      out.add(p, "depends on unknown parameter '" + name + "'");
+    else if (dependency->priority > p.priority)
+      out.add(p, "depends on " + name + " of priority " + std::to_string(dependency->priority) +
+                     ", later than its own " + std::to_string(p.priority) +
+                     " (a dependency is measured first, so it needs a priority number no larger)");
+  }
+}
+
+// Depth-first walk over depends_on; a dependency found on the current path closes a cycle, which
+// is reported once (from its first member in catalog order), its names in dependency order.
+class cycle_finder {
+public:
+  explicit cycle_finder(const catalog& parameters) : parameters_(parameters) {}
+
+  void run(problems& out) {
+    for (const auto& p : parameters_.parameters())
+      visit(p, out);
+  }
+
+private:
+  enum class mark { unvisited, on_path, done };
+
+  void visit(const parameter& p, problems& out) {
+    if (marks_[p.name] != mark::unvisited)
+      return;
+    marks_[p.name] = mark::on_path;
+    path_.push_back(&p);
+    for (const auto& name : p.depends_on) {
+      const parameter* next = parameters_.find(name);
+      if (next == nullptr || next == &p)
+        continue; // reported by check_dependencies
+      if (marks_[name] == mark::on_path)
+        report(*next, out);
+      else
+        visit(*next, out);
+    }
+    path_.pop_back();
+    marks_[p.name] = mark::done;
+  }
+
+  void report(const parameter& start, problems& out) {
+    auto first = std::find(path_.begin(), path_.end(), &start);
+    std::string chain;
+    for (auto it = first; it != path_.end(); ++it)
+      chain += (*it)->name + " -> ";
+    out.add(start, "dependency cycle: " + chain + start.name);
+  }
+
+  const catalog& parameters_;
+  std::map<std::string, mark, std::less<>> marks_;
+  std::vector<const parameter*> path_;
+};
+
+} // namespace
+
+std::vector<std::string> self_check(const catalog& parameters) {
+  problems out{parameters};
+  std::map<std::string, std::uint32_t, std::less<>> first_line;
+  for (const auto& p : parameters.parameters()) {
+    if (auto [it, inserted] = first_line.emplace(p.name, p.line); !inserted)
+      out.add(p, "duplicate name (first at line " + std::to_string(it->second) + ")");
+    check_fields(p, out);
+    check_range_and_known(p, out);
+    check_dependencies(parameters, p, out);
+  }
+  cycle_finder{parameters}.run(out);
+  return std::move(out).take();
+}
+
+} // namespace warpforge::calibrate
