@@ -168,6 +168,8 @@ if wants llm; then
     echo; echo "## events: model calls, failures, SASS, champions, ablations"
     "$W/bin/warpforge" tail --run-dir "$run_dir" 2>&1 |
       grep -E 'llm_call|branch_failed|branch_checked|champion|ablation|job_finished|branch_measured' | cut -c1-500
+    echo; echo "## iterations rows (job, number, champion)"
+    python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select job_id, number, state, champion_branch_id from iterations')]" "$run_dir/warpforge.db"
     echo; echo "## llm_calls rows"
     python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select * from llm_calls')]" "$run_dir/warpforge.db"
   } > "$out/llm-run.md" 2>&1
