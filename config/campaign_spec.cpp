@@ -80,6 +80,21 @@ std::optional<log_level> log_level_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(campaign_kind kind) {
+  switch (kind) {
+  case campaign_kind::optimize: return "optimize";
+  case campaign_kind::calibrate: return "calibrate";
+  }
+  return "?";
+}
+
+std::optional<campaign_kind> campaign_kind_from_string(std::string_view text) {
+  for (const auto kind : all_campaign_kinds)
+    if (to_string(kind) == text)
+      return kind;
+  return std::nullopt;
+}
+
 std::string_view to_string(gpu_selection_kind kind) {
   switch (kind) {
   case gpu_selection_kind::all: return "all";
@@ -112,7 +127,8 @@ public:
 
   void parse(const toml::table& root, campaign_spec& spec) {
     static constexpr std::string_view root_keys[] = {
-      "name", "run_root", "run_dir_mode", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log", "supervision"};
+      "name", "kind", "run_root", "run_dir_mode", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log",
+      "supervision", "calibrate"};
     r_.set_root_keys(root_keys);
     r_.check_keys(root, "", root_keys);
     if (auto name = r_.string(root, "", "name", presence::required)) {
@@ -152,8 +168,16 @@ public:
     }
     if (const auto* supervision = r_.table(root, "", "supervision", presence::optional))
       parse_supervision(*supervision, spec.supervision);
-    if (const auto* jobs = r_.array(root, "", "jobs", presence::required))
+    if (auto kind = r_.enumeration(root, "", "kind", presence::optional, all_campaign_kinds,
+                                   &campaign_kind_from_string))
+      spec.kind = *kind;
+    if (spec.kind == campaign_kind::calibrate)
+      parse_calibrate_campaign(root, spec);
+    else if (const auto* jobs = r_.array(root, "", "jobs", presence::required))
       parse_jobs(*jobs, spec.jobs);
+    if (spec.kind == campaign_kind::optimize && root.contains("calibrate"))
+      r_.error(root.get("calibrate")->source(), "calibrate", "[calibrate] belongs to a calibrate campaign",
+               "add kind = \"calibrate\" at the top, or remove [calibrate]");
   }
 
 private:
@@ -436,6 +460,60 @@ private:
                  " ms)",
                "backoff_max_ms >= backoff_initial_ms");
     }
+  }
+
+  // kind = "calibrate": the parameters come from the catalog, so there are no jobs.
+  void parse_calibrate_campaign(const toml::table& root, campaign_spec& spec) {
+    if (const auto* jobs = root.get("jobs"))
+      r_.error(jobs->source(), "jobs", "a calibrate campaign has no jobs: its parameters come from the catalog",
+               "remove [[jobs]]; choose parameters with [calibrate] only = [\"fp32_fma_latency\"]");
+    if (const auto* table = r_.table(root, "", "calibrate", presence::optional))
+      parse_calibrate(*table, spec.calibrate);
+  }
+
+  void parse_calibrate(const toml::table& table, calibrate_spec& out) {
+    static constexpr std::string_view keys[] = {"max_priority", "only", "reset", "trials", "trial_watchdog_s",
+                                                "arch", "catalog", "notes"};
+    r_.check_keys(table, "calibrate", keys);
+    if (auto v = bounded<std::uint32_t>(table, "calibrate", "max_priority", 1, 4, ""))
+      out.max_priority = *v;
+    if (auto v = bounded<std::uint32_t>(table, "calibrate", "trials", 1, 1000, "trials"))
+      out.trials = *v;
+    if (auto v = r_.number(table, "calibrate", "trial_watchdog_s", presence::optional)) {
+      if (!(*v > 0.0 && *v <= 86400.0))
+        r_.error(table.get("trial_watchdog_s")->source(), "calibrate.trial_watchdog_s",
+                 "must be in (0, 86400] seconds, got " + std::to_string(*v), "60 is the default");
+      else
+        out.trial_watchdog_s = *v;
+    }
+    out.only = parameter_names(table, "only");
+    out.reset = parameter_names(table, "reset");
+    if (auto arch = r_.string(table, "calibrate", "arch", presence::optional))
+      out.arch = *arch;
+    if (auto catalog = r_.string(table, "calibrate", "catalog", presence::optional))
+      out.catalog = detail::resolve_against(file_, *catalog);
+    if (auto notes = r_.string(table, "calibrate", "notes", presence::optional))
+      out.notes = detail::resolve_against(file_, *notes);
+  }
+
+  // A list of catalog names ([a-z0-9_]); whether each is in the catalog is checked at the run.
+  std::vector<std::string> parameter_names(const toml::table& table, std::string_view key) {
+    std::vector<std::string> names;
+    auto entries = r_.strings(table, "calibrate", key, presence::optional);
+    if (!entries)
+      return names;
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const auto& entry = (*entries)[i];
+      const bool valid = !entry.value.empty() && std::all_of(entry.value.begin(), entry.value.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      });
+      if (!valid)
+        r_.error(entry.at, index_key(join_key("calibrate", key), i), "'" + entry.value + "' is not a parameter name",
+                 "catalog names are lower case, digits and '_', e.g. \"fp32_fma_latency\"");
+      else
+        names.push_back(entry.value);
+    }
+    return names;
   }
 
   void parse_jobs(const toml::array& array, std::vector<job_spec>& out) {

@@ -65,6 +65,14 @@ std::optional<gpu_selection_kind> gpu_selection_kind_from_string(std::string_vie
 inline constexpr gpu_selection_kind all_gpu_selection_kinds[] = {gpu_selection_kind::all,
                                                                  gpu_selection_kind::listed};
 
+enum class campaign_kind : std::uint8_t {
+  optimize,  // make the jobs' kernels faster (the default)
+  calibrate, // measure the GPU's hardware parameters (docs/calibrate.md); [calibrate], no jobs
+};
+std::string_view to_string(campaign_kind kind);
+std::optional<campaign_kind> campaign_kind_from_string(std::string_view text);
+inline constexpr campaign_kind all_campaign_kinds[] = {campaign_kind::optimize, campaign_kind::calibrate};
+
 struct gpu_selection {
   gpu_selection_kind kind = gpu_selection_kind::all;
   std::vector<std::uint32_t> ordinals; // listed: CUDA device ordinals, distinct, non-empty
@@ -132,13 +140,31 @@ struct feed_spec {
   bool operator==(const feed_spec&) const = default;
 };
 
+/// [calibrate]: what a calibrate campaign measures and how (docs/calibrate.md). The defaults are
+/// the engine's (calibrate/engine/run_options.hpp); names are checked against the catalog when
+/// the run starts (config does not know the catalog).
+struct calibrate_spec {
+  std::uint32_t max_priority = 3;    // priorities 1..max_priority (1..4); 4 has no built-in benchmarks
+  std::vector<std::string> only;     // non-empty: just these parameters and what they depend on
+  std::vector<std::string> reset;    // measure these again even if an earlier result stands
+  std::uint32_t trials = 10;         // process runs per parameter, >= 1
+  double trial_watchdog_s = 60;      // seconds one trial may run before it is killed (TIMEOUT)
+  std::string arch;                  // nvcc arch for every benchmark; empty: each its own / the GPU's
+  std::filesystem::path catalog;     // a catalog file instead of the built-in one; empty: built in
+  std::filesystem::path notes;       // the notes kept across runs; empty: <run_root>/calibrate-notes.json
+
+  bool operator==(const calibrate_spec&) const = default;
+};
+
 struct campaign_spec {
   std::string file;     // the campaign file as given
   std::string raw_text; // the TOML exactly as read (the store records it)
   std::string name;
+  campaign_kind kind = campaign_kind::optimize;
   std::filesystem::path run_root; // resolved against the campaign file's folder
   std::uint32_t run_dir_mode = 0700; // permission bits of each new run directory (owner rwx always)
-  std::vector<job_spec> jobs;     // non-empty, in file order
+  std::vector<job_spec> jobs;     // optimize: non-empty, in file order; calibrate: empty
+  calibrate_spec calibrate;       // calibrate campaigns only
   gpu_selection gpus;
   budget_spec budget;
   proposer_spec proposer;
