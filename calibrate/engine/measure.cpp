@@ -1,0 +1,306 @@
+#include "calibrate/engine/measure.hpp"
+
+#include "calibrate/bench/result_lines.hpp"
+#include "calibrate/bench/sass_gate.hpp"
+#include "calibrate/engine/run_files.hpp"
+#include "calibrate/results/knee.hpp"
+#include "logging/logging.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cmath>
+#include <limits>
+
+namespace warpforge::calibrate {
+
+namespace fs = std::filesystem;
+
+std::string_view to_string(build_failure_kind kind) {
+  switch (kind) {
+  case build_failure_kind::compile_error: return "compile_error";
+  case build_failure_kind::toolchain_missing: return "toolchain_missing";
+  case build_failure_kind::internal: return "internal";
+  }
+  return "?";
+}
+
+std::optional<build_failure_kind> build_failure_kind_from_string(std::string_view text) {
+  for (auto kind : all_build_failure_kinds)
+    if (to_string(kind) == text)
+      return kind;
+  return std::nullopt;
+}
+
+fs::path parameter_dir(const fs::path& run_dir, std::string_view parameter) {
+  return run_dir / "jobs" / std::string{parameter};
+}
+
+fs::path archive_path(const fs::path& run_dir, std::string_view parameter) {
+  return run_dir / "solved" / (std::string{parameter} + ".cu");
+}
+
+std::string base_arch(std::string_view arch) {
+  std::string text{arch};
+  if (!text.empty() && text.back() == 'a')
+    text.pop_back();
+  return text;
+}
+
+arch_choice choose_arch(const benchmark& bench, const gpu_slot& gpu, const std::string& override_arch) {
+  const bool needs_specific = !bench.arch.empty() && bench.arch.back() == 'a';
+  arch_choice choice;
+  if (!override_arch.empty())
+    choice.arch = override_arch;
+  else if (needs_specific || gpu.arch.empty())
+    choice.arch = bench.arch;
+  else
+    choice.arch = gpu.arch;
+  // As the seed does: an arch-specific benchmark (wgmma needs sm_90a) built for the bare arch
+  // fails to compile or loses its instructions; say so rather than let the status alone tell.
+  if (needs_specific && choice.arch == base_arch(bench.arch))
+    choice.warning = bench.parameter + " needs " + bench.arch + " (wgmma); it is built for " + choice.arch +
+                     ", where those instructions do not exist";
+  return choice;
+}
+
+namespace {
+
+// The status of a parameter none of whose trials gave a value.
+status failure_of(const std::vector<trial_output>& outputs) {
+  const auto any = [&](gpu::program_outcome o) {
+    return std::any_of(outputs.begin(), outputs.end(), [o](const trial_output& t) { return t.outcome == o; });
+  };
+  if (any(gpu::program_outcome::timeout))
+    return status::timeout;
+  if (any(gpu::program_outcome::failed) || any(gpu::program_outcome::crashed))
+    return status::runtime_error;
+  return status::no_data;
+}
+
+} // namespace
+
+trial_harvest harvest_trials(const std::vector<trial_output>& outputs) {
+  trial_harvest harvest;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& out = outputs[i];
+    const std::string label = "trial " + std::to_string(i + 1) + ": ";
+    if (out.outcome != gpu::program_outcome::passed && out.outcome != gpu::program_outcome::bad_output) {
+      harvest.notes.push_back(label + std::string{gpu::to_string(out.outcome)} + " (" + out.detail + ")");
+      continue;
+    }
+    const auto read = read_output(out.output);
+    if (!read.value) {
+      harvest.notes.push_back(label + "no value (" + (read.problem.empty() ? out.detail : read.problem) + ")");
+      continue;
+    }
+    if (!read.problem.empty())
+      harvest.notes.push_back(label + read.problem);
+    harvest.trials.push_back(trial{*read.value, read.sm_clock_mhz.value_or(0.0)});
+    std::vector<curve_point> curve;
+    for (const auto& point : read.curve)
+      curve.push_back(curve_point{point.x, point.y});
+    harvest.curves.push_back(std::move(curve));
+  }
+  if (harvest.trials.empty())
+    harvest.failure = failure_of(outputs);
+  return harvest;
+}
+
+std::optional<double> knee_size(const std::vector<curve_point>& curve, std::string_view unit) {
+  const double bytes_per_unit = unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;
+  if (bytes_per_unit == 0 || curve.empty())
+    return std::nullopt;
+  const auto knees = find_knees(curve);
+  // Several knees: Hopper's L2 steps once where a partition's share is exceeded and again, higher,
+  // into DRAM; the cache's size is where the latency jumps the most.
+  const auto biggest = std::max_element(knees.begin(), knees.end(), [](const knee& a, const knee& b) {
+    return a.after / std::max(a.before, 1e-9) < b.after / std::max(b.before, 1e-9);
+  });
+  if (biggest == knees.end())
+    return std::nullopt;
+  return biggest->x / bytes_per_unit;
+}
+
+void apply_knees(const parameter& what, trial_harvest& harvest) {
+  std::size_t without = 0;
+  for (std::size_t i = 0; i < harvest.trials.size() && i < harvest.curves.size(); ++i) {
+    if (auto size = knee_size(harvest.curves[i], what.unit))
+      harvest.trials[i].value = *size;
+    else if (what.unit == "KiB" || what.unit == "MiB")
+      ++without;
+  }
+  if (without > 0)
+    harvest.notes.push_back(std::to_string(without) + " trial(s) without a knee in their curve: the program's own estimate is kept");
+}
+
+std::vector<curve_point> representative_curve(const trial_harvest& harvest, double median) {
+  std::size_t best = harvest.trials.size();
+  double distance = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < harvest.trials.size() && i < harvest.curves.size(); ++i) {
+    if (harvest.curves[i].empty())
+      continue;
+    const double d = std::abs(harvest.trials[i].value - median);
+    if (d < distance) {
+      distance = d;
+      best = i;
+    }
+  }
+  return best < harvest.curves.size() ? harvest.curves[best] : std::vector<curve_point>{};
+}
+
+expected<fs::path, std::string> archive_benchmark(const parameter_result& result, const benchmark& bench,
+                                                  const fs::path& run_dir) {
+  const auto path = archive_path(run_dir, result.name);
+  std::string text = archive_header(result);
+  if (!text.empty() && text.back() != '\n')
+    text += '\n';
+  text += bench.source;
+  if (auto written = write_file_atomically(path, text); !written)
+    return unexpected{written.error()};
+  return path;
+}
+
+} // namespace warpforge::calibrate
+
+namespace warpforge::calibrate {
+
+namespace {
+
+std::shared_ptr<spdlog::logger> log() {
+  return logging::get("calibrate");
+}
+
+// "2026-11-25T21:04:05Z": when the parameter was measured.
+std::string utc_now_iso() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+parameter_result start_result(const measure_request& request) {
+  parameter_result out;
+  out.name = request.what->name;
+  out.unit = request.what->unit;
+  out.result = status::no_data;
+  out.value = 0;
+  out.gpu_name = request.gpu.name;
+  out.sass_verdict = "not checked";
+  out.counter_verdict = "not validated";
+  out.benchmark_file = request.bench != nullptr ? request.bench->file : "";
+  out.measured_at = utc_now_iso();
+  return out;
+}
+
+void keep_file(const fs::path& path, std::string_view text, parameter_result& out) {
+  if (auto written = write_file_atomically(path, text); !written)
+    out.notes.push_back(written.error());
+}
+
+// nvcc; on failure the status and the log. A missing toolchain or an internal failure is the
+// host's fault, not the benchmark's: NO_DATA, so a resume tries it again.
+std::optional<built_benchmark> build_step(const measure_request& request, const std::string& arch,
+                                          bench_steps& steps, parameter_result& out) {
+  const auto dir = parameter_dir(request.run_dir, out.name);
+  auto built = steps.build(*request.bench, arch);
+  if (!built) {
+    const auto& failure = built.error();
+    if (!failure.log.empty())
+      keep_file(dir / "compile.log", failure.log, out);
+    out.result = failure.kind == build_failure_kind::compile_error ? status::compile_error : status::no_data;
+    out.notes.push_back("build for " + arch + " failed (" + std::string{to_string(failure.kind)} + "): " +
+                        failure.detail);
+    return std::nullopt;
+  }
+  if (!built->log.empty())
+    keep_file(dir / "compile.log", built->log, out);
+  return std::move(*built);
+}
+
+// The SASS gate: true when timing may go on. Without a disassembler the gate cannot judge; the
+// trials still run and the verdict says it was not checked (never a silent pass).
+bool sass_step(const measure_request& request, const built_benchmark& built, bench_steps& steps,
+               parameter_result& out) {
+  auto listing = steps.disassemble(built);
+  if (!listing) {
+    out.sass_verdict = "not checked: " + listing.error();
+    out.notes.push_back("SASS not checked: " + listing.error());
+    return true;
+  }
+  keep_file(parameter_dir(request.run_dir, out.name) / "sass.txt", *listing, out);
+  const auto gate = check_sass(*listing, *request.bench);
+  if (!gate.ok) {
+    out.result = status::sass_mismatch;
+    out.sass_verdict = "MISMATCH: " + gate.reason;
+    out.notes.push_back("SASS gate: " + gate.reason + " (see jobs/" + out.name + "/sass.txt)");
+    return false;
+  }
+  std::string opcodes;
+  for (const auto& opcode : request.bench->required_sass)
+    opcodes += (opcodes.empty() ? "" : ", ") + opcode;
+  out.sass_verdict = "OK" + (opcodes.empty() ? std::string{} : " (" + opcodes + ")");
+  return true;
+}
+
+// Trials -> statistics -> verdict -> counters -> archive.
+void trials_step(const measure_request& request, const built_benchmark& built, bench_steps& steps,
+                 parameter_result& out) {
+  const auto dir = parameter_dir(request.run_dir, out.name);
+  auto outputs = steps.run_trials(built, request.gpu, request.trials, dir);
+  if (!outputs) {
+    out.result = status::no_data;
+    out.notes.push_back("not run on GPU " + std::to_string(request.gpu.ordinal) + ": " + outputs.error());
+    return;
+  }
+  auto harvest = harvest_trials(*outputs);
+  apply_knees(*request.what, harvest);
+  out.notes.insert(out.notes.end(), harvest.notes.begin(), harvest.notes.end());
+  if (harvest.failure) {
+    out.result = *harvest.failure;
+    return;
+  }
+  out.stats = summarize(harvest.trials, request.throttle_fraction);
+  out.value = out.stats.median;
+  out.curve = representative_curve(harvest, out.stats.median);
+  const auto verdict = judge(*request.what, out.stats, out.known);
+  out.result = verdict.result;
+  out.notes.insert(out.notes.end(), verdict.notes.begin(), verdict.notes.end());
+  out.counter_verdict = request.what->validation_metrics.empty()
+                          ? "not validated: the catalog lists no validation metric"
+                          : steps.validate_counters(built, *request.what, request.gpu, dir);
+}
+
+} // namespace
+
+parameter_result measure_parameter(const measure_request& request, bench_steps& steps) {
+  auto out = start_result(request);
+  if (request.bench == nullptr) {
+    out.notes.push_back("no built-in benchmark for this parameter (priority " +
+                        std::to_string(request.what->priority) + ")");
+    return out;
+  }
+  const auto arch = choose_arch(*request.bench, request.gpu, request.arch_override);
+  out.arch = arch.arch;
+  out.known = known_for(*request.what, base_arch(arch.arch));
+  if (!arch.warning.empty()) {
+    log()->warn("{}", arch.warning);
+    out.notes.push_back(arch.warning);
+  }
+  auto built = build_step(request, arch.arch, steps, out);
+  if (!built || !sass_step(request, *built, steps, out))
+    return out;
+  if (!request.gpu.has_gpu()) {
+    out.notes.push_back("built and SASS-checked; not run: no GPU");
+    return out;
+  }
+  trials_step(request, *built, steps, out);
+  if (is_passing(out.result))
+    if (auto archived = archive_benchmark(out, *request.bench, request.run_dir); !archived)
+      out.notes.push_back("not archived: " + archived.error());
+  return out;
+}
+
+} // namespace warpforge::calibrate

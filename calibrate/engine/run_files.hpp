@@ -1,0 +1,21 @@
+#pragma once
+// Writing the run directory's files so that a reader (or a resume after a kill) never sees half
+// of one: each file is written beside its place and renamed over it.
+
+#include "expected/expected.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace warpforge::calibrate {
+
+/// Writes `text` to `path` (creating its folder) through `<path>.partial` and a rename; the
+/// error names the file and the system's reason.
+expected<void, std::string> write_file_atomically(const std::filesystem::path& path, std::string_view text);
+
+/// The whole file; nullopt when it cannot be read (missing included).
+std::optional<std::string> read_whole_file(const std::filesystem::path& path);
+
+} // namespace warpforge::calibrate

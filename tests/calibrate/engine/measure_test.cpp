@@ -1,0 +1,194 @@
+#include "calibrate/engine/measure.hpp"
+
+#include "calibrate/engine/run_files.hpp"
+#include "fake_steps.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace warpforge::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::behaviour;
+using testing::fake_steps;
+
+class measure_test : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("wf-measure-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  parameter_result measure(const std::string& name, bench_steps& steps, gpu_slot gpu = h100()) {
+    param_ = testing::test_parameter(name);
+    bench_ = testing::test_benchmark(name);
+    measure_request request;
+    request.what = &param_;
+    request.bench = &bench_;
+    request.gpu = std::move(gpu);
+    request.trials = 10;
+    request.run_dir = dir_;
+    return measure_parameter(request, steps);
+  }
+
+  static gpu_slot h100() { return gpu_slot{0, "GPU-test-0", "NVIDIA H100 80GB HBM3", "sm_90"}; }
+
+  fs::path dir_;
+  parameter param_;
+  benchmark bench_;
+};
+
+TEST_F(measure_test, a_steady_benchmark_passes_with_its_median_and_is_archived_with_its_header) {
+  fake_steps steps{{}};
+  const auto result = measure("lat", steps);
+  EXPECT_EQ(result.result, status::pass) << (result.notes.empty() ? "" : result.notes.front());
+  EXPECT_EQ(result.stats.n, 10u);
+  EXPECT_NEAR(result.value, 4.0045, 1e-9);
+  EXPECT_EQ(result.arch, "sm_90");
+  EXPECT_EQ(result.gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(verdict_passed(result.sass_verdict)) << result.sass_verdict;
+  EXPECT_EQ(result.counter_verdict, "not validated: stand-in");
+  const auto archived = read_whole_file(archive_path(dir_, "lat"));
+  ASSERT_TRUE(archived);
+  EXPECT_EQ(archived->rfind("// ", 0), 0u) << "the metadata header comes first";
+  EXPECT_NE(archived->find("int main() { return 0; }"), std::string::npos) << "then the benchmark's source";
+  EXPECT_TRUE(fs::exists(parameter_dir(dir_, "lat") / "sass.txt"));
+}
+
+TEST_F(measure_test, a_sass_mismatch_fails_before_any_trial) {
+  fake_steps steps{{{"lat", behaviour::sass_mismatch}}};
+  const auto result = measure("lat", steps);
+  EXPECT_EQ(result.result, status::sass_mismatch);
+  EXPECT_EQ(steps.calls("lat").trial_runs, 0);
+  EXPECT_FALSE(verdict_passed(result.sass_verdict));
+  EXPECT_NE(result.sass_verdict.find("FFMA"), std::string::npos) << result.sass_verdict;
+  EXPECT_TRUE(fs::exists(parameter_dir(dir_, "lat") / "sass.txt")) << "the listing is kept to look at";
+  EXPECT_FALSE(fs::exists(archive_path(dir_, "lat")));
+}
+
+TEST_F(measure_test, a_compile_error_keeps_the_log_and_runs_nothing) {
+  fake_steps steps{{{"lat", behaviour::compile_error}}};
+  const auto result = measure("lat", steps);
+  EXPECT_EQ(result.result, status::compile_error);
+  EXPECT_EQ(steps.calls("lat").disassemblies, 0);
+  EXPECT_EQ(steps.calls("lat").trial_runs, 0);
+  const auto log = read_whole_file(parameter_dir(dir_, "lat") / "compile.log");
+  ASSERT_TRUE(log);
+  EXPECT_NE(log->find("is undefined"), std::string::npos);
+}
+
+TEST_F(measure_test, trials_past_the_watchdog_are_a_timeout) {
+  fake_steps steps{{{"lat", behaviour::timeout}}};
+  const auto result = measure("lat", steps);
+  EXPECT_EQ(result.result, status::timeout);
+  EXPECT_EQ(result.notes.size(), 10u) << "one note per failed trial";
+}
+
+TEST_F(measure_test, crashing_trials_are_a_runtime_error) {
+  fake_steps steps{{{"lat", behaviour::crash}}};
+  EXPECT_EQ(measure("lat", steps).result, status::runtime_error);
+}
+
+TEST_F(measure_test, trials_that_print_no_value_are_no_data) {
+  fake_steps steps{{{"lat", behaviour::no_value}}};
+  EXPECT_EQ(measure("lat", steps).result, status::no_data);
+}
+
+TEST_F(measure_test, spread_trials_are_high_variance_and_not_archived) {
+  fake_steps steps{{{"lat", behaviour::high_variance}}};
+  const auto result = measure("lat", steps);
+  EXPECT_EQ(result.result, status::high_variance);
+  EXPECT_GT(result.stats.cv, 0.05);
+  EXPECT_FALSE(fs::exists(archive_path(dir_, "lat")));
+}
+
+TEST_F(measure_test, throttled_trials_are_discarded_and_the_rest_still_pass) {
+  fake_steps steps{{{"lat", behaviour::throttled}}};
+  const auto result = measure("lat", steps);
+  EXPECT_EQ(result.stats.discarded, 2u);
+  EXPECT_EQ(result.stats.n, 8u);
+  EXPECT_NEAR(result.value, 4.0, 1e-9) << "the throttled trials' slower values are left out";
+  EXPECT_TRUE(is_passing(result.result)) << to_string(result.result);
+}
+
+TEST_F(measure_test, a_sweep_keeps_the_curve_of_the_trial_nearest_the_median) {
+  fake_steps steps{{{"lat", behaviour::sweep}}};
+  const auto result = measure("lat", steps);
+  ASSERT_EQ(result.curve.size(), 4u);
+  EXPECT_EQ(result.curve[0].x, 1024);
+  // trial i's far points are 200 + i and its value 4 + 0.001 i: the median 4.0045 is nearest
+  // trials 4 and 5 (0-based), not the first or the last.
+  EXPECT_TRUE(result.curve[3].y == 204 || result.curve[3].y == 205) << result.curve[3].y;
+}
+
+TEST_F(measure_test, without_a_gpu_the_benchmark_is_built_and_gated_but_not_run) {
+  fake_steps steps{{}};
+  const auto result = measure("lat", steps, gpu_slot{});
+  EXPECT_EQ(result.result, status::no_data);
+  EXPECT_EQ(steps.calls("lat").builds, 1);
+  EXPECT_EQ(steps.calls("lat").disassemblies, 1);
+  EXPECT_EQ(steps.calls("lat").trial_runs, 0);
+  EXPECT_TRUE(verdict_passed(result.sass_verdict));
+}
+
+TEST_F(measure_test, without_a_disassembler_the_trials_run_and_the_verdict_says_not_checked) {
+  fake_steps steps{{}};
+  steps.set_no_disassembler();
+  const auto result = measure("lat", steps);
+  EXPECT_EQ(steps.calls("lat").trial_runs, 1);
+  EXPECT_FALSE(verdict_passed(result.sass_verdict));
+  EXPECT_EQ(result.sass_verdict.rfind("not checked", 0), 0u) << result.sass_verdict;
+}
+
+TEST_F(measure_test, a_parameter_without_a_benchmark_is_no_data_and_says_so) {
+  fake_steps steps{{}};
+  param_ = testing::test_parameter("lat");
+  measure_request request;
+  request.what = &param_;
+  request.gpu = h100();
+  request.run_dir = dir_;
+  const auto result = measure_parameter(request, steps);
+  EXPECT_EQ(result.result, status::no_data);
+  ASSERT_FALSE(result.notes.empty());
+  EXPECT_NE(result.notes.front().find("no built-in benchmark"), std::string::npos);
+}
+
+TEST(choose_arch, a_wgmma_benchmark_keeps_sm_90a_on_an_sm_90_gpu) {
+  const auto bench = testing::test_benchmark("wg", "sm_90a");
+  const auto choice = choose_arch(bench, gpu_slot{0, "u", "H100", "sm_90"}, "");
+  EXPECT_EQ(choice.arch, "sm_90a");
+  EXPECT_TRUE(choice.warning.empty());
+}
+
+TEST(choose_arch, a_bare_sm_90_override_of_a_wgmma_benchmark_warns) {
+  const auto bench = testing::test_benchmark("wg", "sm_90a");
+  const auto choice = choose_arch(bench, gpu_slot{}, "sm_90");
+  EXPECT_EQ(choice.arch, "sm_90");
+  EXPECT_NE(choice.warning.find("sm_90a"), std::string::npos);
+}
+
+TEST(choose_arch, a_portable_benchmark_is_built_for_the_gpu_it_runs_on) {
+  const auto bench = testing::test_benchmark("lat", "sm_90");
+  EXPECT_EQ(choose_arch(bench, gpu_slot{0, "u", "A100", "sm_80"}, "").arch, "sm_80");
+  EXPECT_EQ(choose_arch(bench, gpu_slot{}, "").arch, "sm_90") << "no GPU: the benchmark's own";
+}
+
+TEST(base_arch, drops_the_arch_specific_suffix_only) {
+  EXPECT_EQ(base_arch("sm_90a"), "sm_90");
+  EXPECT_EQ(base_arch("sm_90"), "sm_90");
+}
+
+TEST(build_failure_kind, every_value_reads_back_from_its_name) {
+  for (auto kind : all_build_failure_kinds)
+    EXPECT_EQ(build_failure_kind_from_string(to_string(kind)), kind);
+  EXPECT_FALSE(build_failure_kind_from_string("nope"));
+}
+
+} // namespace
+} // namespace warpforge::calibrate

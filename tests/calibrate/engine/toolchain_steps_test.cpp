@@ -1,0 +1,51 @@
+#include "calibrate/engine/toolchain_steps.hpp"
+
+#include "calibrate/engine/run_files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace warpforge::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(listing_text, prints_each_kernel_and_instruction_as_cuobjdump_lays_them_out) {
+  sass::disassembly listing;
+  listing.format = sass::sass_format::cuobjdump;
+  sass::sass_kernel kernel;
+  kernel.name = "fma_chain";
+  kernel.arch = "sm_90";
+  sass::sass_instruction ffma;
+  ffma.address = 0x40;
+  ffma.opcode = "FFMA";
+  ffma.text = "FFMA R1, R2, R3, R1";
+  kernel.instructions.push_back(ffma);
+  listing.kernels.push_back(kernel);
+  const auto text = listing_text(listing);
+  EXPECT_NE(text.find("Function : fma_chain (sm_90)"), std::string::npos) << text;
+  EXPECT_NE(text.find("/*0040*/  FFMA R1, R2, R3, R1 ;"), std::string::npos) << text;
+}
+
+TEST(write_file_atomically, replaces_the_file_whole_and_leaves_no_partial) {
+  const auto dir = fs::temp_directory_path() / ("wf-runfiles-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto path = dir / "sub" / "report.md";
+  ASSERT_TRUE(write_file_atomically(path, "first"));
+  ASSERT_TRUE(write_file_atomically(path, "second"));
+  EXPECT_EQ(read_whole_file(path), "second");
+  EXPECT_FALSE(fs::exists(path.string() + ".partial"));
+  EXPECT_FALSE(read_whole_file(dir / "missing"));
+  fs::remove_all(dir);
+}
+
+TEST(write_file_atomically, names_the_file_it_cannot_write) {
+  auto written = write_file_atomically("/proc/warpforge-no/such.md", "x");
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().find("/proc/warpforge-no"), std::string::npos) << written.error();
+}
+
+} // namespace
+} // namespace warpforge::calibrate
