@@ -293,7 +293,8 @@ parameter_result measure_parameter(const measure_request& request, bench_steps& 
   if (!built || !sass_step(request, *built, steps, out))
     return out;
   if (!request.gpu.has_gpu()) {
-    out.notes.push_back("built and SASS-checked; not run: no GPU");
+    out.notes.push_back(verdict_passed(out.sass_verdict) ? "built and SASS-checked; not run: no GPU"
+                                                         : "built; not run: no GPU");
     return out;
   }
   trials_step(request, *built, steps, out);

@@ -192,3 +192,68 @@ TEST(build_failure_kind, every_value_reads_back_from_its_name) {
 
 } // namespace
 } // namespace warpforge::calibrate
+
+namespace warpforge::calibrate {
+namespace {
+
+// An L1-like sweep: ~33 cycles up to 256 KiB, then ~260.
+std::vector<curve_point> l1_curve() {
+  std::vector<curve_point> curve;
+  for (double kib : {8, 16, 64, 128, 192, 256})
+    curve.push_back({kib * 1024, 33});
+  for (double kib : {320, 384, 512})
+    curve.push_back({kib * 1024, 260});
+  return curve;
+}
+
+TEST(knee_size, a_cache_size_is_the_knee_of_its_sweep_in_the_parameters_unit) {
+  const auto size = knee_size(l1_curve(), "KiB");
+  ASSERT_TRUE(size);
+  EXPECT_DOUBLE_EQ(*size, 256);
+  EXPECT_FALSE(knee_size(l1_curve(), "cycles")) << "only sizes come from a knee";
+  EXPECT_FALSE(knee_size({}, "KiB"));
+}
+
+TEST(knee_size, of_two_steps_the_larger_one_is_the_cache_size) {
+  // L2 near partition (260) -> far partition (330, +27%) -> DRAM (700, +112%).
+  std::vector<curve_point> curve;
+  for (double mib : {1, 2, 4, 8, 16})
+    curve.push_back({mib * 1048576, 260});
+  for (double mib : {24, 32, 40, 48})
+    curve.push_back({mib * 1048576, 330});
+  for (double mib : {64, 96, 128})
+    curve.push_back({mib * 1048576, 700});
+  const auto size = knee_size(curve, "MiB");
+  ASSERT_TRUE(size);
+  EXPECT_DOUBLE_EQ(*size, 48);
+}
+
+TEST(apply_knees, replaces_each_trials_estimate_by_its_knee_and_notes_trials_without_one) {
+  parameter l1 = testing::test_parameter("l1_size");
+  l1.unit = "KiB";
+  trial_harvest harvest;
+  harvest.trials = {{200, 1980}, {210, 1980}};
+  harvest.curves = {l1_curve(), {}};
+  apply_knees(l1, harvest);
+  EXPECT_DOUBLE_EQ(harvest.trials[0].value, 256);
+  EXPECT_DOUBLE_EQ(harvest.trials[1].value, 210) << "no curve: the program's estimate stays";
+  ASSERT_EQ(harvest.notes.size(), 1u);
+  EXPECT_NE(harvest.notes.front().find("without a knee"), std::string::npos);
+}
+
+TEST(harvest_trials, keeps_the_values_of_passing_trials_and_notes_each_failed_one) {
+  std::vector<trial_output> outputs{
+    {gpu::program_outcome::passed, "RESULT: value=5 sm_clock_mhz=1980\n", "", 0.1},
+    {gpu::program_outcome::crashed, "", "signal 11", 0.1},
+    {gpu::program_outcome::passed, "RESULT: value=6 sm_clock_mhz=1970\n", "", 0.1}};
+  const auto harvest = harvest_trials(outputs);
+  ASSERT_EQ(harvest.trials.size(), 2u);
+  EXPECT_DOUBLE_EQ(harvest.trials[1].value, 6);
+  EXPECT_DOUBLE_EQ(harvest.trials[1].sm_clock_mhz, 1970);
+  ASSERT_EQ(harvest.notes.size(), 1u);
+  EXPECT_NE(harvest.notes.front().find("trial 2: crashed"), std::string::npos) << harvest.notes.front();
+  EXPECT_FALSE(harvest.failure);
+}
+
+} // namespace
+} // namespace warpforge::calibrate
