@@ -63,6 +63,26 @@ void add_program(CLI::App& app, exit_code& result) {
   command->callback([opts, &result] { result = program(*opts); });
 }
 
+void add_calibrate(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<calibrate_options>();
+  auto* command = app.add_subcommand(
+    "calibrate", "Measure the GPU's hardware parameters with built-in microbenchmarks (reports, simulator configs)");
+  command->add_option("--max-priority", opts->max_priority, "Measure priorities 1..P")->check(CLI::Range(1u, 4u));
+  command->add_option("--only", opts->only, "Just this parameter (and what it depends on); repeat for several");
+  command->add_option("--reset", opts->reset, "Measure this parameter again even if a result stands; repeatable");
+  command->add_option("--gpus", opts->gpus, "all, or a comma list of GPU ordinals (default: all, or the recorded)");
+  command->add_option("--trials", opts->trials, "Runs per parameter")->check(CLI::Range(1u, 1000u));
+  command->add_option("--watchdog", opts->watchdog_s, "Seconds a trial may run before it is killed");
+  command->add_option("--arch", opts->arch, "nvcc target for every benchmark (default: each its own, or the GPU's)");
+  command->add_option("--run-root", opts->run_root, "Where the run directory is created");
+  command->add_option("--resume", opts->resume_dir, "Continue this run directory, keeping its final results");
+  command->add_option("--campaign", opts->campaign_path, "A kind = \"calibrate\" campaign file instead of the flags");
+  command->add_option("--catalog", opts->catalog_path, "A parameter catalog (TOML) instead of the built-in one");
+  command->add_option("--notes", opts->notes_path, "Notes kept across runs (default: <run-root>/calibrate-notes.json)");
+  command->add_flag("--check-catalog", opts->check_catalog, "Only check the catalog (exit 1 on a problem)");
+  command->callback([opts, &result] { result = calibrate(*opts); });
+}
+
 void add_report(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<report_options>();
   auto* command = app.add_subcommand("report", "Print a campaign's report (md, json or csv), live or after");
@@ -185,6 +205,7 @@ int run_command_line(int argc, char** argv) {
   add_resume(app, result);
   add_status(app, result);
   add_program(app, result);
+  add_calibrate(app, result);
   add_report(app, result);
   add_bench(app, result);
   add_diagnose(app, result);

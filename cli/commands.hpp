@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+namespace warpforge::config {
+struct campaign_spec;
+}
+
 namespace warpforge::cli {
 
 struct doctor_options {
@@ -104,6 +108,28 @@ struct program_options {
   bool json = false;                    // one JSON object on stdout instead of the table
 };
 exit_code program(const program_options& options);
+
+struct calibrate_options {
+  std::uint32_t max_priority = 3;       // measure priorities 1..P (4 has no built-in benchmarks)
+  std::vector<std::string> only;        // just these parameters (and what they depend on)
+  std::vector<std::string> reset;       // measure these again even if a result stands
+  std::string gpus;                     // "all" or a comma list of ordinals; empty: the spec's (all)
+  std::uint32_t trials = 10;            // process runs per parameter
+  double watchdog_s = 60;               // per trial, seconds: past it the benchmark is killed (TIMEOUT)
+  std::string arch;                     // nvcc arch for every benchmark; empty: each its own / the GPU's
+  std::string run_root = "runs";        // where the run directory is created
+  std::string resume_dir;               // continue this run directory (its recorded options)
+  std::string campaign_path;            // a kind = "calibrate" campaign file instead of the flags
+  std::string catalog_path;             // a catalog file instead of the built-in one
+  std::string notes_path;               // notes kept across runs; empty: <run_root>/calibrate-notes.json
+  bool check_catalog = false;           // only run the catalog's self-check (exit 1 on a problem)
+  std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
+};
+exit_code calibrate(const calibrate_options& options);
+/// A validated kind = "calibrate" campaign (what `warpforge run` hands such a spec to); `gpus`
+/// overrides the spec's when not empty.
+exit_code calibrate_campaign(const config::campaign_spec& spec, const std::string& spec_path,
+                             const std::string& gpus = "");
 
 struct report_options {
   std::string run_dir;
