@@ -197,6 +197,8 @@ void campaign_engine::plan_job(job_slot& job) {
   if (auto ask = job.plan->proposal_due(now())) {
     const auto t = next_ticket();
     orders_[t] = order{order::kind::proposal, index_of(job)};
+    ask->run_dir = setup_.run_dir.string();
+    ask->arch = arch();
     out_.proposals.push_back({t, std::move(*ask)});
   }
   after_plan(job);
