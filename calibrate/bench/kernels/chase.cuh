@@ -66,13 +66,24 @@ static std::vector<unsigned> wf_shuffled_order(std::size_t count) {
   return order;
 }
 
-// `count` distinct nodes scattered over a span of `span` nodes (a power of two): i -> (a i + c)
-// mod span is a permutation for a = 1 (mod 4) and odd c, so no node repeats.
+// `count` distinct nodes spread over a span of `span` nodes (a power of two) in a pseudo-random
+// order: i -> a bijective mix of i within [0, span) (multiplying by an odd number and xor-ing in
+// the high bits are each invertible modulo a power of two), so no node repeats and consecutive
+// nodes are not a fixed stride apart.
 static std::vector<unsigned> wf_scattered_order(std::size_t count, std::size_t span) {
+  const unsigned long long mask = span - 1;
+  unsigned bits = 0;
+  while ((1ull << bits) < span)
+    ++bits;
   std::vector<unsigned> order(count);
-  const unsigned long long a = 2862933555777941757ull, c = 3037000493ull;
-  for (std::size_t i = 0; i < count; ++i)
-    order[i] = static_cast<unsigned>((a * i + c) & (span - 1));
+  for (std::size_t i = 0; i < count; ++i) {
+    unsigned long long x = i;
+    for (int round = 0; round < 3; ++round) {
+      x = (x * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) & mask;
+      x ^= x >> (bits / 2 + 1);
+    }
+    order[i] = static_cast<unsigned>(x);
+  }
   return order;
 }
 

@@ -1,18 +1,19 @@
 // smem_bandwidth (bytes/clk/SM): one block of 1024 threads per SM, each thread reading 16-byte
 // vectors (ld.volatile.shared.v4: every load is performed) at conflict-free addresses (a warp
-// reads 512 contiguous bytes), 8 loads per loop trip; bytes read over the SM's cycles, median
-// over SMs.
+// reads 512 contiguous bytes), 8 loads per loop trip over 4 regions of 16 KiB; bytes read over
+// the SM's cycles, median over SMs.
 #include "common.cuh"
 
 constexpr int threads = 1024;
 constexpr int loads_per_trip = 8;
 constexpr int iterations = 4096;
 constexpr unsigned region_bytes = threads * 16; // one vector per thread; 16 KiB
+constexpr unsigned regions = 4;                 // 64 KiB read, inside the block's shared memory
 
 __global__ void __launch_bounds__(threads)
     smem_stream(unsigned* sink, wf_window* windows, int trips) {
   extern __shared__ uint4 smem[];
-  for (unsigned i = threadIdx.x; i < loads_per_trip * region_bytes / 16; i += blockDim.x)
+  for (unsigned i = threadIdx.x; i < regions * region_bytes / 16; i += blockDim.x)
     smem[i] = make_uint4(i, i + 1, i + 2, i + 3);
   __syncthreads();
   const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(smem)) + threadIdx.x * 16;
@@ -24,7 +25,7 @@ __global__ void __launch_bounds__(threads)
       unsigned x, y, z, w;
       asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                    : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
-                   : "r"(base + k * region_bytes));
+                   : "r"(base + (k % regions) * region_bytes));
       a ^= x, b ^= y, c ^= z, d ^= w;
     }
   }
@@ -37,8 +38,8 @@ __global__ void __launch_bounds__(threads)
 
 int main() {
   const cudaDeviceProp prop = wf_device();
-  const std::size_t smem = wf_one_block_per_sm(smem_stream, prop); // > loads_per_trip x 16 KiB
-  if (smem < loads_per_trip * region_bytes)
+  const std::size_t smem = wf_one_block_per_sm(smem_stream, prop);
+  if (smem < regions * region_bytes)
     wf_fail("less shared memory than the benchmark reads");
   const int blocks = prop.multiProcessorCount;
   wf_buffer<unsigned> sink(static_cast<std::size_t>(blocks) * threads);
