@@ -144,6 +144,8 @@ exit_code run(const run_options& options) {
               << " error(s); nothing was started\n";
     return exit_code::bad_input;
   }
+  if (spec->kind == config::campaign_kind::calibrate) // parameters to measure, not kernels to optimise
+    return calibrate_campaign(*spec, options.campaign_path);
   session_request request;
   request.verb = "run";
   request.spec = std::move(*spec);
@@ -172,6 +174,11 @@ exit_code resume(const resume_options& options) {
     std::cerr << "warpforge resume: the campaign spec recorded in " << options.run_dir
               << " no longer validates; nothing was started\n";
     return exit_code::bad_input;
+  }
+  if (spec->kind == config::campaign_kind::calibrate) {
+    calibrate_options calibration;
+    calibration.resume_dir = options.run_dir;
+    return calibrate(calibration);
   }
   session_request request;
   request.verb = "resume";
