@@ -15,6 +15,8 @@
 #   campaign  warpforge run examples/quickstart.toml (K = 4, ablations), its report; then a
 #             campaign whose search space holds a faulting branch (it must finish the rest)
 #   sweep     examples/sweep.toml on GPU 0 alone, then on every GPU: busy fraction, candidates/hour
+#   calibrate warpforge calibrate --max-priority 3 on GPU 0 (built-in microbenchmarks): report.md,
+#             results.json, measurements.tsv, the Accel-Sim and GPGPU-Sim fragments, the charts
 #   llm       examples/llm/campaign.toml against the scripted loopback server (no model: the
 #             replies are tests/llm/fixtures), then its replay from the transcripts, compared
 #   tests     the gpu-labelled GoogleTest binaries given after the bundle
@@ -148,6 +150,17 @@ if wants sweep; then
          if ($i == "measured;") m = $(i-1) } printf "candidates/hour: %.0f (%d in %.1f s)\n", m / s * 3600, m, s }' \
       "$out/sweep-$label.txt"
   done
+fi
+
+if wants calibrate; then
+  step "warpforge calibrate --max-priority 3 --gpus 0 (trials ${CAL_TRIALS:-10})"
+  start=$(date +%s)
+  timeout "${CAL_TIMEOUT:-480}" "$W/bin/warpforge" calibrate --max-priority "${CAL_PRIORITY:-3}" --gpus 0 \
+    --trials "${CAL_TRIALS:-10}" --watchdog 30 --run-root "$runs" 2>&1 | grep -v ' info ' | tail -n 60 | tee "$out/calibrate.txt"
+  echo "calibrate wall: $(( $(date +%s) - start )) s" | tee -a "$out/calibrate.txt"
+  cal_dir="$(ls -td "$runs"/calibrat* | head -1)"
+  for f in report.md results.json accel-sim.config measurements.tsv; do cp "$cal_dir/$f" "$out/calibrate-$f" 2>/dev/null; done
+  (cd "$cal_dir" && tar czf "$out/calibrate-charts.tgz" charts solved 2>/dev/null)
 fi
 
 if wants llm; then
