@@ -112,10 +112,12 @@ void campaign_engine::start(const std::optional<earlier_run>& earlier) {
       job.plan = std::make_unique<fixed_plan>(given_kernels(job.setup, setup_), ordinals,
                                               setup_.mode == campaign_mode::diagnose);
     }
+    // A job the store knows but has no iteration of has not started: a fresh start, not a resume
+    // (the campaign actor records the rows before the scheduler reads them back).
     const report::job_entry* stored = nullptr;
     if (earlier)
       for (const auto& j : earlier->report.jobs)
-        if (j.row.id == job.id)
+        if (j.row.id == job.id && (!j.iterations.empty() || j.row.state != vocabulary::job_state::pending))
           stored = &j;
     if (stored && (stored->row.state == vocabulary::job_state::finished ||
                    stored->row.state == vocabulary::job_state::failed)) {

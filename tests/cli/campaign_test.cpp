@@ -34,6 +34,9 @@ TEST_F(Campaign, EveryJobRunsToAStopAcrossBothGpusWithChampionsAndAblations) {
   EXPECT_TRUE(fs::exists(run_dir() / "summary.md"));
   EXPECT_TRUE(fs::exists(run_dir() / "transpose-speedup.svg"));
   EXPECT_TRUE(fs::exists(run_dir() / "jobs" / "transpose" / "memory.md"));
+  EXPECT_EQ(count("SELECT count(*) FROM events WHERE type = 'job_started' AND json LIKE '%\"resumed\":true%'"), 0)
+    << "a fresh campaign is not a resume";
+  EXPECT_EQ(count("SELECT count(*) FROM events WHERE json LIKE '%left in flight%'"), 0);
 }
 
 TEST_F(Campaign, PointsThatFailedInAnEarlierRunAreNotProposedAgain) {
@@ -165,15 +168,6 @@ TEST_F(Campaign, AJobNamedToClimbOutOfTheRunDirectoryHasItsChartsWrittenInsideIt
   for (const auto& outside : {dir.parent_path(), dir, dir / "runs"})
     for (const auto& entry : std::filesystem::directory_iterator{outside})
       EXPECT_EQ(entry.path().filename().string().find("OUTSIDE"), std::string::npos) << entry.path();
-}
-
-TEST_F(Campaign, AProposerThisBuildLacksIsRefusedAndNothingIsCreated) {
-  const auto file = write_spec(dir, "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n",
-                               "[proposer]\nkind = \"llm\"\n[llm]\nprovider = \"openai\"\nmodel = \"m\"\n"
-                               "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n");
-  EXPECT_EQ(wait_exit(start({"run", file.string()})), 4);
-  EXPECT_NE(stderr_text().find("proposer kind 'llm' is not in this build yet"), std::string::npos) << stderr_text();
-  EXPECT_FALSE(std::filesystem::exists(dir / "runs")) << "no run directory for a campaign that never started";
 }
 
 TEST_F(Campaign, AFeedEndpointAnotherProcessHoldsIsSaidAtOnceAndNothingIsCreated) {
