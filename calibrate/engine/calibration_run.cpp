@@ -88,7 +88,7 @@ void calibration_run::keep_earlier(std::vector<parameter_result> earlier) {
 
 std::vector<scheduled> calibration_run::make_plan() {
   for (const auto& name : skip_)
-    (is_passing(results_[name].result) ? passed_before_ : failed_before_).insert(name);
+    (satisfies_dependents(results_[name].result) ? passed_before_ : failed_before_).insert(name);
   auto planned = plan(cat_, options_.schedule, notes_, passed_before_, failed_before_);
   std::erase_if(planned, [&](const scheduled& s) { return skip_.count(s.what->name) > 0; });
   return planned;
@@ -110,7 +110,7 @@ void calibration_run::work(work_queue& queue, const gpu_slot& gpu, const std::at
     log()->info("{}: measuring on GPU {} ({})", what.name, gpu.ordinal, gpu.name.empty() ? "none" : gpu.name);
     auto result = measure(what, gpu);
     // Without a GPU nothing is measured, so no dependency can fail: every benchmark is built and gated.
-    const bool passed = is_passing(result.result) || !gpu.has_gpu();
+    const bool passed = satisfies_dependents(result.result) || !gpu.has_gpu();
     // Stop before finishing: a worker woken by this finish must already see the queue stopped.
     if (stop_requested != nullptr && stop_requested->load())
       queue.stop();

@@ -53,6 +53,8 @@ std::optional<status> status_from_string(std::string_view text) {
 
 bool is_passing(status s) { return s == status::pass || s == status::pass_with_note; }
 
+bool satisfies_dependents(status s) { return is_passing(s) || s == status::known_value_mismatch; }
+
 std::optional<double> relative_delta(double measured, const std::optional<known_value>& known) {
   if (!known || known->value == 0.0)
     return std::nullopt;

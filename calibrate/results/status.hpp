@@ -47,6 +47,10 @@ std::optional<status> status_from_string(std::string_view text);
 
 /// PASS and PASS_WITH_NOTE: the value may be archived and exported to simulator configs.
 bool is_passing(status s);
+/// Whether a parameter measured with this status lets its dependents go on: passing, or a sound
+/// measurement (low spread, SASS as expected) that disagrees with a published figure — the
+/// disagreement is reported, and the dependents need the value, not the publication's.
+bool satisfies_dependents(status s);
 
 struct verdict {
   status result = status::no_data;

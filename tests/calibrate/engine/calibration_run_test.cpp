@@ -117,6 +117,24 @@ TEST_F(calibration_run_test, every_parameter_ends_with_a_status_and_dependents_o
   EXPECT_LT(observer.index_of("end d COMPILE_ERROR"), observer.index_of("defer e"));
 }
 
+// Seen on the H100: l1_size measured 224 KiB against the published 256 KiB (the combined L1 and
+// shared capacity) is a sound measurement that disagrees; the L2 chain after it must still run.
+TEST_F(calibration_run_test, a_value_that_disagrees_with_a_publication_does_not_hold_up_its_dependents) {
+  auto a = test_parameter("a");
+  a.known = {{"sm_90", 8.0, "a publication"}}; // the fake measures 4: 50% off
+  cat_ = catalog::from({a, test_parameter("b", {"a"}), test_parameter("c", {"b"})});
+  fake_steps steps{{}};
+  recording_observer observer;
+  const auto summary = run(steps, one_gpu(), observer);
+  EXPECT_EQ(find(summary, "a")->result, status::known_value_mismatch);
+  EXPECT_EQ(find(summary, "b")->result, status::pass) << "measured, not deferred";
+  EXPECT_EQ(find(summary, "c")->result, status::pass);
+  EXPECT_TRUE(summary.deferred.empty());
+  EXPECT_TRUE(satisfies_dependents(status::known_value_mismatch));
+  EXPECT_FALSE(satisfies_dependents(status::high_variance));
+  EXPECT_FALSE(satisfies_dependents(status::sass_mismatch));
+}
+
 TEST_F(calibration_run_test, the_run_directory_holds_every_report_and_the_archive_of_each_pass) {
   fake_steps steps{{{"d", behaviour::sass_mismatch}, {"b", behaviour::sweep}}};
   recording_observer observer;

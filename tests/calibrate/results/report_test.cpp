@@ -95,6 +95,20 @@ TEST(report, markdown_explains_disagreements_and_lists_what_was_not_measured) {
   EXPECT_NE(md.find("GPU: NVIDIA H100 80GB HBM3 (sm_90a), 3 parameter(s) measured."), std::string::npos);
 }
 
+TEST(report, a_parameter_never_measured_is_not_a_disagreement) {
+  auto results = sample();
+  parameter_result deferred;
+  deferred.name = "dram_latency";
+  deferred.unit = "cycles";
+  deferred.result = status::no_data;
+  deferred.known = known_value{"sm_90", 600, "a paper"};
+  deferred.notes = {"deferred: dependency l2_size did not pass in this run"};
+  results.push_back(deferred);
+  const std::string md = render_markdown(results, sample_catalog());
+  EXPECT_EQ(md.find("- **dram_latency**"), std::string::npos) << "not -100% of a value nobody measured:\n" << md;
+  EXPECT_NE(md.find("- **l1_hit_latency**"), std::string::npos) << "a real disagreement stays";
+}
+
 TEST(report, json_carries_every_field) {
   const std::string text = render_json(sample());
   simdjson::dom::parser parser;
