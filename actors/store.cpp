@@ -114,7 +114,13 @@ expected<std::int64_t, storage::store_error> store_state::record(const storage::
   auto id = iteration_id(u.job_id, u.number);
   if (!id)
     return id;
+  // An update says only what it knows: a champion, the end, the gaps. What an earlier update wrote
+  // and this one leaves out is kept (a diagnosis arriving after the election must not erase it).
   storage::iteration_row row;
+  if (auto rows = db->load_iterations(u.job_id))
+    for (const auto& r : *rows)
+      if (r.id == *id)
+        row = r;
   row.id = *id;
   row.state = u.state;
   if (u.champion_ordinal >= 0) {
@@ -125,15 +131,8 @@ expected<std::int64_t, storage::store_error> store_state::record(const storage::
   }
   if (u.finished)
     row.finished_at = unix_now_s();
-  if (!u.gaps_json.empty()) {
+  if (!u.gaps_json.empty())
     row.gaps_json = u.gaps_json;
-  } else { // keep the gaps an earlier update wrote
-    auto rows = db->load_iterations(u.job_id);
-    if (rows)
-      for (const auto& r : *rows)
-        if (r.id == *id)
-          row.gaps_json = r.gaps_json;
-  }
   auto done = db->update_iteration(row);
   if (!done)
     return unexpected{std::move(done).error()};

@@ -64,6 +64,32 @@ TEST_F(Store, AnLlmCallIsOneRowAndARepeatedWriteReplacesIt) {
   EXPECT_EQ(orphan.error().code, storage::store_error_code::constraint);
 }
 
+// Seen on the H100: the diagnosis of an iteration's champion arrives after the election, and its
+// update (gaps only) erased the champion and the end time the election had written.
+TEST_F(Store, AnIterationUpdateKeepsWhatAnEarlierOneWroteAndItLeavesOut) {
+  store_state store;
+  store.open(dir / "warpforge.db");
+  auto campaign = store.record(storage::campaign_record{"nightly", "c.toml", "", dir.string()});
+  ASSERT_TRUE(campaign);
+  auto job = store.record(storage::job_record{*campaign, "transpose", "p.toml"});
+  ASSERT_TRUE(job);
+  for (std::int64_t ordinal : {0, 1}) {
+    storage::branch_record b;
+    b.key = {*job, 1, ordinal};
+    b.kind = ordinal == 0 ? vocabulary::branch_kind::baseline : vocabulary::branch_kind::branch;
+    ASSERT_TRUE(store.record(b));
+  }
+  ASSERT_TRUE(store.record(storage::iteration_update{*job, 1, vocabulary::iteration_state::finished, 1, true, {}}));
+  ASSERT_TRUE(store.record(storage::iteration_update{*job, 1, vocabulary::iteration_state::finished, -1, false,
+                                                     R"({"compute":0.4})"}));
+  auto rows = store.db->load_iterations(*job);
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_TRUE(rows->front().champion_branch_id.has_value()) << "the champion stays";
+  EXPECT_TRUE(rows->front().finished_at.has_value()) << "the end stays";
+  EXPECT_EQ(rows->front().gaps_json, R"({"compute":0.4})");
+}
+
 TEST_F(Store, TheStoreActorAnswersAnLlmCallWithItsRowId) {
   auto rt = runtime::start(options());
   ASSERT_TRUE(rt) << rt.error();
