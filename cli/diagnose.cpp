@@ -103,6 +103,8 @@ void print_front(const front_view& f) {
   }
 }
 
+void print_methods(const gpu_view& g);
+
 void print_gpu(const gpu_view& g, double buffer_bytes) {
   std::printf("\n== GPU %d: %s (%s) ==\n", g.device.ordinal, g.device.name.c_str(), g.device.arch().c_str());
   if (!g.measured) {
@@ -147,6 +149,11 @@ void print_gpu(const gpu_view& g, double buffer_bytes) {
   }
   const auto text = diagnosis::render_text(*g.result);
   std::printf("%s%s", diagnosis::to_text(g.result->gpu).c_str(), text.substr(std::min(text.size(), text.find('\n') + 1)).c_str());
+  print_methods(g);
+}
+
+// The catalog methods the findings call for, and those the measured work rules out.
+void print_methods(const gpu_view& g) {
   if (g.result->near_peak) {
     std::printf("Candidate methods: none (near peak: stop optimising)\n");
     return;

@@ -48,6 +48,19 @@ actors::pipeline_options pipeline_for(const session_request& request, const gpu_
   return p;
 }
 
+// An llm campaign's model, made before anything is created: a wrong [llm] setting is said at once.
+expected<void, recording_failure> attach_model(const session_request& request, actors::pipeline_options& pipeline) {
+  const auto& spec = request.spec;
+  if (spec.proposer.kind != config::proposer_kind::llm || !spec.llm)
+    return {};
+  auto model = model_for(*spec.llm);
+  if (!model)
+    return unexpected{recording_failure{exit_code::bad_input,
+                                        request.spec_path + ": " + model.error() + "; nothing was created"}};
+  pipeline.model = std::move(*model);
+  return {};
+}
+
 // The feed's endpoint tried before a run directory is made: one another campaign holds is said at
 // once (the feed actor would otherwise be restarted on it until the supervisor gives up).
 expected<void, recording_failure> check_feed_endpoint(const feed::publisher_options& feed) {
@@ -96,13 +109,8 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   if (auto usable = check_feed_endpoint(feed); !usable)
     return unexpected{usable.error()};
   auto pipeline = pipeline_for(request, *fleet);
-  if (spec.proposer.kind == config::proposer_kind::llm && spec.llm) {
-    auto model = model_for(*spec.llm);
-    if (!model)
-      return unexpected{recording_failure{exit_code::bad_input, request.spec_path + ": " + model.error() +
-                                                                  "; nothing was created"}};
-    pipeline.model = std::move(*model);
-  }
+  if (auto attached = attach_model(request, pipeline); !attached)
+    return unexpected{attached.error()};
   const auto command = "warpforge " + request.verb + " " +
                        (request.resume_dir ? request.resume_dir->string() : request.spec_path);
   auto started = request.resume_dir
