@@ -170,6 +170,24 @@ TEST_F(Campaign, AJobNamedToClimbOutOfTheRunDirectoryHasItsChartsWrittenInsideIt
       EXPECT_EQ(entry.path().filename().string().find("OUTSIDE"), std::string::npos) << entry.path();
 }
 
+// `warpforge run` hands a kind = "calibrate" campaign to the calibration engine. With no GPU here
+// (the real runner, not the stand-in), the benchmark is built and nothing is timed: exit 5, NO_DATA.
+TEST_F(Campaign, ACalibrateCampaignRunsThroughRunAndSaysPlainlyThatNothingWasTimedWithoutAGpu) {
+  const auto file = dir / "cal.toml";
+  std::ofstream{file} << "name = \"cal\"\nkind = \"calibrate\"\nrun_root = \"" << (dir / "runs").string() << "\"\n"
+                      << "[calibrate]\nonly = [\"smem_banks\"]\ntrials = 3\n";
+  const auto pid = spawn(WARPFORGE_BIN, {"run", file.string()}, {}, "stdout.txt", "stderr.txt");
+  EXPECT_EQ(wait_exit(pid), 5) << stderr_text();
+  EXPECT_NE(stderr_text().find("no GPU"), std::string::npos) << stderr_text();
+  ASSERT_FALSE(run_dir().empty());
+  std::ifstream results{run_dir() / "results.json"};
+  std::stringstream text;
+  text << results.rdbuf();
+  EXPECT_NE(text.str().find("\"name\":\"smem_banks\""), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("\"status\":\"NO_DATA\""), std::string::npos);
+  EXPECT_TRUE(fs::exists(run_dir() / "report.md"));
+}
+
 TEST_F(Campaign, AFeedEndpointAnotherProcessHoldsIsSaidAtOnceAndNothingIsCreated) {
   auto holder = warpforge::feed::publisher::bind({.endpoint = "tcp://127.0.0.1:*"});
   ASSERT_TRUE(holder);
