@@ -81,10 +81,11 @@ public:
                                                                       const gpu_slot& gpu, std::uint32_t trials,
                                                                       const std::filesystem::path& log_dir) = 0;
 
-  /// The parameter's validation metrics read once by the profiler: the verdict as the report
-  /// shows it ("not validated: <why>" when it was not done).
-  virtual std::string validate_counters(const built_benchmark& built, const parameter& what, const gpu_slot& gpu,
-                                        const std::filesystem::path& log_dir) = 0;
+  /// The parameter's validation metrics read once by the profiler, after the trials measured
+  /// `measured` (in what.unit) on `gpu` (only called for a GPU whose trials gave a value): the
+  /// verdict as the report shows it ("PASS ...", "MISMATCH: ...", "not validated: <why>").
+  virtual std::string validate_counters(const built_benchmark& built, const parameter& what, double measured,
+                                        const gpu_slot& gpu, const std::filesystem::path& log_dir) = 0;
 };
 
 } // namespace warpforge::calibrate

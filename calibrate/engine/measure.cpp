@@ -270,7 +270,7 @@ void trials_step(const measure_request& request, const built_benchmark& built, b
   out.notes.insert(out.notes.end(), verdict.notes.begin(), verdict.notes.end());
   out.counter_verdict = request.what->validation_metrics.empty()
                           ? "not validated: the catalog lists no validation metric"
-                          : steps.validate_counters(built, *request.what, request.gpu, dir);
+                          : steps.validate_counters(built, *request.what, out.value, request.gpu, dir);
 }
 
 } // namespace

@@ -91,9 +91,22 @@ expected<std::vector<trial_output>, std::string> toolchain_steps::run_trials(con
   return outputs;
 }
 
-std::string toolchain_steps::validate_counters(const built_benchmark&, const parameter&, const gpu_slot&,
-                                               const fs::path&) {
-  return "not validated: counter checks of calibrate benchmarks are not built yet (docs/calibrate.md, Counters)";
+std::string toolchain_steps::validate_counters(const built_benchmark& built, const parameter& what, double measured,
+                                               const gpu_slot& gpu, const fs::path& log_dir) {
+  const auto ncu = options_.ncu ? options_.ncu : locate_ncu();
+  if (!ncu)
+    return "not validated: no ncu on $PATH or in $CUDA_HOME/bin";
+  // ncu replays the kernel with the GPU to itself, as a trial runs.
+  auto lock = gpu::gpu_lock::acquire(gpu.uuid, options_.holder, gpu::lock_policy::wait, options_.lock_timeout);
+  if (!lock)
+    return "not validated: " + lock.error().to_string();
+  counter_check_request request;
+  request.ncu = *ncu;
+  request.executable = built.executable;
+  request.visible_devices = gpu.uuid;
+  request.dir = log_dir;
+  request.timeout = options_.ncu_timeout;
+  return validate_with_ncu(request, what, measured);
 }
 
 } // namespace warpforge::calibrate

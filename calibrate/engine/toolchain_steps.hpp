@@ -6,9 +6,11 @@
 //                CUBIN, so cuobjdump is taken from beside it), re-printed as one listing
 //   run_trials   gpu::run_program pinned to the GPU (CUDA_VISIBLE_DEVICES = its UUID), under the
 //                GPU's lock (gpu/runner/gpu_lock) and a per-trial watchdog
-//   counters     not validated (docs/calibrate.md, "Counters" says why)
+//   counters     two ncu passes on the benchmark under the GPU's lock (counter_check.hpp):
+//                count its launches, then read the validation metrics of the last one
 
 #include "calibrate/engine/bench_steps.hpp"
+#include "calibrate/engine/counter_check.hpp"
 #include "calibrate/engine/run_options.hpp"
 #include "gpu/compile/nvcc_compiler.hpp"
 #include "sass/disassembly.hpp"
@@ -23,6 +25,9 @@ struct toolchain_steps_options {
   std::chrono::milliseconds trial_watchdog = default_trial_watchdog; // per trial
   std::chrono::milliseconds lock_timeout = default_lock_timeout;     // waiting for a busy GPU
   std::string holder = "warpforge calibrate";                        // what a refused process is told
+  // The ncu that validates counters; nullopt: locate_ncu() ($PATH, then $CUDA_HOME/bin).
+  std::optional<std::filesystem::path> ncu;
+  std::chrono::milliseconds ncu_timeout = default_ncu_pass_timeout; // per ncu pass
 };
 
 /// A disassembly re-printed as cuobjdump lays it out ("Function : <name>", then one
@@ -40,8 +45,8 @@ public:
   expected<std::vector<trial_output>, std::string> run_trials(const built_benchmark& built, const gpu_slot& gpu,
                                                               std::uint32_t trials,
                                                               const std::filesystem::path& log_dir) override;
-  std::string validate_counters(const built_benchmark& built, const parameter& what, const gpu_slot& gpu,
-                                const std::filesystem::path& log_dir) override;
+  std::string validate_counters(const built_benchmark& built, const parameter& what, double measured,
+                                const gpu_slot& gpu, const std::filesystem::path& log_dir) override;
 
 private:
   toolchain_steps_options options_;

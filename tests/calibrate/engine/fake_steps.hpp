@@ -19,6 +19,7 @@ enum class behaviour { pass, compile_error, sass_mismatch, timeout, crash, high_
 
 struct call_counts {
   int builds = 0, disassemblies = 0, trial_runs = 0, counter_checks = 0;
+  double counter_measured = 0; // the value the last counter check was told was measured
 };
 
 class fake_steps final : public bench_steps {
@@ -63,10 +64,11 @@ public:
     return out;
   }
 
-  std::string validate_counters(const built_benchmark& built, const parameter&, const gpu_slot&,
+  std::string validate_counters(const built_benchmark& built, const parameter&, double measured, const gpu_slot&,
                                 const std::filesystem::path&) override {
     std::lock_guard lock{mutex_};
     ++calls_[built.executable.filename().string()].counter_checks;
+    calls_[built.executable.filename().string()].counter_measured = measured;
     return "not validated: stand-in";
   }
 

@@ -54,6 +54,8 @@ TEST_F(measure_test, a_steady_benchmark_passes_with_its_median_and_is_archived_w
   EXPECT_EQ(result.gpu_name, "NVIDIA H100 80GB HBM3");
   EXPECT_TRUE(verdict_passed(result.sass_verdict)) << result.sass_verdict;
   EXPECT_EQ(result.counter_verdict, "not validated: stand-in");
+  EXPECT_EQ(steps.calls("lat").counter_checks, 1) << "once, after the trials";
+  EXPECT_DOUBLE_EQ(steps.calls("lat").counter_measured, result.value) << "told the measured value";
   const auto archived = read_whole_file(archive_path(dir_, "lat"));
   ASSERT_TRUE(archived);
   EXPECT_EQ(archived->rfind("// ", 0), 0u) << "the metadata header comes first";
@@ -134,6 +136,7 @@ TEST_F(measure_test, without_a_gpu_the_benchmark_is_built_and_gated_but_not_run)
   EXPECT_EQ(steps.calls("lat").builds, 1);
   EXPECT_EQ(steps.calls("lat").disassemblies, 1);
   EXPECT_EQ(steps.calls("lat").trial_runs, 0);
+  EXPECT_EQ(steps.calls("lat").counter_checks, 0) << "no GPU ran trials: no counters to read";
   EXPECT_TRUE(verdict_passed(result.sass_verdict));
 }
 

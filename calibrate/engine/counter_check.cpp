@@ -1,0 +1,203 @@
+#include "calibrate/engine/counter_check.hpp"
+
+#include "calibrate/engine/run_files.hpp"
+#include "diagnosis/metric_unit.hpp"
+#include "diagnosis/ncu_csv.hpp"
+#include "gpu/runner/child_process.hpp"
+#include "gpu/toolchain.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <signal.h>
+
+namespace warpforge::calibrate {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// ncu's code for "this user may not read the performance counters".
+constexpr std::string_view permission_error = "ERR_NVGPUCTRPERM";
+constexpr std::string_view error_prefix = "==ERROR==";
+constexpr std::string_view bandwidth_unit = "GB/s"; // 1e9 bytes per second
+constexpr std::string_view rate_suffix = ".per_second";
+
+// The arguments both passes share: never lock clocks, leave the caches as the benchmark left them.
+std::vector<std::string> common_arguments(const fs::path& csv_file) {
+  return {"--clock-control", "none", "--cache-control", "none", "--csv", "--page", "raw",
+          "--print-units", "base", "--log-file", csv_file.string()};
+}
+
+// Metrics whose zero is a finding, not a sign the benchmark exercised nothing: a bank-conflict
+// count (a conflict-free probe), a hit rate (a chase that misses every time), divergent branches.
+bool zero_is_meaningful(std::string_view metric) {
+  for (std::string_view part : {"bank_conflicts", "hit_rate", "divergent"})
+    if (metric.find(part) != std::string_view::npos)
+      return true;
+  return false;
+}
+
+std::string format_number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string describe(const diagnosis::ncu_value& value) {
+  return value.name + "=" + format_number(*value.value) + (value.unit.empty() ? "" : " " + value.unit);
+}
+
+// For a GB/s parameter and a byte/second metric: the mismatch ("" when within tolerance) and the
+// ratio's text for the verdict. nullopt when the metric is no bandwidth.
+std::optional<std::pair<std::string, std::string>> compare_bandwidth(const diagnosis::ncu_value& value,
+                                                                     const parameter& what, double measured) {
+  if (what.unit != bandwidth_unit || !value.name.ends_with(rate_suffix) || measured <= 0)
+    return std::nullopt;
+  auto bytes_per_s = diagnosis::from_nsight(*value.value, value.unit, diagnosis::metric_unit::bytes_per_second);
+  if (!bytes_per_s)
+    return std::nullopt;
+  const double counted = *bytes_per_s / 1e9;
+  const double ratio = counted / measured;
+  const std::string text = format_number(counted) + " GB/s against the measured " + format_number(measured) +
+                           " GB/s: ratio " + format_number(ratio);
+  const bool off = ratio < 1 - bandwidth_tolerance || ratio > 1 + bandwidth_tolerance;
+  return std::pair{off ? value.name + " = " + text + " (beyond ±20%)" : std::string{}, "ratio " + format_number(ratio)};
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const auto& part : parts)
+    out += (out.empty() ? "" : std::string{separator}) + part;
+  return out;
+}
+
+} // namespace
+
+std::vector<std::string> ncu_count_arguments(const fs::path& csv_file, const fs::path& executable) {
+  auto args = common_arguments(csv_file);
+  args.insert(args.end(), {"--metrics", std::string{launch_count_metric}, executable.string()});
+  return args;
+}
+
+std::vector<std::string> ncu_profile_arguments(const std::vector<std::string>& metrics, std::size_t skip,
+                                               const fs::path& csv_file, const fs::path& executable) {
+  auto args = common_arguments(csv_file);
+  args.insert(args.end(), {"--metrics", join(metrics, ","), "--launch-skip", std::to_string(skip),
+                           "--launch-count", "1", executable.string()});
+  return args;
+}
+
+expected<std::size_t, std::string> count_launches(std::string_view csv_text) {
+  auto report = diagnosis::parse_ncu_raw_csv(csv_text);
+  if (!report)
+    return unexpected{"ncu's launch list is unreadable: " + diagnosis::to_string(report.error())};
+  if (report->launches.empty())
+    return unexpected{std::string{"ncu saw the benchmark launch no kernel"}};
+  return report->launches.size();
+}
+
+std::string counter_verdict(std::string_view csv_text, const parameter& what, double measured) {
+  auto report = diagnosis::parse_ncu_raw_csv(csv_text);
+  if (!report)
+    return "not validated: ncu's CSV is unreadable: " + diagnosis::to_string(report.error());
+  if (report->launches.empty())
+    return "not validated: ncu profiled no launch";
+  const auto& launch = report->launches.back();
+  std::vector<std::string> seen, mismatches;
+  for (const auto& metric : what.validation_metrics) {
+    const auto* value = launch.find(metric);
+    if (value == nullptr || !value->value)
+      return "not validated: ncu reported no value for " + metric +
+             (value == nullptr ? std::string{} : " ('" + value->text + "')") + " on " + launch.kernel_name;
+    std::string shown = describe(*value);
+    if (*value->value == 0 && !zero_is_meaningful(metric))
+      mismatches.push_back(metric + " = 0: the measured kernel (" + launch.kernel_name + ") did not exercise it");
+    if (auto bandwidth = compare_bandwidth(*value, what, measured)) {
+      shown += " (" + bandwidth->second + ")";
+      if (!bandwidth->first.empty())
+        mismatches.push_back(bandwidth->first);
+    }
+    seen.push_back(std::move(shown));
+  }
+  if (!mismatches.empty())
+    return "MISMATCH: " + join(mismatches, "; ") + " (ncu: " + join(seen, ", ") + ")";
+  return "PASS (ncu: " + join(seen, ", ") + ")";
+}
+
+std::optional<std::string> ncu_refusal(std::string_view output_text) {
+  if (output_text.find(permission_error) != std::string_view::npos)
+    return "not validated: the GPU's performance counters are restricted (ncu: " + std::string{permission_error} +
+           "; profiling needs admin rights or NVreg_RestrictProfilingToAdminUsers=0)";
+  const auto at = output_text.find(error_prefix);
+  if (at == std::string_view::npos)
+    return std::nullopt;
+  auto line = output_text.substr(at);
+  line = line.substr(0, line.find('\n'));
+  return "not validated: ncu: " + std::string{line};
+}
+
+std::optional<fs::path> locate_ncu() {
+  const auto env = gpu::toolchain_environment::from_process();
+  const fs::path home = env.cuda_home ? fs::path{*env.cuda_home} : gpu::default_cuda_home;
+  return gpu::find_tool(gpu::to_string(gpu::cuda_tool::ncu), env.path, home);
+}
+
+namespace {
+
+// One ncu pass: its CSV text, or the verdict saying why there is none.
+expected<std::string, std::string> run_ncu_pass(const counter_check_request& request,
+                                                const std::vector<std::string>& arguments, const fs::path& csv_file) {
+  std::error_code ec;
+  fs::remove(csv_file, ec);
+  const auto log_file = request.dir / ncu_output_log;
+  const auto log_before = fs::exists(log_file, ec) ? fs::file_size(log_file, ec) : 0;
+  gpu::spawn_options spawn;
+  spawn.executable = request.ncu;
+  spawn.arguments = arguments;
+  spawn.environment.emplace_back("CUDA_VISIBLE_DEVICES", request.visible_devices);
+  spawn.output_file = log_file;
+  auto child = gpu::child_process::spawn(spawn);
+  if (!child)
+    return unexpected{"not validated: cannot start ncu: " + child.error().detail};
+  auto exit = child->wait_for_exit(request.timeout);
+  if (!exit) {
+    ::kill(-child->pid(), SIGKILL); // ncu and the benchmark it started share its process group
+    child->kill_and_reap();
+    return unexpected{"not validated: ncu ran past " + format_number(request.timeout.count() / 1000.0) +
+                      " s and was killed"};
+  }
+  const auto output = read_whole_file(log_file).value_or("");
+  auto csv = read_whole_file(csv_file);
+  // With --log-file, ncu's own messages go to the CSV file too: both are searched for a refusal.
+  const auto fresh_output = output.substr(std::min<std::size_t>(log_before, output.size()));
+  if (auto refusal = ncu_refusal(fresh_output + csv.value_or("")))
+    return unexpected{*refusal};
+  if (exit->exit_code != 0)
+    return unexpected{"not validated: ncu ended with " + exit->to_string() + " (" + log_file.string() + ")"};
+  if (!csv)
+    return unexpected{"not validated: ncu wrote no CSV (" + csv_file.filename().string() + ")"};
+  return std::move(*csv);
+}
+
+} // namespace
+
+std::string validate_with_ncu(const counter_check_request& request, const parameter& what, double measured) {
+  std::error_code ec;
+  fs::create_directories(request.dir, ec);
+  const auto count_csv = request.dir / ncu_count_csv;
+  auto listed = run_ncu_pass(request, ncu_count_arguments(count_csv, request.executable), count_csv);
+  if (!listed)
+    return listed.error();
+  auto launches = count_launches(*listed);
+  if (!launches)
+    return "not validated: " + launches.error();
+  const auto profile_csv = request.dir / ncu_profile_csv;
+  auto profiled = run_ncu_pass(
+    request, ncu_profile_arguments(what.validation_metrics, *launches - 1, profile_csv, request.executable),
+    profile_csv);
+  if (!profiled)
+    return profiled.error();
+  return counter_verdict(*profiled, what, measured);
+}
+
+} // namespace warpforge::calibrate
