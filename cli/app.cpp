@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace warpforge::cli {
 namespace {
@@ -63,6 +64,32 @@ void add_program(CLI::App& app, exit_code& result) {
   command->callback([opts, &result] { result = program(*opts); });
 }
 
+// The notes commands (cli/calibrate_notes.hpp): one at a time, each with its text; they measure nothing.
+void add_calibrate_notes_options(CLI::App& command, calibrate_options& opts) {
+  auto* defer = command.add_option("--defer", opts.defer_name, "Set this parameter aside (with --reason, --next-idea)");
+  auto* reason = command.add_option("--reason", opts.reason, "Why it is set aside (with --defer)");
+  auto* next_idea = command.add_option("--next-idea", opts.next_idea, "What to try when it comes back (with --defer)");
+  auto* retry = command.add_option("--retry", opts.retry_name, "End its deferral: the next run measures it again");
+  auto* annotate = command.add_option("--annotate", opts.annotate_name, "Add a note (--note) to this parameter");
+  auto* note = command.add_option("--note", opts.note, "The note's text (with --annotate)");
+  auto* backlog = command.add_option("--backlog", opts.backlog_name, "Add an idea (--idea) to this parameter's backlog");
+  auto* idea = command.add_option("--idea", opts.idea, "The idea's text (with --backlog)");
+  auto* progress = command.add_flag("--progress", opts.progress,
+                                    "Where each parameter stands: passed, failed, deferred, pending (--resume: its results)");
+  defer->needs(reason);
+  reason->needs(defer);
+  next_idea->needs(defer);
+  annotate->needs(note);
+  note->needs(annotate);
+  backlog->needs(idea);
+  idea->needs(backlog);
+  const std::vector<CLI::Option*> actions{defer, retry, annotate, backlog, progress};
+  for (auto* a : actions)
+    for (auto* b : actions)
+      if (a != b)
+        a->excludes(b);
+}
+
 void add_calibrate(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<calibrate_options>();
   auto* command = app.add_subcommand(
@@ -80,6 +107,7 @@ void add_calibrate(CLI::App& app, exit_code& result) {
   command->add_option("--catalog", opts->catalog_path, "A parameter catalog (TOML) instead of the built-in one");
   command->add_option("--notes", opts->notes_path, "Notes kept across runs (default: <run-root>/calibrate-notes.json)");
   command->add_flag("--check-catalog", opts->check_catalog, "Only check the catalog (exit 1 on a problem)");
+  add_calibrate_notes_options(*command, *opts);
   command->callback([opts, &result] { result = calibrate(*opts); });
 }
 

@@ -5,6 +5,8 @@
 //   --campaign   a kind = "calibrate" campaign file (what `warpforge run` hands over)
 //   --resume     the spec recorded in an earlier run directory; its final results are kept
 // The run itself is calibrate/engine (run_calibration); this file parses, records and prints.
+// The notes commands (--defer, --retry, --annotate, --backlog, --progress) measure nothing: they
+// are cli/calibrate_notes.cpp, given the notes file and catalog resolved here.
 // Each parameter is a job row (pending -> running -> finished | failed) with job_started and
 // job_finished / job_failed events; results.json and measurements.tsv are the record of values.
 
@@ -15,6 +17,7 @@
 #include "calibrate/engine/report_files.hpp"
 #include "calibrate/engine/toolchain_steps.hpp"
 #include "calibrate/schedule.hpp"
+#include "cli/calibrate_notes.hpp"
 #include "cli/gpu_fleet.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/recording.hpp"
@@ -414,11 +417,41 @@ exit_code run_calibrate(const run_request& request) {
   return finish_run(*run, summary, fleet->usable());
 }
 
+// The notes and catalog a notes command works on: the flags', else a --resume's recorded spec's,
+// else the defaults (<run-root>/calibrate-notes.json, the built-in catalog). A run directory
+// without a readable store still serves --progress (its results.json) when --notes names the file.
+expected<notes_command_files, std::string> notes_files(const calibrate_options& options) {
+  notes_command_files files{options.notes_path, options.catalog_path};
+  auto spec = options.resume_dir.empty()
+                ? expected<config::campaign_spec, std::string>{unexpected{std::string{"no run directory"}}}
+                : recorded_spec(options.resume_dir);
+  if (!spec && !options.resume_dir.empty() && files.notes.empty())
+    return unexpected{spec.error() + " (name the notes file with --notes)"};
+  if (!spec) {
+    if (files.notes.empty())
+      files.notes = fs::path{options.run_root} / cal::notes_file_name;
+    return files;
+  }
+  if (files.notes.empty())
+    files.notes = spec->calibrate.notes.empty() ? spec->run_root / cal::notes_file_name : spec->calibrate.notes;
+  if (files.catalog.empty())
+    files.catalog = spec->calibrate.catalog;
+  return files;
+}
+
 } // namespace
 
 exit_code calibrate(const calibrate_options& options) {
   if (options.check_catalog)
     return check_catalog(options.catalog_path);
+  if (wants_notes_command(options)) {
+    auto files = notes_files(options);
+    if (!files) {
+      std::cerr << command_name << ": " << files.error() << '\n';
+      return exit_code::bad_input;
+    }
+    return calibrate_notes_command(options, *files);
+  }
   run_request request;
   request.lock_timeout = options.lock_timeout;
   request.gpus = options.gpus.empty() ? "all" : options.gpus;

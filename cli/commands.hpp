@@ -123,6 +123,17 @@ struct calibrate_options {
   std::string catalog_path;             // a catalog file instead of the built-in one
   std::string notes_path;               // notes kept across runs; empty: <run_root>/calibrate-notes.json
   bool check_catalog = false;           // only run the catalog's self-check (exit 1 on a problem)
+  // Notes commands: each edits or reads the notes file and exits without measuring anything.
+  std::string defer_name;               // --defer: set this parameter aside (with reason, next_idea)
+  std::string reason;                   // --reason: why it is set aside
+  std::string next_idea;                // --next-idea: what to try when it comes back
+  std::string retry_name;               // --retry: end its deferral; measure it again next run
+  std::string annotate_name;            // --annotate: add `note` to this parameter
+  std::string note;                     // --note
+  std::string backlog_name;             // --backlog: add `idea` to this parameter's ideas
+  std::string idea;                     // --idea
+  bool progress = false;                // --progress: where each parameter stands (with --resume,
+                                        // from that run's results.json too)
   std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds
 };
 exit_code calibrate(const calibrate_options& options);
