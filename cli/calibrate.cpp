@@ -405,9 +405,12 @@ exit_code run_calibrate(const run_request& request) {
   started.detail_json = feed::detail{}.add("kind", "calibrate").add("resume", request.resume_dir.has_value()).json();
   runtime.emit(std::move(started));
 
-  cal::toolchain_steps steps{{std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::duration<double>(request.spec.calibrate.trial_watchdog_s)),
-                              request.lock_timeout, std::string{command_name} + " " + run->rec.dir.path().string()}};
+  cal::toolchain_steps_options step_options;
+  step_options.trial_watchdog =
+    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(request.spec.calibrate.trial_watchdog_s));
+  step_options.lock_timeout = request.lock_timeout;
+  step_options.holder = std::string{command_name} + " " + run->rec.dir.path().string();
+  cal::toolchain_steps steps{step_options};
   std::atomic<bool> stop{false}, done{false};
   auto watcher = interrupt_watcher(stop, done);
   const auto options = engine_options(request.spec, run->rec.dir.path(), request.resume_dir.has_value());
