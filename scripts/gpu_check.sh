@@ -153,9 +153,9 @@ if wants sweep; then
 fi
 
 if wants calibrate; then
-  step "warpforge calibrate --max-priority 3 --gpus 0 (trials ${CAL_TRIALS:-10})"
+  step "warpforge calibrate --max-priority ${CAL_PRIORITY:-3} --gpus ${CAL_GPUS:-0} (trials ${CAL_TRIALS:-10})"
   start=$(date +%s)
-  timeout "${CAL_TIMEOUT:-480}" "$W/bin/warpforge" calibrate --max-priority "${CAL_PRIORITY:-3}" --gpus 0 \
+  timeout "${CAL_TIMEOUT:-480}" "$W/bin/warpforge" calibrate --max-priority "${CAL_PRIORITY:-3}" --gpus "${CAL_GPUS:-0}" \
     --trials "${CAL_TRIALS:-10}" --watchdog 30 --run-root "$runs" 2>&1 | grep -v ' info ' | tail -n 60 | tee "$out/calibrate.txt"
   echo "calibrate wall: $(( $(date +%s) - start )) s" | tee -a "$out/calibrate.txt"
   cal_dir="$(ls -td "$runs"/calibrat* | head -1)"
