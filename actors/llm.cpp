@@ -6,6 +6,8 @@
 #include <caf/exit_reason.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include <thread>
+
 namespace warpforge::actors {
 
 namespace {
@@ -68,7 +70,13 @@ messages::llm_actor::behavior_type llm(messages::llm_actor::stateful_pointer<llm
 }
 
 expected<llm::chat_reply, llm::chat_error> actor_chat_client::chat(const llm::chat_request& request) {
+  // The supervisor may be restarting the llm actor: look again for a while before giving up.
   auto model = lookup<messages::llm_actor>(system_, llm_name);
+  for (auto deadline = std::chrono::steady_clock::now() + patience_;
+       !model && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    model = lookup<messages::llm_actor>(system_, llm_name);
+  }
   if (!model)
     return unexpected{llm::chat_error{llm::chat_error_kind::network, "the llm actor is not running", std::nullopt, 0}};
   caf::scoped_actor self{system_};

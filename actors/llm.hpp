@@ -12,6 +12,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -41,11 +42,15 @@ messages::llm_actor::behavior_type llm(messages::llm_actor::stateful_pointer<llm
 /// from the calling thread (the llm proposer's worker), so it waits as long as the model takes.
 class actor_chat_client final : public llm::chat_client {
 public:
-  explicit actor_chat_client(caf::actor_system& system) : system_(system) {}
+  /// `patience`: how long a call looks for the llm actor while the supervisor may be restarting
+  /// it (its back-off is shorter than the default).
+  explicit actor_chat_client(caf::actor_system& system, std::chrono::milliseconds patience = std::chrono::seconds{5})
+      : system_(system), patience_(patience) {}
   expected<llm::chat_reply, llm::chat_error> chat(const llm::chat_request& request) override;
 
 private:
   caf::actor_system& system_;
+  std::chrono::milliseconds patience_;
 };
 
 } // namespace warpforge::actors

@@ -14,11 +14,15 @@ namespace warpforge::actors {
 
 namespace {
 
+// A proposer that cannot propose answers that as a value: the scheduler's asks take an error for a
+// dead receiver and send the request again, which would ask a failing proposer forever.
 caf::result<pipeline::proposal> answer(const pipeline::propose_request& request,
                                        expected<pipeline::proposal, std::string> made) {
   if (!made) {
     logging::get("proposer")->warn("{}: iteration {}: {}", request.job, request.iteration, made.error());
-    return caf::make_error(caf::sec::runtime_error, made.error());
+    pipeline::proposal failed;
+    failed.failure = made.error();
+    return failed;
   }
   return std::move(*made);
 }

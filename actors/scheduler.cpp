@@ -80,7 +80,11 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
                               [self, id = id](pipeline::sass_verdict& v) { self->state.engine->checked(id, v); });
   for (auto& p : out.proposals)
     send<messages::proposer_actor, pipeline::proposal>(self, std::string{proposer_name}, p.request,
-                                  [self, id = p.id](pipeline::proposal& answer) { self->state.engine->proposed(id, answer); });
+                                  [self, id = p.id](pipeline::proposal& answer) {
+                                    if (!answer.failure.empty())
+                                      return self->state.engine->proposed(id, unexpected{answer.failure});
+                                    self->state.engine->proposed(id, answer);
+                                  });
   for (auto& r : out.races)
     send<messages::gpu_worker_actor, messages::race_reply>(self, gpu_worker_name(r.gpu), messages::race_order{r.ref, r.request, 0},
                                     [self, id = r.id](messages::race_reply& reply) {
@@ -92,8 +96,8 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
                                   [self, id = p.id](pipeline::diagnosis_summary& s) { self->state.engine->profiled(id, s); });
 }
 
-// The proposer answers an error when it cannot propose: that is the job's failure, not a crash to
-// wait out. (Any other error, a dead proposer, is repeated by ask().)
+// The proposer answers a proposal carrying its failure when it cannot propose: that is the job's
+// failure, not a crash to wait out. (An error, a dead proposer, is repeated by ask().)
 void finish_if_done(self_pointer self) {
   auto& st = self->state;
   if (!st.engine || !st.engine->finished() || st.writes_in_flight > 0 || st.waiting.empty())

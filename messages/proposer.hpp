@@ -67,7 +67,7 @@ typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, proposal& x) {
-  return f(caf::meta::type_name("proposal"), x.candidates, x.note, x.calls);
+  return f(caf::meta::type_name("proposal"), x.candidates, x.note, x.calls, x.failure);
 }
 
 } // namespace warpforge::pipeline

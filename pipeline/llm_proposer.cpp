@@ -12,6 +12,9 @@
 #include "toml_reader/placed_error.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <tuple>
 #include <cstdio>
 #include <set>
 #include <stdexcept>
@@ -104,6 +107,25 @@ std::string round_note(const std::vector<candidate>& candidates, const llm::prom
   for (const auto& n : notes)
     note += "; " + n;
   return note;
+}
+
+// "<attempts covered>\n<the compacted memory>": the last compaction of a job's memory.
+std::optional<std::pair<std::size_t, std::string>> read_compaction(const fs::path& file) {
+  std::ifstream in{file};
+  std::size_t covered = 0;
+  if (!(in >> covered))
+    return std::nullopt;
+  in.ignore(1);
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  if (text.empty())
+    return std::nullopt;
+  return std::pair{covered, std::move(text)};
+}
+
+void write_compaction(const fs::path& file, std::size_t covered, const std::string& text) {
+  std::error_code ignored;
+  fs::create_directories(file.parent_path(), ignored);
+  std::ofstream{file} << covered << '\n' << text;
 }
 
 std::string arch_of(const propose_request& request) {
@@ -266,13 +288,19 @@ candidate llm_proposer::candidate_of(const job_state& job, const llm_round& roun
 }
 
 void llm_proposer::learn_patterns(job_state& job, const propose_request& request) {
+  if (!context_.replay_from.empty())
+    return; // a replay learns nothing new: the run it replays already taught the library
   std::lock_guard lock{mutex_};
   bool added = false;
   const auto bottleneck = request.diagnosis ? std::string{diagnosis::to_string(request.diagnosis->widest)} : std::string{};
   for (const auto& a : attempt_facts_of(request.run_dir, request)) {
     if (a.verdict != llm::attempt_verdict::accepted || a.iteration < 1 || job.learned.contains(a.iteration))
       continue;
-    patterns_.add({job.setup->problem.name, bottleneck, a.methods, a.speedup.value_or(1), a.why});
+    const bool known = std::any_of(patterns_.entries().begin(), patterns_.entries().end(), [&](const auto& e) {
+      return e.kernel == job.setup->problem.name && e.methods == a.methods && e.memo == a.why;
+    });
+    if (!known) // a resumed job distils its attempts again
+      patterns_.add({job.setup->problem.name, bottleneck, a.methods, a.speedup.value_or(1), a.why});
     job.learned.insert(a.iteration);
     added = true;
   }
@@ -286,6 +314,10 @@ expected<proposal, std::string> llm_proposer::propose(const propose_request& req
   if (!job)
     return unexpected{job.error()};
   std::unique_ptr<llm::chat_client> replay;
+  std::error_code same_ec;
+  if (!context_.replay_from.empty() && fs::equivalent(context_.replay_from, request.run_dir, same_ec))
+    return unexpected{std::string{"replay_from is this run's own directory: its transcripts would be replaced "
+                                  "while read; replay into a new run"}};
   if (!context_.replay_from.empty())
     replay = std::make_unique<replayed_chat>(transcript_folder(context_.replay_from, request.job, request.iteration));
   else if (!context_.model)
@@ -296,15 +328,23 @@ expected<proposal, std::string> llm_proposer::propose(const propose_request& req
   return run_round(**job, round, inputs_for(**job, request), request);
 }
 
-void llm_proposer::compact_memory(job_state& job, llm_round& round, llm::prompt_inputs& inputs) const {
+void llm_proposer::compact_memory(job_state& job, llm_round& round, llm::prompt_inputs& inputs,
+                                  const propose_request& request) const {
   const auto rendered = llm::render_attempts(inputs.this_run);
   if (!llm::needs_compaction(rendered, context_.llm.compaction_threshold_chars))
     return;
+  // The last compaction is kept beside the transcripts, so a restarted proposer (or a resume)
+  // compacts exactly when an undisturbed one would.
+  const auto kept = fs::path{request.run_dir} / "llm" / request.job / "compacted.md";
+  if (job.compacted.empty())
+    if (auto earlier = read_compaction(kept))
+      std::tie(job.compacted_attempts, job.compacted) = std::move(*earlier);
   // Compacted again only once a few more attempts have come in: each compaction is a call.
   if (job.compacted.empty() || inputs.this_run.size() >= job.compacted_attempts + 8)
     if (auto compacted = round.compact(rendered)) {
       job.compacted = std::move(*compacted);
       job.compacted_attempts = inputs.this_run.size();
+      write_compaction(kept, job.compacted_attempts, job.compacted);
     }
   if (job.compacted.empty())
     return;
@@ -315,7 +355,7 @@ void llm_proposer::compact_memory(job_state& job, llm_round& round, llm::prompt_
 
 proposal llm_proposer::run_round(job_state& job, llm_round& round, llm::prompt_inputs inputs,
                                  const propose_request& request) {
-  compact_memory(job, round, inputs);
+  compact_memory(job, round, inputs, request);
   if (context_.llm.judge)
     inputs.judge = round.judge(inputs);
   std::vector<llm::proposed_variant> variants;

@@ -74,7 +74,7 @@ private:
   /// The pattern library's file: the context's, else beside the run directories.
   std::filesystem::path patterns_file(const propose_request& request) const;
   /// Past the threshold, this run's older attempts are replaced by their compaction.
-  void compact_memory(job_state& job, llm_round& round, llm::prompt_inputs& inputs) const;
+  void compact_memory(job_state& job, llm_round& round, llm::prompt_inputs& inputs, const propose_request& request) const;
   /// Judge, repairs, new variants, compile-fix loop: the round's proposal (its calls accounted even
   /// when no variant came of them).
   proposal run_round(job_state& job, llm_round& round, llm::prompt_inputs inputs, const propose_request& request);

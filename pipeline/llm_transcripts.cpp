@@ -134,7 +134,11 @@ expected<llm::chat_reply, llm::chat_error> recorded_chat::chat(const llm::chat_r
 }
 
 std::string recorded_chat::last_file(const fs::path& relative_to) const {
-  return last_.empty() ? std::string{} : fs::relative(last_, relative_to).generic_string();
+  if (last_.empty())
+    return {};
+  std::error_code ec;
+  auto relative = fs::relative(last_, relative_to, ec);
+  return ec ? last_.generic_string() : relative.generic_string();
 }
 
 replayed_chat::replayed_chat(fs::path folder) : folder_(std::move(folder)) {}

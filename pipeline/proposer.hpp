@@ -75,6 +75,8 @@ struct proposal {
   std::vector<candidate> candidates; // at most K; fewer (or none) when nothing new is left
   std::string note;                  // what the proposer did, or why fewer than K
   std::vector<model_call> calls;     // the language-model requests it took, in order
+  std::string failure;               // set by the proposer actor when no proposal could be made
+                                     // (an error would be taken for a dead actor and re-sent)
   friend bool operator==(const proposal&, const proposal&) = default;
 };
 

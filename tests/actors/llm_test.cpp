@@ -3,6 +3,7 @@
 // llm proposer uses from its own threads; the status counts calls, tokens and dollars.
 
 #include "actors/llm.hpp"
+#include "actors/proposer.hpp"
 #include "actors/registry.hpp"
 #include "actors/runtime.hpp"
 
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -96,13 +98,43 @@ TEST(LlmActor, ASlowRequestDoesNotHoldUpTheNextAndEveryAnswerReachesItsAsker) {
   system.registry().erase(registry_key(llm_name));
 }
 
-TEST(LlmActor, WithoutAnLlmActorTheClientSaysSoInsteadOfWaiting) {
+TEST(LlmActor, WithoutAnLlmActorTheClientSaysSoAfterItsPatience) {
   system_config cfg;
   caf::actor_system system{cfg};
-  actor_chat_client client{system};
+  actor_chat_client client{system, 200ms};
+  const auto started = std::chrono::steady_clock::now();
   auto answer = client.chat(request("propose", "x"));
   ASSERT_FALSE(answer);
   EXPECT_NE(answer.error().message.find("not running"), std::string::npos);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 200ms) << "it looked again while a restart could finish";
+}
+
+// A proposer that cannot propose answers a proposal carrying the failure, not an error: the
+// scheduler's asks take an error for a dead actor and would send the request again forever.
+TEST(ProposerActor, AFailureToProposeIsAnAnswerNotAnError) {
+  system_config cfg;
+  caf::actor_system system{cfg};
+  proposer_config config;
+  config.spec.kind = config::proposer_kind::llm;
+  config.llm = config::llm_spec{};
+  auto actor = system.spawn(proposer, config);
+  pipeline::propose_request request;
+  request.job = "missing";
+  request.problem_path = "/nonexistent/problem.toml";
+  request.iteration = 1;
+  request.run_dir = (std::filesystem::temp_directory_path() / "wf-proposer-actor-test").string();
+  caf::scoped_actor self{system};
+  bool answered = false;
+  self->request(actor, 30s, request)
+    .receive(
+      [&](pipeline::proposal& p) {
+        answered = true;
+        EXPECT_TRUE(p.candidates.empty());
+        EXPECT_NE(p.failure.find("cannot load the problem /nonexistent/problem.toml"), std::string::npos) << p.failure;
+      },
+      [&](caf::error& e) { ADD_FAILURE() << "answered an error: " << system.render(e); });
+  EXPECT_TRUE(answered);
+  self->send_exit(actor, caf::exit_reason::user_shutdown);
 }
 
 } // namespace

@@ -387,5 +387,46 @@ TEST_F(LlmProposerTest, AMemoryPastTheThresholdIsCompactedByTheCheaperModelAndTh
   EXPECT_EQ(made->candidates.size(), 1u);
 }
 
+TEST_F(LlmProposerTest, AReplayIntoItsOwnRunDirectoryIsRefusedBeforeItsTranscriptsAreTouched) {
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", tiled_code}})},
+  });
+  llm_proposer live{context(model)};
+  ASSERT_TRUE(live.propose(ask(1)));
+  auto c = context(nullptr);
+  c.replay_from = run_dir;
+  llm_proposer replay{c};
+  auto refused = replay.propose(ask(1));
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("own directory"), std::string::npos) << refused.error();
+  EXPECT_TRUE(fs::exists(transcript_folder(run_dir, "transpose", 1) / "01-propose.json")) << "nothing was removed";
+}
+
+TEST_F(LlmProposerTest, ARestartedProposerReusesTheKeptCompactionInsteadOfAskingAgain) {
+  std::vector<attempt> memory;
+  for (int i = 0; i < 40; ++i)
+    memory.push_back(failed_branch(1, "FAILED: incorrect: output 'out': 4096 elements outside tolerance, first at "
+                                      "index " + std::to_string(i * 977)));
+  const std::string compacted = "## Resolved\n- nothing\n## Pending\n- tiling\n## Avoid\n- out of bounds writes\n";
+  auto c = context(std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"compact", compacted}, {"propose", envelope({{"tiled", tiled_code}})}}));
+  c.llm.compaction_threshold_chars = 1000;
+  ASSERT_TRUE(llm_proposer{c}.propose(ask(3, memory)));
+
+  // A fresh proposer (the actor restarted) for the next round, three attempts later: no new compaction.
+  for (int i = 0; i < 3; ++i)
+    memory.push_back(failed_branch(3, "FAILED: incorrect: one more"));
+  auto again = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", tiled_code}})}});
+  c.model = again;
+  auto made = llm_proposer{c}.propose(ask(4, memory));
+  ASSERT_TRUE(made) << made.error();
+  EXPECT_EQ(purposes(made->calls), std::vector<std::string>{"propose"});
+  std::string prompt;
+  for (const auto& b : again->requests.at(0).system)
+    prompt += b.text;
+  EXPECT_NE(prompt.find("out of bounds writes"), std::string::npos) << "the kept compaction stands for the old attempts";
+}
+
 } // namespace
 } // namespace warpforge::pipeline
