@@ -1,5 +1,7 @@
 #include "calibrate/notes.hpp"
 
+#include "files/atomic_write.hpp"
+
 #include "json/writer.hpp"
 
 #include <simdjson.h>
@@ -130,11 +132,6 @@ expected<parameter_notes, std::string> read_parameter(element object, const std:
   return out;
 }
 
-std::string unique_suffix() {
-  const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
-  return std::to_string(::getpid()) + "-" + std::to_string(ticks);
-}
-
 } // namespace
 
 void notes::defer(std::string name, std::string reason, std::string next_idea) {
@@ -251,29 +248,7 @@ expected<notes, std::string> notes::load(const std::filesystem::path& path) {
 }
 
 expected<void, std::string> notes::save(const std::filesystem::path& path) const {
-  std::error_code ec;
-  if (path.has_parent_path())
-    std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec)
-    return unexpected{"create " + path.parent_path().string() + ": " + ec.message()};
-  auto temp = path;
-  temp += ".tmp-" + unique_suffix();
-  {
-    std::ofstream out{temp, std::ios::binary | std::ios::trunc};
-    out << to_json();
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      return unexpected{"write " + temp.string() + ": failed"};
-    }
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    return unexpected{"rename " + temp.string() + " to " + path.string() + ": " + ec.message()};
-  }
-  return {};
+  return files::write_file_atomically(path, to_json());
 }
 
 } // namespace warpforge::calibrate

@@ -5,6 +5,7 @@
 
 #include "report/campaign_report.hpp"
 
+#include "files/atomic_write.hpp"
 #include "storage/run_directory.hpp"
 
 #include <algorithm>
@@ -161,18 +162,9 @@ expected<std::vector<std::string>, std::string> write_summary(const campaign_rep
   }
   std::vector<std::string> written;
   for (const auto& [name, text] : files) {
-    // Written beside, then renamed: a reader never sees half a summary.
-    const auto final_path = report.run_dir / name;
-    const auto partial = report.run_dir / (name + ".partial");
-    std::ofstream out{partial};
-    out << text;
-    out.close();
-    if (!out)
-      return unexpected{"cannot write " + partial.string()};
-    std::error_code ec;
-    std::filesystem::rename(partial, final_path, ec);
-    if (ec)
-      return unexpected{"cannot rename " + partial.string() + ": " + ec.message()};
+    // A reader never sees half a summary.
+    if (auto done = warpforge::files::write_file_atomically(report.run_dir / name, text); !done)
+      return unexpected{done.error()};
     written.push_back(name);
   }
   return written;

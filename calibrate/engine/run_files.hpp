@@ -3,6 +3,7 @@
 // of one: each file is written beside its place and renamed over it.
 
 #include "expected/expected.hpp"
+#include "files/atomic_write.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -11,9 +12,8 @@
 
 namespace warpforge::calibrate {
 
-/// Writes `text` to `path` (creating its folder) through `<path>.partial` and a rename; the
-/// error names the file and the system's reason.
-expected<void, std::string> write_file_atomically(const std::filesystem::path& path, std::string_view text);
+/// Writes `text` to `path` whole or not at all (files/atomic_write.hpp).
+using files::write_file_atomically;
 
 /// The whole file; nullopt when it cannot be read (missing included).
 std::optional<std::string> read_whole_file(const std::filesystem::path& path);

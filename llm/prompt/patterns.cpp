@@ -1,5 +1,7 @@
 #include "llm/prompt/patterns.hpp"
 
+#include "files/atomic_write.hpp"
+
 #include "json/writer.hpp"
 #include "llm/prompt/sections.hpp"
 
@@ -42,11 +44,6 @@ std::string group_line(const std::string& name, const group& g) {
   if (!g.best->memo.empty())
     line += ": " + g.best->memo;
   return line + ")\n";
-}
-
-std::string unique_suffix() {
-  static std::atomic<unsigned> counter{0};
-  return std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
 expected<pattern_entry, std::string> parse_entry(simdjson::dom::element element, const std::string& where) {
@@ -160,29 +157,7 @@ expected<pattern_library, std::string> pattern_library::load(const std::filesyst
 }
 
 expected<void, std::string> pattern_library::save(const std::filesystem::path& path) const {
-  std::error_code ec;
-  if (path.has_parent_path())
-    std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec)
-    return unexpected{"create " + path.parent_path().string() + ": " + ec.message()};
-  auto temp = path;
-  temp += ".tmp-" + unique_suffix();
-  {
-    std::ofstream out{temp, std::ios::binary | std::ios::trunc};
-    out << to_json();
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      return unexpected{"write " + temp.string() + ": failed"};
-    }
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    return unexpected{"rename " + temp.string() + " to " + path.string() + ": " + ec.message()};
-  }
-  return {};
+  return files::write_file_atomically(path, to_json());
 }
 
 } // namespace warpforge::llm
