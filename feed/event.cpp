@@ -24,6 +24,8 @@ std::string_view to_string(event_type type) {
     case event_type::champion_elected: return "champion_elected";
     case event_type::ablation_measured: return "ablation_measured";
     case event_type::llm_call: return "llm_call";
+    case event_type::deploy_step: return "deploy_step";
+    case event_type::deploy_finished: return "deploy_finished";
     case event_type::gpu_leased: return "gpu_leased";
     case event_type::gpu_released: return "gpu_released";
     case event_type::runner_started: return "runner_started";

@@ -41,6 +41,8 @@ enum class event_type : std::uint8_t {
   champion_elected,     // a new best variant for a job
   ablation_measured,    // a leave-one-out variant of the champion was timed
   llm_call,             // the proposer made one request to a language model (tokens, dollars, seconds)
+  deploy_step,          // a step of `warpforge deploy` ended (gate, build, verify, time, rollback...)
+  deploy_finished,      // a deploy ended: accepted, rolled back, skipped, refused, failed, recovered
   gpu_leased,           // a GPU was given to a job
   gpu_released,         // a GPU went back to the pool
   runner_started,       // a warpforge-runner process started on a GPU
@@ -66,6 +68,7 @@ inline constexpr event_type all_event_types[] = {
   event_type::diagnosis_ready,   event_type::branch_proposed,   event_type::branch_compiled,
   event_type::branch_checked,    event_type::branch_measured,   event_type::branch_failed,
   event_type::champion_elected,  event_type::ablation_measured, event_type::llm_call,
+  event_type::deploy_step,       event_type::deploy_finished,
   event_type::gpu_leased,        event_type::gpu_released,      event_type::runner_started,
   event_type::runner_restarted,  event_type::runner_failed,     event_type::actor_started,
   event_type::actor_restarted,   event_type::actor_gave_up,     event_type::feed_dropped,

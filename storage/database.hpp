@@ -20,6 +20,7 @@
 // [INSERT ...]"). Methods are not thread-safe: one thread (the actor) uses one database.
 
 #include "expected/expected.hpp"
+#include "storage/records.hpp"
 #include "storage/rows.hpp"
 #include "storage/sqlite.hpp"
 #include "storage/store_error.hpp"
@@ -140,6 +141,20 @@ public:
   expected<row_id, store_error> insert_llm_call(const llm_call_row& row);
   /// The job's model calls by iteration, then seq.
   expected<std::vector<llm_call_row>, store_error> load_llm_calls(row_id job_id);
+
+  // deployments (migration 3) ----------------------------------------------------------------
+  /// Records a deployment's start; the same work_dir again keeps its row (and started_at) and
+  /// returns its id.
+  expected<row_id, store_error> record_deployment(const deployment_record& record, unix_seconds now);
+  /// Records a finished step of the deployment at record.work_dir (not_found when it has no row);
+  /// the same seq again replaces that step.
+  expected<row_id, store_error> record_deploy_step(const deploy_step_record& record, unix_seconds now);
+  /// Sets the outcome, reason, timings and finished_at of the deployment at result.work_dir.
+  expected<void, store_error> finish_deployment(const deployment_result& result, unix_seconds now);
+  /// Every deployment, oldest first.
+  expected<std::vector<deployment_row>, store_error> load_deployments();
+  /// The deployment's steps by seq.
+  expected<std::vector<deploy_step_row>, store_error> load_deploy_steps(row_id deployment_id);
 
   // status ---------------------------------------------------------------------------------------
   /// The summary of the most recent campaign (not_found when there is none), read in one

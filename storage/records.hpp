@@ -131,4 +131,45 @@ struct llm_call_record {
   friend bool operator==(const llm_call_record&, const llm_call_record&) = default;
 };
 
+/// A deployment begins (deployments row keyed by work_dir; writing it again leaves one row).
+struct deployment_record {
+  std::string work_dir;   // relative to the run directory
+  std::string job;
+  std::string champion;   // label: "iter-3/branch-2", or the --source file
+  bool given = false;
+  std::string project;    // absolute
+  std::string file;       // relative to the project
+  friend bool operator==(const deployment_record&, const deployment_record&) = default;
+};
+
+/// One finished step of the deployment at work_dir; (deployment, seq) unique, so a repeated
+/// write replaces its row.
+struct deploy_step_record {
+  std::string work_dir;   // the deployment's key
+  std::int64_t seq = 0;   // 1-based
+  std::string step;       // deploy::deploy_step text
+  std::string status;     // deploy::step_status text
+  std::string detail;
+  double seconds = 0;     // seconds
+  std::int64_t attempt = 1;
+  std::string log;        // relative to the run directory; "" for none
+  friend bool operator==(const deploy_step_record&, const deploy_step_record&) = default;
+};
+
+/// How the deployment at work_dir ended, with its before/after timings (0 spread / median with
+/// has_* false: not taken).
+struct deployment_result {
+  std::string work_dir;
+  std::string outcome;    // deploy::deploy_outcome text
+  std::string reason;
+  bool has_before = false;
+  double before_median = 0;
+  double before_spread = 0;
+  bool has_after = false;
+  double after_median = 0;
+  double after_spread = 0;
+  std::string unit;       // the result_key, or "s"
+  friend bool operator==(const deployment_result&, const deployment_result&) = default;
+};
+
 } // namespace warpforge::storage

@@ -144,6 +144,42 @@ struct llm_call_row {
   unix_seconds created_at = 0;               ///< when it was (last) written
 };
 
+/// deployments: one `warpforge deploy` of a job's champion into its project (migration 3);
+/// work_dir unique. Timings are in the unit the deploy target reads (`unit`): a RESULT value as
+/// the program prints it, or seconds of kernel time for observed timing.
+struct deployment_row {
+  row_id id = 0;
+  std::string work_dir;                      ///< its folder, relative to the run directory; unique
+  std::string job;                           ///< the job whose champion it deploys
+  std::string champion;                      ///< e.g. "iter-3/branch-2", or the --source file
+  bool given = false;                        ///< a person chose the source (the gate was skipped)
+  std::string project;                       ///< absolute path of the project
+  std::string file;                          ///< the target file, relative to the project
+  std::string outcome;                       ///< deploy::deploy_outcome's text; "" while running
+  std::string reason;                        ///< why it was not accepted; "" otherwise
+  std::optional<double> before_median;       ///< baseline timing's median, in `unit`
+  std::optional<double> before_spread;       ///< its max - min, in `unit`
+  std::optional<double> after_median;        ///< the champion's timing median, in `unit`
+  std::optional<double> after_spread;        ///< in `unit`
+  std::string unit;                          ///< the result_key, or "s"
+  unix_seconds started_at = 0;
+  std::optional<unix_seconds> finished_at;   ///< set with the outcome
+};
+
+/// deploy_steps: every finished step of a deployment, in order; (deployment_id, seq) unique.
+struct deploy_step_row {
+  row_id id = 0;
+  row_id deployment_id = 0;
+  std::int64_t seq = 0;                      ///< 1-based order within the deployment
+  std::string step;                          ///< deploy::deploy_step's text: gate, lock, build, ...
+  std::string status;                        ///< deploy::step_status's text: passed, failed, ...
+  std::string detail;                        ///< what happened or why not
+  double seconds = 0;                        ///< wall time of the step, seconds
+  std::int64_t attempt = 1;                  ///< build / fix_build / verify attempt, from 1
+  std::string log;                           ///< its command's log, relative to the run directory
+  unix_seconds created_at = 0;
+};
+
 /// A sum over llm_calls rows: what a job (or a campaign) spent on language models.
 struct llm_spend {
   std::int64_t calls = 0;
