@@ -1,6 +1,8 @@
 #include "config/problem_spec.hpp"
 
+#include "config/configs_reader.hpp"
 #include "config/defaults.hpp"
+#include "config/problem_configs.hpp"
 #include "config/resolved_problem.hpp"
 #include "config/spec_file.hpp"
 #include "toml_reader/reader.hpp"
@@ -103,8 +105,10 @@ using toml_reader::index_key;
 using toml_reader::join_key;
 using toml_reader::presence;
 
-constexpr std::string_view root_keys[] = {"name",        "kernel", "dims",   "tunables",
-                                          "constraints", "args",   "launch", "reference"};
+// Every key the root of a problem spec may hold (a new table is one more entry here).
+constexpr std::string_view root_keys[] = {"name",   "kernel",    "dims",    "tunables",
+                                          "constraints", "args", "launch", "reference",
+                                          "configs", "configs_file"};
 constexpr std::string_view kernel_keys[] = {"source", "entry", "flags", "arch"};
 constexpr std::string_view tunable_keys[] = {"name", "values", "range", "default", "method"};
 constexpr std::string_view range_keys[] = {"from", "to", "step"};
@@ -174,6 +178,7 @@ public:
       spec.dims = parse_dims(*dims);
     if (const auto* tunables = r_.array(root, "", "tunables", presence::optional))
       spec.tunables = parse_tunables(*tunables);
+    detail::read_configs(root, r_, spec, broken_);
     if (const auto* constraints = r_.array(root, "", "constraints", presence::optional))
       spec.constraints = parse_constraints(*constraints);
     if (const auto* args = r_.array(root, "", "args", presence::required))
@@ -785,6 +790,15 @@ void check_expected_file(const problem_spec& spec, const resolved_problem& at_de
                     "concatenated in argument order (docs/specs.md)"});
 }
 
+// Every expression at the default point of each configuration (an error names the config).
+void check_every_config(const problem_spec& spec, const std::set<std::string, std::less<>>& broken,
+                        toml_reader::placed_errors& errors) {
+  const auto point = default_point(spec);
+  for (const auto& config : problem_configs(spec))
+    if (auto resolved = resolve_problem_all(spec, point, config, broken); !resolved)
+      errors.insert(errors.end(), resolved.error().begin(), resolved.error().end());
+}
+
 } // namespace
 
 expected<problem_spec, toml_reader::placed_errors>
@@ -800,11 +814,23 @@ parse_problem(std::string_view text, const std::filesystem::path& file) {
   parser.parse(*root, spec);
   // Every expression at the default point: names, division by zero, sizes, launch limits.
   auto at_default = resolve_problem_all(spec, default_point(spec), parser.broken_names());
-  if (!at_default)
+  if (!at_default) {
     errors.insert(errors.end(), at_default.error().begin(), at_default.error().end());
-  else if (spec.reference.kind == reference_kind::file && errors.empty())
-    if (const toml::node* path = root->at_path("reference.path").node())
-      check_expected_file(spec, *at_default, toml_reader::place_of(path->source()), errors);
+  } else {
+    if (!spec.configs.empty())
+      check_every_config(spec, parser.broken_names(), errors);
+    if (spec.reference.kind == reference_kind::file && errors.empty())
+      if (const toml::node* path = root->at_path("reference.path").node()) {
+        if (!spec.configs.empty())
+          errors.push_back({spec.file, toml_reader::place_of(path->source()).line,
+                            toml_reader::place_of(path->source()).column, "reference.path",
+                            "an expected-values file holds the outputs of one size; this problem "
+                            "has [[configs]]",
+                            "use kind = \"self\" or a reference kernel"});
+        else
+          check_expected_file(spec, *at_default, toml_reader::place_of(path->source()), errors);
+      }
+  }
   if (!errors.empty()) {
     toml_reader::sort_by_place(errors);
     return unexpected(std::move(errors));

@@ -7,8 +7,9 @@
 //
 // Validation collects every error of the file: TOML syntax, unknown keys (with "did you mean"),
 // types, names, expression syntax, and every expression evaluated at the default tunable point
-// (division by zero, non-positive sizes, launch limits, constraints). A spec that loads can be
-// resolved at its default point without error (resolved_problem.hpp).
+// (division by zero, non-positive sizes, launch limits, constraints), at [dims] and at each of its
+// [[configs]]. A spec that loads can be resolved at its default point at every configuration
+// without error (resolved_problem.hpp, problem_configs.hpp).
 
 #include "config/defaults.hpp"
 #include "config/dtype.hpp"
@@ -168,6 +169,18 @@ struct tolerance {
 /// The spec's rtol/atol where given, else the defaults for `output` (defaults.hpp).
 tolerance tolerance_for(const reference_spec& reference, dtype output);
 
+/// One weighted configuration as written (`[[configs]]` in the spec or in its configs_file):
+/// the dims it sets. problem_configs() (problem_configs.hpp) gives them normalised and complete.
+struct config_spec {
+  std::string name;            // unique; "config-<i>" (1-based) when the spec gives none
+  double weight = 1.0;         // as written, finite and > 0
+  std::vector<dim_spec> dims;  // overrides of [dims], in file order; each a declared dim, > 0
+  std::string file;            // the file it was written in: the spec, or its configs_file
+  toml_reader::place place;    // of its [[configs]] header
+
+  bool operator==(const config_spec&) const = default;
+};
+
 struct problem_spec {
   std::string file;     // the spec file as given; names it in errors
   std::string raw_text; // the TOML exactly as read (the store records it)
@@ -179,6 +192,9 @@ struct problem_spec {
   std::vector<arg_spec> args;             // the kernel's parameters, in order
   launch_spec launch;
   reference_spec reference;
+  std::vector<config_spec> configs;       // none: one configuration, at [dims]
+  std::filesystem::path configs_file;     // where `configs` came from, when not inline; resolved
+                                          // against the spec's folder
 
   const dim_spec* find_dim(std::string_view dim_name) const;
   const tunable_spec* find_tunable(std::string_view tunable_name) const;

@@ -59,14 +59,19 @@ std::string expression_hint(const expression::error& error, const problem_spec& 
 // Evaluates one spec's expressions at one point and checks the results, collecting errors.
 class resolver {
 public:
+  // `at`: the configuration whose dims the expressions see; none: [dims].
   resolver(const problem_spec& spec, const std::set<std::string, std::less<>>& skip_names,
-           toml_reader::placed_errors& errors)
-      : spec_(spec), skip_names_(skip_names), errors_(errors) {}
+           toml_reader::placed_errors& errors, const problem_config* at = nullptr)
+      : spec_(spec), skip_names_(skip_names), errors_(errors), at_(at) {
+    // A spec with [[configs]] is resolved at several: each error says at which.
+    if (at_ != nullptr && !spec_.configs.empty())
+      config_suffix_ = " (at config '" + at_->name + "', " + at_->origin + ")";
+  }
 
   void error(const std::string& key, toml_reader::place place, std::string message,
              std::string hint) {
-    errors_.push_back(
-      {spec_.file, place.line, place.column, key, std::move(message), std::move(hint)});
+    errors_.push_back({spec_.file, place.line, place.column, key, std::move(message) + config_suffix_,
+                       std::move(hint)});
   }
 
   // Checks that `point` is a point of the spec; returns the variables (dims + tunables).
@@ -74,6 +79,9 @@ public:
     expression::integer_values variables;
     for (const auto& dim : spec_.dims)
       variables[dim.name] = dim.value;
+    if (at_ != nullptr)
+      for (const auto& [name, value] : at_->dims)
+        variables[name] = value;
     for (std::size_t i = 0; i < spec_.tunables.size(); ++i) {
       const auto& tunable = spec_.tunables[i];
       const std::string key = "tunables[" + std::to_string(i) + "]";
@@ -236,15 +244,44 @@ private:
   const problem_spec& spec_;
   const std::set<std::string, std::less<>>& skip_names_;
   toml_reader::placed_errors& errors_;
+  const problem_config* at_ = nullptr;
+  std::string config_suffix_;
 };
+
+// Every expression of `spec` at `point`, with the dims of `at` (none: [dims]).
+expected<resolved_problem, toml_reader::placed_errors>
+resolve_at(const problem_spec& spec, const tunable_point& point, const problem_config* at,
+           const std::set<std::string, std::less<>>& skip_names);
 
 } // namespace
 
 expected<resolved_problem, toml_reader::placed_errors>
 resolve_problem_all(const problem_spec& spec, const tunable_point& point,
                     const std::set<std::string, std::less<>>& skip_names) {
+  return resolve_at(spec, point, nullptr, skip_names);
+}
+
+expected<resolved_problem, toml_reader::placed_errors>
+resolve_problem_all(const problem_spec& spec, const tunable_point& point, const problem_config& at,
+                    const std::set<std::string, std::less<>>& skip_names) {
+  return resolve_at(spec, point, &at, skip_names);
+}
+
+expected<resolved_problem, toml_reader::placed_error>
+resolve_problem(const problem_spec& spec, const tunable_point& point, const problem_config& at) {
+  auto all = resolve_problem_all(spec, point, at);
+  if (!all)
+    return unexpected(std::move(all.error().front()));
+  return std::move(*all);
+}
+
+namespace {
+
+expected<resolved_problem, toml_reader::placed_errors>
+resolve_at(const problem_spec& spec, const tunable_point& point, const problem_config* at,
+           const std::set<std::string, std::less<>>& skip_names) {
   toml_reader::placed_errors errors;
-  resolver r{spec, skip_names, errors};
+  resolver r{spec, skip_names, errors, at};
   resolved_problem out;
   out.point = point;
   out.variables = r.variables_for(point);
@@ -280,6 +317,8 @@ resolve_problem_all(const problem_spec& spec, const tunable_point& point,
     return unexpected(std::move(errors));
   return out;
 }
+
+} // namespace
 
 expected<resolved_problem, toml_reader::placed_error> resolve_problem(const problem_spec& spec,
                                                                       const tunable_point& point) {

@@ -5,7 +5,10 @@
 //   auto point = default_point(spec);           // every tunable at its default
 //   point["BLOCK"] = 512;
 //   auto r = resolve_problem(spec, point);      // r->launch.grid, r->args, r->defines
+//   for (const auto& c : problem_configs(spec))  // the same at each configuration's dims
+//     auto at_c = resolve_problem(spec, point, c);
 
+#include "config/problem_configs.hpp"
 #include "config/problem_spec.hpp"
 #include "toml_reader/placed_error.hpp"
 #include "expected/expected.hpp"
@@ -77,15 +80,25 @@ expected<bool, toml_reader::placed_error> check_constraints(const problem_spec& 
 /// check_constraints, with errors counted as "not satisfied" (what a search strategy wants).
 bool satisfies_constraints(const problem_spec& spec, const tunable_point& point);
 
-/// The spec at `point`: the first error if the point is not one of the spec's (unknown or
+/// The spec at `point` at its [dims]: the first error if the point is not one of the spec's (unknown or
 /// missing tunable, value not listed), violates a constraint, or gives an invalid geometry or size.
 expected<resolved_problem, toml_reader::placed_error> resolve_problem(const problem_spec& spec,
                                                                       const tunable_point& point);
+
+/// resolve_problem at configuration `at` (one of problem_configs(spec)): the dims are its values;
+/// when the spec has [[configs]], an error's message names the config.
+expected<resolved_problem, toml_reader::placed_error>
+resolve_problem(const problem_spec& spec, const tunable_point& point, const problem_config& at);
 
 /// resolve_problem collecting every error; expressions that mention a name in `skip_names` are
 /// not evaluated (the loader passes names whose declaration was already reported broken).
 expected<resolved_problem, toml_reader::placed_errors>
 resolve_problem_all(const problem_spec& spec, const tunable_point& point,
+                    const std::set<std::string, std::less<>>& skip_names = {});
+
+/// resolve_problem_all at configuration `at`.
+expected<resolved_problem, toml_reader::placed_errors>
+resolve_problem_all(const problem_spec& spec, const tunable_point& point, const problem_config& at,
                     const std::set<std::string, std::less<>>& skip_names = {});
 
 } // namespace warpforge::config
