@@ -1,0 +1,63 @@
+#pragma once
+// From an observation to a problem's weighted configurations: the [[configs]] a campaign times
+// every candidate at (config/problem_configs.hpp reads them back; docs/specs.md, "Configurations").
+//
+//   auto mapped = map_to_configs(observed, spec);       // configs + notes, or why not
+//   write_configs_file(default_configs_path(spec.file, "transpose"), *mapped);
+//
+// The mapping: a scalar argument of the problem whose `value` expression is exactly one dim name
+// ("value = \"ROWS\"") takes, at each representative configuration, the observed value of the
+// kernel parameter at that argument's position (decoded with the argument's dtype). The problem
+// is then resolved at those dims and its default tunables, and the launch geometry it gives is
+// compared with the one the program used: a mismatch is a note naming both, never silently
+// accepted. Representatives that land on the same dims (a geometry's fast and slow buckets) are
+// one config, their weights added. Dims no scalar binds keep their [dims] value (a note says so).
+// ncu observations carry no parameter values: mapping them is an error that says to use cupti.
+
+#include "config/problem_spec.hpp"
+#include "expected/expected.hpp"
+#include "observe/observation_file.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace warpforge::observe {
+
+/// One configuration to write.
+struct observed_config {
+  std::string name;   // the bound dims' values joined by 'x' ("8192x8192")
+  double weight = 0;  // the merged representatives' weights (they sum to 1 over all configs)
+  std::vector<std::pair<std::string, std::int64_t>> dims; // bound dims, in the spec's [dims] order
+  std::vector<std::size_t> representatives; // indexes into the kernel's representative configs
+  std::string geometry; // what the program launched: "grid (256,256,1) block (32,8,1) smem 0"
+};
+
+struct configs_mapping {
+  std::string kernel;      // the kernel whose representatives were mapped (symbol)
+  double covered = 0;      // share of that kernel's time the configs stand for, 1.0 = 100%
+  std::vector<observed_config> configs;
+  std::vector<std::string> notes; // geometry mismatches, unbound dims, merges
+};
+
+/// The configurations of `observed` for `spec`. An error when no kernel of the observation is the
+/// spec's entry (several kernels observed), no scalar is bound to a dim, a launch carries no
+/// parameter values (ncu), the parameter count differs from the spec's arguments, a value does
+/// not decode or is not a positive dim, or the problem cannot be resolved at a configuration.
+expected<configs_mapping, std::string> map_to_configs(const observation& observed, const config::problem_spec& spec);
+
+/// The configs file's text: a header comment (command, signature, method, coverage, notes),
+/// then one [[configs]] table each (name, weight, dims as an inline table).
+std::string configs_toml(const configs_mapping& mapping, const observation& observed);
+
+/// Writes configs_toml whole or not at all; the error names the step and the file.
+expected<void, std::string> write_configs_file(const std::filesystem::path& path, const configs_mapping& mapping,
+                                               const observation& observed);
+
+/// `<problem file's folder>/<kernel>.configs.toml` (the kernel name's unsafe characters as '_').
+std::filesystem::path default_configs_path(const std::filesystem::path& problem_file, std::string_view kernel);
+
+} // namespace warpforge::observe

@@ -1,0 +1,79 @@
+#pragma once
+// Running a user's program once, unmodified, under observation: every kernel launch (of the
+// named kernel) with its geometry, duration and argument bytes.
+//
+//   observe_request r{.command = {"./build/app", "--bench"}, .kernel = "transpose", .log_dir = dir};
+//   auto run = run_observed(r);   // run->launches, run->exit, run->output, run->notes
+//
+// cupti: CUDA loads the injection library (observe/inject/) into the program through
+// CUDA_INJECTION64_PATH; it writes the launch log to WARPFORGE_OBSERVE_OUT (<log_dir>/launches.jsonl)
+// and records only launches matching WARPFORGE_OBSERVE_KERNEL. ncu (observe/ncu_launches.hpp):
+// Nsight Compute runs the program instead; no scalar values. automatic: cupti when the library is
+// found, else ncu. Clocks are never locked. The program's stdout+stderr go to <log_dir>/program.out.
+// Blocking; the program runs in its own process group, killed whole at the timeout.
+
+#include "expected/expected.hpp"
+#include "gpu/runner/child_process.hpp"
+#include "observe/launches/launch_record.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpforge::observe {
+
+enum class observe_method : std::uint8_t { automatic, cupti, ncu }; // automatic: cupti, else ncu
+std::string_view to_string(observe_method method);
+std::optional<observe_method> observe_method_from_string(std::string_view text);
+inline constexpr observe_method all_observe_methods[] = {observe_method::automatic, observe_method::cupti,
+                                                         observe_method::ncu};
+
+/// The files run_observed writes in log_dir.
+inline constexpr std::string_view launch_log_file_name = "launches.jsonl"; // the injection library's log
+inline constexpr std::string_view program_output_file_name = "program.out"; // stdout+stderr
+inline constexpr std::string_view ncu_csv_file_name = "ncu.csv";           // ncu's --log-file
+
+/// The injection library's file name, in a bundle's lib/ and in the build tree.
+inline constexpr std::string_view inject_library_name = "libwarpforge_observe_inject.so";
+
+struct observe_request {
+  std::vector<std::string> command;   // argv[0] resolved through PATH if it has no '/'
+  std::filesystem::path workdir;      // "" = current
+  std::string kernel;                 // "" = every kernel
+  observe_method method = observe_method::automatic;
+  std::chrono::seconds timeout{600};
+  std::filesystem::path log_dir;      // where the launch log and the program's output go
+  std::filesystem::path inject_library; // "" = find_inject_library()
+  std::filesystem::path ncu;            // "" = ncu on PATH, else in $CUDA_HOME/bin
+};
+
+struct observed_run {
+  std::vector<launch_record> launches; // in launch order
+  std::string method;                  // "cupti" or "ncu"
+  gpu::child_exit exit;                // how the program ended
+  std::string output;                  // its stdout+stderr
+  double wall_s = 0.0;                 // seconds from start to exit
+  std::vector<std::string> notes;      // e.g. "ncu: scalar arguments are not available"
+  std::vector<std::string> command;    // argv as run, argv[0] resolved
+};
+
+/// Runs the program once under observation. An error when it cannot start, times out, or the
+/// launch log is unreadable; a program that exits non-zero is a result (exit says so).
+expected<observed_run, std::string> run_observed(const observe_request& request);
+
+/// Where the injection library is: $WARPFORGE_OBSERVE_INJECT, else <exe>/../lib/, else the build tree.
+std::optional<std::filesystem::path> find_inject_library();
+
+/// argv[0] as a file: through PATH when it has no '/', else relative to `workdir` ("" = current).
+/// An error says it was not found, or is not an executable file.
+expected<std::filesystem::path, std::string> resolve_program(std::string_view name,
+                                                             const std::filesystem::path& workdir);
+
+/// The last `lines` lines of `text` (for quoting a failed program's output).
+std::string output_tail(std::string_view text, std::size_t lines);
+
+} // namespace warpforge::observe
