@@ -257,6 +257,41 @@ expected<std::map<row_id, llm_spend>, store_error> spend_by_job(connection& conn
   }
 }
 
+constexpr std::string_view deployment_columns =
+    "id, work_dir, job, champion, given, project, file, outcome, reason, before_median, "
+    "before_spread, after_median, after_spread, unit, started_at, finished_at";
+
+expected<deployment_row, store_error> read_deployment(const statement& s) {
+  deployment_row r;
+  r.id = s.column_int64(0);
+  r.work_dir = s.column_text(1);
+  r.job = s.column_text(2);
+  r.champion = s.column_text(3);
+  r.given = s.column_int64(4) != 0;
+  r.project = s.column_text(5);
+  r.file = s.column_text(6);
+  r.outcome = s.column_text(7);
+  r.reason = s.column_text(8);
+  r.before_median = s.column_optional_double(9);
+  r.before_spread = s.column_optional_double(10);
+  r.after_median = s.column_optional_double(11);
+  r.after_spread = s.column_optional_double(12);
+  r.unit = s.column_text(13);
+  r.started_at = s.column_double(14);
+  r.finished_at = s.column_optional_double(15);
+  return r;
+}
+
+constexpr std::string_view deploy_step_columns =
+    "id, deployment_id, seq, step, status, detail, seconds, attempt, log, created_at";
+
+expected<deploy_step_row, store_error> read_deploy_step(const statement& s) {
+  return deploy_step_row{s.column_int64(0), s.column_int64(1),  s.column_int64(2),
+                         s.column_text(3),  s.column_text(4),   s.column_text(5),
+                         s.column_double(6), s.column_int64(7), s.column_text(8),
+                         s.column_double(9)};
+}
+
 } // namespace
 
 // --- opening -----------------------------------------------------------------------------------
@@ -811,6 +846,114 @@ expected<std::vector<llm_call_row>, store_error> database::load_llm_calls(row_id
       return unexpected{std::move(stmt).error()};
     stmt->bind(1, job_id);
     return collect<llm_call_row>(*stmt, read_llm_call);
+  });
+}
+
+// --- deployments -------------------------------------------------------------------------------
+
+expected<row_id, store_error> database::record_deployment(const deployment_record& record,
+                                                          unix_seconds now) {
+  return named("record_deployment", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO deployments (work_dir, job, champion, given, project, file, started_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (work_dir) DO UPDATE SET job = excluded.job "
+        "RETURNING id");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, record.work_dir)
+        .bind(2, record.job)
+        .bind(3, record.champion)
+        .bind(4, record.given ? 1 : 0)
+        .bind(5, record.project)
+        .bind(6, record.file)
+        .bind(7, now);
+    auto id = only_row<row_id>(*stmt, [](const statement& s) -> expected<row_id, store_error> {
+      return s.column_int64(0);
+    }, "id returned");
+    if (!id)
+      return id;
+    if (auto r = stmt->run(); !r)
+      return unexpected{r.error()};
+    return id;
+  });
+}
+
+expected<row_id, store_error> database::record_deploy_step(const deploy_step_record& record,
+                                                           unix_seconds now) {
+  return named("record_deploy_step", [&]() -> expected<row_id, store_error> {
+    auto stmt = conn_.prepare(
+        "INSERT INTO deploy_steps (deployment_id, seq, step, status, detail, seconds, attempt, "
+        "log, created_at) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? FROM deployments WHERE work_dir = ? "
+        "ON CONFLICT (deployment_id, seq) DO UPDATE SET step = excluded.step, "
+        "status = excluded.status, detail = excluded.detail, seconds = excluded.seconds, "
+        "attempt = excluded.attempt, log = excluded.log, created_at = excluded.created_at "
+        "RETURNING id");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, record.seq)
+        .bind(2, record.step)
+        .bind(3, record.status)
+        .bind(4, record.detail)
+        .bind(5, record.seconds)
+        .bind(6, record.attempt)
+        .bind(7, record.log)
+        .bind(8, now)
+        .bind(9, record.work_dir);
+    auto id = only_row<row_id>(*stmt, [](const statement& s) -> expected<row_id, store_error> {
+      return s.column_int64(0);
+    }, "deployment with work_dir '" + record.work_dir + "'");
+    if (!id)
+      return id;
+    if (auto r = stmt->run(); !r)
+      return unexpected{r.error()};
+    return id;
+  });
+}
+
+expected<void, store_error> database::finish_deployment(const deployment_result& result,
+                                                        unix_seconds now) {
+  return named("finish_deployment", [&]() -> expected<void, store_error> {
+    auto stmt = conn_.prepare(
+        "UPDATE deployments SET outcome = ?, reason = ?, before_median = ?, before_spread = ?, "
+        "after_median = ?, after_spread = ?, unit = ?, finished_at = ? WHERE work_dir = ?");
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    auto optional = [](bool has, double v) { return has ? std::optional<double>{v} : std::nullopt; };
+    stmt->bind(1, result.outcome)
+        .bind(2, result.reason)
+        .bind(3, optional(result.has_before, result.before_median))
+        .bind(4, optional(result.has_before, result.before_spread))
+        .bind(5, optional(result.has_after, result.after_median))
+        .bind(6, optional(result.has_after, result.after_spread))
+        .bind(7, result.unit)
+        .bind(8, now)
+        .bind(9, result.work_dir);
+    if (auto r = stmt->run(); !r)
+      return r;
+    if (conn_.changes() == 0)
+      return unexpected{store_error{store_error_code::not_found,
+                                    "no deployment with work_dir '" + result.work_dir + "'"}};
+    return {};
+  });
+}
+
+expected<std::vector<deployment_row>, store_error> database::load_deployments() {
+  return named("load_deployments", [&]() -> expected<std::vector<deployment_row>, store_error> {
+    auto stmt = conn_.prepare(select_from(deployment_columns, "FROM deployments ORDER BY id"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    return collect<deployment_row>(*stmt, read_deployment);
+  });
+}
+
+expected<std::vector<deploy_step_row>, store_error> database::load_deploy_steps(row_id deployment_id) {
+  return named("load_deploy_steps", [&]() -> expected<std::vector<deploy_step_row>, store_error> {
+    auto stmt = conn_.prepare(select_from(
+        deploy_step_columns, "FROM deploy_steps WHERE deployment_id = ? ORDER BY seq"));
+    if (!stmt)
+      return unexpected{std::move(stmt).error()};
+    stmt->bind(1, deployment_id);
+    return collect<deploy_step_row>(*stmt, read_deploy_step);
   });
 }
 

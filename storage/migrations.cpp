@@ -141,9 +141,48 @@ CREATE TABLE llm_calls (
 );
 )sql";
 
+// Version 3: `warpforge deploy` (issue 13): one row per deploy of a job's champion into its
+// project, keyed by its folder in the run directory, and one row per finished step. Timings are
+// in the unit the deploy target reads (`unit`). Outcome and status hold deploy/'s enum texts.
+constexpr std::string_view schema_v3 = R"sql(
+CREATE TABLE deployments (
+  id            INTEGER PRIMARY KEY,
+  work_dir      TEXT NOT NULL UNIQUE,
+  job           TEXT NOT NULL,
+  champion      TEXT NOT NULL,
+  given         INTEGER NOT NULL DEFAULT 0 CHECK (given IN (0, 1)),
+  project       TEXT NOT NULL,
+  file          TEXT NOT NULL,
+  outcome       TEXT NOT NULL DEFAULT '',
+  reason        TEXT NOT NULL DEFAULT '',
+  before_median REAL,
+  before_spread REAL,
+  after_median  REAL,
+  after_spread  REAL,
+  unit          TEXT NOT NULL DEFAULT '',
+  started_at    REAL NOT NULL,
+  finished_at   REAL
+);
+
+CREATE TABLE deploy_steps (
+  id            INTEGER PRIMARY KEY,
+  deployment_id INTEGER NOT NULL REFERENCES deployments(id),
+  seq           INTEGER NOT NULL CHECK (seq > 0),
+  step          TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  detail        TEXT NOT NULL DEFAULT '',
+  seconds       REAL NOT NULL DEFAULT 0,
+  attempt       INTEGER NOT NULL DEFAULT 1,
+  log           TEXT NOT NULL DEFAULT '',
+  created_at    REAL NOT NULL,
+  UNIQUE (deployment_id, seq)
+);
+)sql";
+
 constexpr std::array warpforge_migrations{
     migration{1, "create the run database", schema_v1},
     migration{2, "add llm_calls", schema_v2},
+    migration{3, "add deployments and deploy_steps", schema_v3},
 };
 
 void check_numbering(std::span<const migration> migrations) {

@@ -1,0 +1,324 @@
+#include "deploy/run_deploy.hpp"
+
+#include "deploy/deploy_marker.hpp"
+#include "deploy/deploy_session.hpp"
+#include "deploy/program_timing.hpp"
+#include "deploy/project_guard.hpp"
+#include "deploy/source_splice.hpp"
+#include "files/atomic_write.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace warpforge::deploy {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using clock = deploy_session::clock;
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
+  return text;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+bool fsync_path(const fs::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  return synced;
+}
+
+journal_header header_of(const deploy_request& request) {
+  journal_header h;
+  h.job = request.job;
+  h.champion = request.chosen.label;
+  h.given = request.chosen.given;
+  if (request.chosen.given)
+    h.choice = "a person chose this source (--source): the gain gate was skipped";
+  h.run_dir = request.run_dir;
+  h.project = request.target.project;
+  h.file = request.target.relative_file;
+  return h;
+}
+
+// One deploy, step by step; each step returns whether the deploy goes on.
+class deploy_run {
+public:
+  deploy_run(const deploy_request& request, deploy_sink& sink)
+      : request_(request), target_(request.target),
+        session_(request.target, request.job, request.work_dir, header_of(request), sink) {}
+
+  deploy_report run() {
+    if (auto skipped = gate())
+      return session_.finish(skipped->first, skipped->second);
+    if (auto why = lock())
+      return session_.finish(why->first, why->second);
+    if (!build_original() || !baseline() || !backup()) {
+      session_.unlock();
+      return session_.finish(deploy_outcome::failed, reason_);
+    }
+    if (!write(champion_text(request_.chosen, target_.region), deploy_step::write) ||
+        !build_champion() || !verify() || !time_champion() || !decide())
+      return roll_back();
+    if (!session_.unlock())
+      return session_.finish(deploy_outcome::failed, "accepted, but the marker stays: " +
+                                                       session_.report().steps.back().detail);
+    return session_.finish(deploy_outcome::accepted, "");
+  }
+
+private:
+  using stop = std::optional<std::pair<deploy_outcome, std::string>>;
+
+  stop gate() {
+    const auto began = clock::now();
+    const auto& chosen = request_.chosen;
+    if (chosen.own_launch) {
+      const std::string why =
+        "the champion " + chosen.label + " brings its own launch geometry (a code variant); the "
+        "project launches the kernel with the problem's geometry, so it cannot be deployed there";
+      session_.record(deploy_step::gate, step_status::refused, why, began);
+      return std::pair{deploy_outcome::refused, why};
+    }
+    if (chosen.given) {
+      session_.record(deploy_step::gate, step_status::passed,
+                      "a person chose " + chosen.label + " (--source): the gain gate is skipped", began);
+      return std::nullopt;
+    }
+    const std::string gain = "standalone gain " + percent(chosen.standalone_gain) + " of " +
+                             chosen.label + ", threshold " + percent(target_.gain_threshold);
+    if (chosen.standalone_gain < target_.gain_threshold) {
+      session_.record(deploy_step::gate, step_status::skipped, gain + ": below it, nothing to deploy", began);
+      return std::pair{deploy_outcome::skipped, gain + ": below the threshold"};
+    }
+    session_.record(deploy_step::gate, step_status::passed, gain, began);
+    return std::nullopt;
+  }
+
+  stop lock() {
+    const auto began = clock::now();
+    // The write-only-inside rule, before anything is written (the spec reader checked it once;
+    // a link may have been planted since, or the target built by hand).
+    if (auto why = outside_target_reason(target_, target_.file); !why.empty()) {
+      session_.record(deploy_step::lock, step_status::refused, why, began);
+      return std::pair{deploy_outcome::refused, why};
+    }
+    auto original = read_bytes(target_.file);
+    if (!original) {
+      const std::string why = "cannot read the target file " + target_.file.string();
+      session_.record(deploy_step::lock, step_status::failed, why, began);
+      return std::pair{deploy_outcome::failed, why};
+    }
+    original_ = std::move(*original);
+    deploy_marker marker{request_.job, request_.run_dir, request_.work_dir, target_.relative_file,
+                         backup_path(), request_.chosen.label, static_cast<std::int64_t>(::getpid()),
+                         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()};
+    auto created = write_inside_project(target_, marker_path(target_), project_write::create_exclusive,
+                                        marker_json(marker));
+    if (!created) {
+      std::string why = created.error().message;
+      if (created.error().exists) {
+        auto held = read_bytes(marker_path(target_));
+        expected<deploy_marker, std::string> other = unexpected{std::string{"unreadable"}};
+        if (held)
+          other = parse_marker(*held, marker_path(target_).string());
+        why = other ? held_message(*other, target_.project)
+                    : "an unrecovered deploy holds " + target_.project.string() + " (" +
+                        marker_path(target_).string() + "): run warpforge deploy --recover";
+      }
+      session_.record(deploy_step::lock, created.error().exists ? step_status::refused : step_status::failed,
+                      why, began);
+      return std::pair{created.error().exists ? deploy_outcome::refused : deploy_outcome::failed, why};
+    }
+    session_.record(deploy_step::lock, step_status::passed, "created " + marker_path(target_).string(), began);
+    return std::nullopt;
+  }
+
+  fs::path backup_path() const { return request_.work_dir / "backup" / target_.relative_file; }
+
+  bool build_original() {
+    const auto began = clock::now();
+    auto build = session_.run(deploy_step::build_original, target_.build, target_.build_timeout);
+    if (!build.result.succeeded()) {
+      reason_ = "the original does not build: `" + target_.build + "` " +
+                build.result.how_it_ended(target_.build_timeout) + "; its output ends:\n" +
+                output_tail(build.result.output);
+      session_.record(deploy_step::build_original, step_status::failed, reason_, began, build.log);
+      return false;
+    }
+    session_.record(deploy_step::build_original, step_status::passed, "the original builds", began, build.log);
+    return true;
+  }
+
+  bool baseline() { return timing(deploy_step::baseline, before_); }
+  bool time_champion() { return timing(deploy_step::time, after_); }
+
+  bool timing(deploy_step step, std::optional<timing_summary>& into) {
+    const auto began = clock::now();
+    auto timed = time_program(target_, request_.work_dir / "logs", to_string(step));
+    if (!timed) {
+      reason_ = (step == deploy_step::baseline ? "the original's timing failed: " : "the champion's timing failed: ") +
+                timed.error();
+      session_.record(step, step_status::failed, reason_, began);
+      return false;
+    }
+    into = *timed;
+    (step == deploy_step::baseline ? session_.report().before : session_.report().after) = *timed;
+    session_.record(step, step_status::passed,
+                    "median " + number(timed->median) + " " + timed->unit + ", spread " +
+                      number(timed->spread) + " over " + std::to_string(timed->samples.size()) + " runs",
+                    began, "logs/" + std::string{to_string(step)} + "-<n>", *timed);
+    return true;
+  }
+
+  bool backup() {
+    const auto began = clock::now();
+    const auto file = backup_path();
+    auto written = files::write_file_atomically(file, original_);
+    const bool synced = written && fsync_path(file, O_RDONLY) && fsync_path(file.parent_path(), O_RDONLY | O_DIRECTORY);
+    auto back = read_bytes(file);
+    if (!written || !synced || !back || *back != original_) {
+      reason_ = "the backup " + file.string() + " " +
+                (!written ? "cannot be written: " + written.error()
+                          : !synced ? std::string{"cannot be synced to disk"} : std::string{"does not read back identical"});
+      session_.record(deploy_step::backup, step_status::failed, reason_, began);
+      return false;
+    }
+    session_.record(deploy_step::backup, step_status::passed,
+                    "copied " + target_.relative_file.string() + " (" + std::to_string(original_.size()) +
+                      " bytes) to " + file.string(),
+                    began);
+    return true;
+  }
+
+  // Writes `inner` (defines and the champion's part) into the target; `step`: write or fix_build.
+  bool write(const std::string& inner, deploy_step step) {
+    const auto began = clock::now();
+    auto text = splice(original_, target_.region, inner);
+    if (!text) {
+      reason_ = text.error();
+      session_.record(step, step_status::failed, reason_, began);
+      return false;
+    }
+    written_inner_ = inner;
+    const auto copy = request_.work_dir / "written" / target_.relative_file.filename();
+    (void)files::write_file_atomically(copy, *text); // what was written, for the run directory
+    session_.report().written = copy;
+    auto done = write_inside_project(target_, target_.file, project_write::replace, *text);
+    if (!done) {
+      reason_ = done.error().message;
+      session_.record(step, step_status::failed, reason_, began);
+      return false;
+    }
+    session_.record(step, step_status::passed,
+                    "wrote " + request_.chosen.label + " into " + target_.relative_file.string() +
+                      (target_.region.empty() ? "" : " (region " + target_.region + ")") + ", " +
+                      std::to_string(request_.chosen.defines.size()) + " define(s)",
+                    began);
+    return true;
+  }
+
+  bool build_champion() {
+    for (int fixes = 0;; ++fixes) {
+      const auto began = clock::now();
+      auto build = session_.run(deploy_step::build, target_.build, target_.build_timeout);
+      if (build.result.succeeded()) {
+        session_.record(deploy_step::build, step_status::passed, "the champion builds", began, build.log);
+        return true;
+      }
+      reason_ = "the champion does not build: `" + target_.build + "` " +
+                build.result.how_it_ended(target_.build_timeout) + "; its output ends:\n" +
+                output_tail(build.result.output);
+      session_.record(deploy_step::build, step_status::failed, reason_, began, build.log);
+      if (!request_.fix_build || fixes >= request_.fix_tries)
+        return false;
+      const auto asked = clock::now();
+      auto fixed = request_.fix_build(build.result.output, written_inner_);
+      if (!fixed) {
+        session_.record(deploy_step::fix_build, step_status::failed, "no correction was proposed", asked);
+        return false;
+      }
+      if (!write(*fixed, deploy_step::fix_build))
+        return false;
+    }
+  }
+
+  bool verify() {
+    const auto began = clock::now();
+    auto check = session_.run(deploy_step::verify, target_.verify, target_.run_timeout);
+    if (!check.result.succeeded()) {
+      reason_ = "verification failed: `" + target_.verify + "` " + check.result.how_it_ended(target_.run_timeout) +
+                "; its output ends:\n" + output_tail(check.result.output);
+      session_.record(deploy_step::verify, step_status::failed, reason_, began, check.log);
+      return false;
+    }
+    session_.record(deploy_step::verify, step_status::passed, "the program's own check passed", began, check.log);
+    return true;
+  }
+
+  bool decide() {
+    const auto began = clock::now();
+    const double gain = before_->median - after_->median;
+    const double noise = std::max(before_->spread, after_->spread);
+    const std::string numbers = before_->unit + " " + number(before_->median) + " -> " + number(after_->median) +
+                                " (" + (before_->median > 0 ? percent(-gain / before_->median) : "?") +
+                                "), noise " + number(noise);
+    if (after_->median < before_->median && gain > noise) {
+      session_.record(deploy_step::decide, step_status::passed, "faster: " + numbers, began);
+      return true;
+    }
+    reason_ = (after_->median > before_->median ? "regression: " : "no measurable gain: ") + numbers;
+    session_.record(deploy_step::decide, step_status::failed, reason_, began);
+    return false;
+  }
+
+  deploy_report roll_back() {
+    const std::string why = reason_;
+    if (!session_.restore(original_))
+      return session_.finish(deploy_outcome::failed,
+                             why + "; the restore failed, the backup is " + backup_path().string() +
+                               " and the marker stays: run warpforge deploy --recover");
+    if (!session_.rebuild(true)) {
+      const auto& last = session_.report().steps.back();
+      if (last.step == deploy_step::rebuild) // the original no longer builds: keep the lock
+        return session_.finish(deploy_outcome::failed,
+                               why + "; the original is restored but does not build, the marker stays: "
+                                     "fix the build, then run warpforge deploy --recover");
+      session_.unlock();
+      return session_.finish(deploy_outcome::rolled_back,
+                             why + " (the restored original fails its own check too)");
+    }
+    if (!session_.unlock())
+      return session_.finish(deploy_outcome::failed, why + "; restored, but the marker stays");
+    return session_.finish(deploy_outcome::rolled_back, why);
+  }
+
+  const deploy_request& request_;
+  const deploy_target& target_;
+  deploy_session session_;
+  std::string original_;       // the target file's bytes before the deploy
+  std::string written_inner_;  // what went into the region (or the file) last
+  std::string reason_;         // why the last failed step failed
+  std::optional<timing_summary> before_, after_;
+};
+
+} // namespace
+
+deploy_report run_deploy(const deploy_request& request, deploy_sink& sink) {
+  return deploy_run{request, sink}.run();
+}
+
+} // namespace warpforge::deploy

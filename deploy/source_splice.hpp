@@ -1,0 +1,27 @@
+#pragma once
+// What a deploy writes into the target file: the champion's text (its region only, when its
+// source has the region's markers), its tunable values first as `#define NAME value` lines, put
+// between the target's own region markers (kept), or in place of the whole file.
+
+#include "deploy/champion.hpp"
+#include "expected/expected.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace warpforge::deploy {
+
+/// The text of `region` between its marker lines (exclusive), or nullopt when `text` lacks them.
+std::optional<std::string> region_content(std::string_view text, std::string_view region);
+
+/// The champion's part for the target: `#define` lines of its defines, then its source (or that
+/// source's region content, when region is given and its source has the markers).
+std::string champion_text(const champion& chosen, std::string_view region);
+
+/// `original` with `inner` in place of the region's content (markers kept); `inner` alone when
+/// region is empty. An error names a region the original lacks.
+expected<std::string, std::string> splice(std::string_view original, std::string_view region,
+                                          std::string_view inner);
+
+} // namespace warpforge::deploy
