@@ -192,6 +192,15 @@ void write_kernel_result(json::writer& out, const kernel_result& k) {
   out.key("warmup_s").value(k.warmup_s);
   out.key("timing_s").value(k.timing_s);
   write_strings(out, "notes", k.notes);
+  if (!k.config_medians.empty()) { // a combined result only: a runner's reply never has them
+    out.key("config_medians").begin_array();
+    for (const auto& m : k.config_medians) {
+      out.begin_object();
+      out.key("config").value(m.config).key("weight").value(m.weight).key("median_s").value(m.median_s);
+      out.end_object();
+    }
+    out.end_array();
+  }
   out.end_object();
 }
 
@@ -477,6 +486,13 @@ void read_kernel_result(json_object_reader& in, simdjson::dom::object o, kernel_
   read_double(in, o, "warmup_s", k.warmup_s);
   read_double(in, o, "timing_s", k.timing_s);
   read_strings(in, "notes", k.notes);
+  if (simdjson::dom::element medians; in.ok() && o.at_key("config_medians").get(medians) == simdjson::SUCCESS)
+    each_object(in, "config_medians", [&](json_object_reader& m, simdjson::dom::object mo) {
+      auto& median = k.config_medians.emplace_back();
+      m.required("config", median.config);
+      read_double(m, mo, "weight", median.weight);
+      read_double(m, mo, "median_s", median.median_s);
+    });
 }
 
 } // namespace

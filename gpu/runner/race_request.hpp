@@ -129,6 +129,16 @@ race_request make_single_kernel_race(const config::resolved_problem& problem,
 std::string encode_body(const race_request& request);
 expected<race_request, json_error> decode_race_request(std::string_view body_json);
 
+/// A kernel's median at one configuration of a problem measured at several
+/// (gpu/runner/config_race.hpp).
+struct config_median {
+  std::string config;   // the configuration's name
+  double weight = 0.0;  // its normalised weight, 1.0 = 100%
+  double median_s = 0.0; // seconds
+
+  bool operator==(const config_median&) const = default;
+};
+
 /// One kernel's verdict in a race.
 struct kernel_result {
   vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run; // passed, incorrect,
@@ -155,6 +165,9 @@ struct kernel_result {
   double warmup_s = 0.0;  // wall seconds of its warm-up
   double timing_s = 0.0;  // wall seconds of its batches in the rounds
   std::vector<std::string> notes;
+  std::vector<config_median> config_medians; // passed at several configurations: its median at
+                                             // each, in the problem's order (stats hold their
+                                             // weighted sum); empty for a single configuration
 
   bool operator==(const kernel_result&) const = default;
 };
