@@ -30,10 +30,11 @@ std::string percent(double share) {
   return text;
 }
 
-// The selection of the spec's kernel: the only one, or the one whose name is the spec's entry.
+// The selection of the spec's kernel: the named kernel's (observed with --kernel: the user said
+// which), else the one kernel whose name is the spec's entry.
 expected<const kernel_selection*, std::string> selection_for(const observation& observed,
                                                              const config::problem_spec& spec) {
-  if (observed.representative.size() == 1)
+  if (!observed.kernel.empty() && observed.representative.size() == 1)
     return &observed.representative.front();
   std::vector<const kernel_selection*> matching;
   std::string seen;
