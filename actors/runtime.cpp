@@ -4,6 +4,7 @@
 #include "actors/compiler.hpp"
 #include "actors/emit.hpp"
 #include "actors/profiler.hpp"
+#include "actors/deployer.hpp"
 #include "actors/llm.hpp"
 #include "actors/proposer.hpp"
 #include "actors/registry.hpp"
@@ -46,6 +47,9 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
   children.push_back({std::string{feed_name}, [feed_opts = options.feed](caf::actor_system& sys) {
                         return untyped(sys.spawn<caf::detached>(feed, feed_opts));
                       }});
+  if (options.deployer || options.pipeline)
+    children.push_back({std::string{deployer_name},
+                        [](caf::actor_system& sys) { return untyped(sys.spawn(deployer)); }});
   if (!options.pipeline)
     return children;
   const auto& p = *options.pipeline;
@@ -149,6 +153,17 @@ template expected<std::int64_t, std::string> runtime::record(const storage::iter
 template expected<std::int64_t, std::string> runtime::record(const storage::branch_record&);
 template expected<std::int64_t, std::string> runtime::record(const storage::branch_outcome_change&);
 template expected<std::int64_t, std::string> runtime::record(const storage::measurement_record&);
+
+expected<messages::deploy_answer, std::string> runtime::deploy(const messages::deploy_order& order) {
+  auto deployer_handle = lookup<messages::deployer_actor>(*system_, deployer_name);
+  if (!deployer_handle)
+    return unexpected{std::string{"no deployer is running"}};
+  expected<messages::deploy_answer, std::string> result = unexpected{std::string{"no answer"}};
+  (*self_)->request(deployer_handle, caf::infinite, order)
+    .receive([&](messages::deploy_answer& a) { result = std::move(a); },
+             [&](caf::error& err) { result = unexpected{system_->render(err)}; });
+  return result;
+}
 
 expected<pipeline::campaign_result, std::string> runtime::run(const messages::campaign_plan& plan,
                                                               const std::function<bool()>& interrupted) {

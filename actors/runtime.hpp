@@ -13,6 +13,7 @@
 #include "llm/chat/chat.hpp"
 #include "config/supervision_policy.hpp"
 #include "messages/campaign.hpp"
+#include "messages/deployer.hpp"
 #include "expected/expected.hpp"
 #include "messages/store.hpp"
 #include "messages/supervisor.hpp"
@@ -54,6 +55,7 @@ struct runtime_options {
   feed_options feed;
   config::supervision_policy supervision;
   std::optional<pipeline_options> pipeline;
+  bool deployer = false; // a deployer actor even without the pipeline (`warpforge deploy`)
 };
 
 /// How long the runtime waits for a synchronous answer from one of its actors.
@@ -82,6 +84,10 @@ public:
   /// gave up (its reason), or the pipeline is not running.
   expected<pipeline::campaign_result, std::string> run(const messages::campaign_plan& plan,
                                                        const std::function<bool()>& interrupted);
+
+  /// Runs one deploy (or recovery) through the deployer actor to its end: minutes, while the
+  /// user's program builds and runs. The error: no deployer in this runtime, or it failed.
+  expected<messages::deploy_answer, std::string> deploy(const messages::deploy_order& order);
 
   /// Puts an event on the feed (fire and forget; the feed stamps seq and time).
   void emit(feed::event e);

@@ -226,6 +226,22 @@ expected<std::int64_t, storage::store_error> store_state::record(const storage::
   return db->insert_llm_call(row);
 }
 
+// A deployment's rows are keyed by its work folder, so a repeated write after a restart replaces.
+expected<std::int64_t, storage::store_error> store_state::record(const storage::deployment_record& r) {
+  return db->record_deployment(r, unix_now_s());
+}
+
+expected<std::int64_t, storage::store_error> store_state::record(const storage::deploy_step_record& r) {
+  return db->record_deploy_step(r, unix_now_s());
+}
+
+expected<std::int64_t, storage::store_error> store_state::record(const storage::deployment_result& r) {
+  auto done = db->finish_deployment(r, unix_now_s());
+  if (!done)
+    return unexpected{done.error()};
+  return std::int64_t{0};
+}
+
 void store_state::note_failure(const storage::store_error& error) {
   ++write_errors;
   last_error = storage::to_string(error);
@@ -272,6 +288,9 @@ store(messages::store_actor::stateful_pointer<store_state> self, std::filesystem
     [self, reply](const storage::branch_outcome_change& c) { return reply(self->state.record(c)); },
     [self, reply](const storage::measurement_record& r) { return reply(self->state.record(r)); },
     [self, reply](const storage::llm_call_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const storage::deployment_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const storage::deploy_step_record& r) { return reply(self->state.record(r)); },
+    [self, reply](const storage::deployment_result& r) { return reply(self->state.record(r)); },
     [self, apply](const feed::event& e) { apply(self->state.record(e)); },
     [self](messages::next_seq_atom) -> caf::result<std::int64_t> {
       auto next = self->state.db->next_event_seq();

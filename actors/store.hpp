@@ -41,6 +41,9 @@ struct store_state {
   expected<std::int64_t, storage::store_error> record(const storage::measurement_record& r);
   // Keyed by (job, iteration, seq): a repeated write replaces the row.
   expected<std::int64_t, storage::store_error> record(const storage::llm_call_record& r);
+  expected<std::int64_t, storage::store_error> record(const storage::deployment_record& r);
+  expected<std::int64_t, storage::store_error> record(const storage::deploy_step_record& r);
+  expected<std::int64_t, storage::store_error> record(const storage::deployment_result& r);
 
   /// The row of the job's iteration `number`, made when missing.
   expected<std::int64_t, storage::store_error> iteration_id(std::int64_t job_id, std::int64_t number);

@@ -27,6 +27,7 @@ expected<recording, recording_failure> boot(storage::run_directory dir, std::str
   options.feed.replay_endpoint_file = dir.replay_endpoint_path();
   options.supervision = supervision;
   options.pipeline = std::move(pipeline);
+  options.deployer = true; // `warpforge deploy`, and a campaign that deploys at its end
   auto rt = actors::runtime::start(options);
   if (!rt) {
     logging::get("campaign")->error("cannot start: {}", rt.error());

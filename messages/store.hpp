@@ -79,6 +79,23 @@ typename Inspector::result_type inspect(Inspector& f, llm_call_record& x) {
            x.attempts, x.transcript);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, deployment_record& x) {
+  return f(caf::meta::type_name("deployment_record"), x.work_dir, x.job, x.champion, x.given, x.project, x.file);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, deploy_step_record& x) {
+  return f(caf::meta::type_name("deploy_step_record"), x.work_dir, x.seq, x.step, x.status, x.detail, x.seconds,
+           x.attempt, x.log);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, deployment_result& x) {
+  return f(caf::meta::type_name("deployment_result"), x.work_dir, x.outcome, x.reason, x.has_before,
+           x.before_median, x.before_spread, x.has_after, x.after_median, x.after_spread, x.unit);
+}
+
 } // namespace warpforge::storage
 
 namespace warpforge::messages {
@@ -96,6 +113,9 @@ using store_actor = caf::typed_actor<
   caf::replies_to<storage::branch_outcome_change>::with<std::int64_t>,
   caf::replies_to<storage::measurement_record>::with<std::int64_t>,   // -> the measurement's id
   caf::replies_to<storage::llm_call_record>::with<std::int64_t>,      // -> the call's id (same key: same row)
+  caf::replies_to<storage::deployment_record>::with<std::int64_t>,    // -> the deployment's id (keyed by work_dir)
+  caf::replies_to<storage::deploy_step_record>::with<std::int64_t>,   // -> the step's id (work_dir, seq)
+  caf::replies_to<storage::deployment_result>::with<std::int64_t>,    // how it ended -> 0
   caf::reacts_to<feed::event>,                          // persist one feed event (seq given)
   caf::replies_to<next_seq_atom>::with<std::int64_t>,   // where the feed's seq counter resumes
   caf::replies_to<flush_atom>::with<std::int64_t>,      // barrier: all before it is durable; -> rows written

@@ -14,6 +14,7 @@
 #include "messages/scheduler.hpp"
 #include "messages/status.hpp"
 #include "messages/store.hpp"
+#include "messages/deployer.hpp"
 #include "messages/supervisor.hpp"
 
 #include <caf/type_id.hpp>
@@ -64,4 +65,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(warpforge, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::branch_outcome_change))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::measurement_record))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::llm_call_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::deployment_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::deploy_step_record))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::storage::deployment_result))
+  // deployer
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_answer))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_done))
 CAF_END_TYPE_ID_BLOCK(warpforge)
