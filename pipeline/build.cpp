@@ -33,15 +33,20 @@ bool write_file(const fs::path& file, const std::string& bytes) {
 
 } // namespace
 
-expected<config::resolved_problem, std::string> resolve_branch(const job_setup& job, const candidate& what) {
-  auto resolved = config::resolve_problem(job.problem, what.point);
-  if (!resolved)
-    return unexpected{toml_reader::to_string(resolved.error())};
-  // A code variant's own launch replaces the problem's (its proposer validated it against the
-  // device's limits); the arguments stay the problem's, so races still share one set of buffers.
-  if (what.launch)
-    resolved->launch = *what.launch;
-  return std::move(*resolved);
+expected<std::vector<config::resolved_problem>, std::string> resolve_branch(const job_setup& job,
+                                                                             const candidate& what) {
+  std::vector<config::resolved_problem> out;
+  for (const auto& at : job.configs) {
+    auto resolved = config::resolve_problem(job.problem, what.point, at.config);
+    if (!resolved)
+      return unexpected{toml_reader::to_string(resolved.error())};
+    // A code variant's own launch replaces the problem's (its proposer validated it against the
+    // device's limits); the arguments stay the problem's, so races still share one set of buffers.
+    if (what.launch)
+      resolved->launch = *what.launch;
+    out.push_back(std::move(*resolved));
+  }
+  return out;
 }
 
 compile_order compile_order_for(const job_setup& job, const candidate& what,

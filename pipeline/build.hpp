@@ -80,11 +80,14 @@ struct sass_verdict {
 /// failing in tests. Must be thread-safe.
 using compile_function = std::function<gpu::compile_result(const gpu::compile_request&)>;
 
-/// The branch's point resolved (its launch, arguments and defines): the error names the spec's
-/// complaint (a point outside the spec, a violated constraint, an invalid geometry).
-expected<config::resolved_problem, std::string> resolve_branch(const job_setup& job, const candidate& what);
+/// The branch's point resolved at each of the job's configurations, in their order (its launch,
+/// arguments and defines there): the error names the spec's complaint (a point outside the spec,
+/// a violated constraint, an invalid geometry) and, for a problem with [[configs]], the config.
+expected<std::vector<config::resolved_problem>, std::string> resolve_branch(const job_setup& job,
+                                                                             const candidate& what);
 
-/// The compile order of a branch at its (resolved) point, for `arch`, into `dir`.
+/// The compile order of a branch at its (resolved) point, for `arch`, into `dir`: the same at
+/// every configuration (dims are not compiled in).
 compile_order compile_order_for(const job_setup& job, const candidate& what,
                                 const config::resolved_problem& resolved, const branch_ref& ref,
                                 const std::string& arch, const std::filesystem::path& dir);

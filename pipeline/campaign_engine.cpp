@@ -246,14 +246,21 @@ void campaign_engine::build(job_slot& job, branch_slot& slot) {
   auto resolved = resolve_branch(job.setup, b.what);
   if (!resolved)
     return fail(branch_outcome::not_run, resolved.error());
-  if (resolved->args != job.setup.defaults.args)
+  const auto& configs = job.setup.configs;
+  if (b.what.launch && configs.size() > 1)
     return fail(branch_outcome::not_supported,
-                "its buffers or scalars differ from the problem's default point, and a race shares one set of "
-                "arguments among its kernels");
+                "it brings its own launch geometry, fixed for one size, and the problem is raced at " +
+                  std::to_string(configs.size()) + " configurations, each with the geometry of its dims");
+  for (std::size_t c = 0; c < configs.size(); ++c)
+    if ((*resolved)[c].args != configs[c].defaults.args)
+      return fail(branch_outcome::not_supported,
+                  "its buffers or scalars differ from the problem's default point" +
+                    (configs.size() > 1 ? " at config '" + configs[c].config.name + "'" : std::string{}) +
+                    ", and a race shares one set of arguments among its kernels");
   slot.resolved = std::move(*resolved);
   const auto t = next_ticket();
   orders_[t] = order{order::kind::compile, index_of(job), {b.iteration, b.ordinal}};
-  out_.compiles.emplace_back(t, compile_order_for(job.setup, b.what, *slot.resolved, ref_of(job, b.iteration, b.ordinal),
+  out_.compiles.emplace_back(t, compile_order_for(job.setup, b.what, slot.resolved.front(), ref_of(job, b.iteration, b.ordinal),
                                                   arch(), branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal)));
   ++compiles_in_flight_;
   compile_ahead(job, b);
@@ -267,7 +274,7 @@ void campaign_engine::compile_ahead(job_slot& job, const planned_branch& b) {
     auto resolved = resolve_branch(job.setup, variant);
     if (!resolved)
       continue;
-    auto ahead = compile_order_for(job.setup, variant, *resolved, ref_of(job, b.iteration, b.ordinal), arch(),
+    auto ahead = compile_order_for(job.setup, variant, resolved->front(), ref_of(job, b.iteration, b.ordinal), arch(),
                                    branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal));
     ahead.keep_files = false;
     const auto t = next_ticket();

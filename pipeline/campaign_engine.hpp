@@ -17,7 +17,10 @@
 // Orders carry a ticket; every answer comes back with its ticket (an order answered twice, or
 // answered after an interrupt, is ignored). GPUs are handed out here: a GPU is busy from the
 // race or profile given to it until its answer. Without a GPU, a race is answered at once: every
-// kernel not_run, with the reason.
+// kernel not_run, with the reason. A job whose problem has several configurations races each
+// branch at every one in turn on the same GPU (one race order each, the GPU leased throughout)
+// and records their weighted combination (gpu/runner/config_race.hpp); profiles run at the
+// heaviest configuration.
 
 #include "expected/expected.hpp"
 #include "feed/event.hpp"
@@ -132,8 +135,10 @@ private:
   bool dispatch_race(gpu_slot& gpu, bool eager);
   bool dispatch_profile(gpu_slot& gpu);
   void race_without_gpu(job_slot& job, const race_plan& race);
-  gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent) const;
-  gpu::kernel_launch launch_of(const job_slot& job, const branch_slot& slot) const;
+  gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent,
+                                     std::size_t config) const;
+  gpu::kernel_launch launch_of(const job_slot& job, const branch_slot& slot, std::size_t config) const;
+  bool race_next_config(job_slot& job, order& o, const gpu::race_result& result, double request_s);
   void keep_launches(const job_slot& job, const race_plan& race, const gpu::race_request& request) const;
   void gpu_busy(gpu_slot& gpu, bool busy);
   gpu_slot& gpu_of(int ordinal);

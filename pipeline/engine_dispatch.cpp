@@ -4,6 +4,7 @@
 #include "pipeline/campaign_engine.hpp"
 #include "pipeline/engine_slots.hpp"
 
+#include "gpu/runner/config_race.hpp"
 #include "tuning/point_text.hpp"
 
 #include <fstream>
@@ -81,8 +82,9 @@ bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
     orders_[t] = order{order::kind::profile, index_of(*job), {b.iteration, b.ordinal}, {}, false, profile,
                        gpu.device.ordinal};
     race_plan one{b.iteration, {}, false, gpu.device.ordinal};
-    auto launch = race_request_for(*job, one, false);
-    launch.kernels = {launch_of(*job, slot)};
+    const std::size_t at = job->setup.heaviest; // most of the time goes there
+    auto launch = race_request_for(*job, one, false, at);
+    launch.kernels = {launch_of(*job, slot, at)};
     const auto folder = branch_folder(setup_.run_dir, job->setup.name, b.iteration, b.ordinal);
     // ncu's ~2 s start-up for the SASS and launch metrics CUPTI cannot give, once per job in a
     // campaign (the baseline's profile: where coalescing and occupancy are worth knowing);
@@ -91,8 +93,12 @@ bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
     out_.profiles.push_back({t, ref_of(*job, b.iteration, b.ordinal), gpu.device, std::move(launch),
                              (folder / ("metrics-gpu" + std::to_string(gpu.device.ordinal) + ".json")).string(),
                              ask_ncu});
+    feed::detail leased;
+    leased.add("profile", true);
+    if (job->setup.configs.size() > 1)
+      leased.add("config", job->setup.configs[at].config.name);
     out_.events.push_back(job_event(feed::event_type::gpu_leased, job->setup.name, b.iteration, b.ordinal,
-                                    gpu.device.ordinal, feed::detail{}.add("profile", true).json()));
+                                    gpu.device.ordinal, leased.json()));
     gpu_busy(gpu, true);
     return true;
   }
@@ -111,10 +117,12 @@ bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
       continue;
     }
     const auto t = next_ticket();
-    orders_[t] = order{order::kind::race, index_of(*job), {race->iteration, -1}, *race, race->with_incumbent, {},
-                       gpu.device.ordinal};
-    auto request = race_request_for(*job, *race, race->with_incumbent);
-    keep_launches(*job, *race, request);
+    auto& o = orders_[t] = order{order::kind::race, index_of(*job), {race->iteration, -1}, *race,
+                                 race->with_incumbent, {}, gpu.device.ordinal};
+    auto request = race_request_for(*job, *race, race->with_incumbent, 0); // the first configuration
+    for (std::size_t k = 0; k < request.kernels.size(); ++k)
+      o.kernels.push_back(k);
+    keep_launches(*job, *race, race_request_for(*job, *race, race->with_incumbent, job->setup.heaviest));
     out_.races.push_back({t, gpu.device.ordinal, ref_of(*job, race->iteration, -1), std::move(request)});
     out_.events.push_back(job_event(feed::event_type::gpu_leased, job->setup.name, race->iteration, feed::no_branch,
                                     gpu.device.ordinal,
@@ -127,7 +135,8 @@ bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
 }
 
 // Each branch's launch alone, beside it: `warpforge-runner --execute request-<arch>.json` replays
-// it (under ncu, say) with the same CUBINs, arguments and seeds.
+// it (under ncu, say) with the same CUBINs, arguments and seeds (at the heaviest configuration,
+// where it is profiled).
 void campaign_engine::keep_launches(const job_slot& job, const race_plan& race, const gpu::race_request& request) const {
   const std::size_t offset = request.kernels.size() - race.ordinals.size();
   for (std::size_t i = 0; i < race.ordinals.size(); ++i) {
@@ -154,40 +163,72 @@ void campaign_engine::race_without_gpu(job_slot& job, const race_plan& race) {
   job.plan->measured(race, outcome);
 }
 
-gpu::kernel_launch campaign_engine::launch_of(const job_slot& job, const branch_slot& slot) const {
+gpu::kernel_launch campaign_engine::launch_of(const job_slot& job, const branch_slot& slot, std::size_t config) const {
   return {slot.cubin_path, job.setup.problem.kernel.entry,
-          slot.resolved ? slot.resolved->launch : job.setup.defaults.launch};
+          slot.resolved.empty() ? job.setup.configs.at(config).defaults.launch : slot.resolved.at(config).launch};
 }
 
-gpu::race_request campaign_engine::race_request_for(job_slot& job, const race_plan& race, bool with_incumbent) const {
+// The race's request at one of the job's configurations (its arguments, its launches).
+gpu::race_request campaign_engine::race_request_for(job_slot& job, const race_plan& race, bool with_incumbent,
+                                                    std::size_t config) const {
+  const auto& defaults = job.setup.configs.at(config).defaults;
   gpu::race_inputs inputs;
   if (with_incumbent) {
     const auto& best = job.plan->best();
-    inputs.kernels.push_back(launch_of(job, job.branches.at({best.iteration, best.ordinal})));
+    inputs.kernels.push_back(launch_of(job, job.branches.at({best.iteration, best.ordinal}), config));
   }
   for (auto ordinal : race.ordinals)
-    inputs.kernels.push_back(launch_of(job, job.branches.at({race.iteration, ordinal})));
+    inputs.kernels.push_back(launch_of(job, job.branches.at({race.iteration, ordinal}), config));
   inputs.reference_cubin = job.reference_cubin;
   inputs.reference_entry = job.setup.reference_entry;
   if (job.setup.problem.reference.kind == config::reference_kind::self)
-    inputs.reference_launch = job.setup.defaults.launch;
+    inputs.reference_launch = defaults.launch;
   inputs.seed = setup_.spec.proposer.seed;
   inputs.mode = setup_.timing;
-  return gpu::make_race_request(job.setup.defaults, job.setup.problem.reference, inputs);
+  return gpu::make_race_request(defaults, job.setup.problem.reference, inputs);
 }
 
-void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu::race_result& result, double request_s) {
+// Records one configuration's answer; while configurations remain and a kernel still passes,
+// sends the next configuration's race (those kernels only) to the same GPU and returns true.
+bool campaign_engine::race_next_config(job_slot& job, order& o, const gpu::race_result& result, double request_s) {
+  const auto& at = job.setup.configs.at(o.config).config;
+  o.parts.push_back({at.name, at.weight, o.kernels, result});
+  o.request_s += request_s;
+  std::vector<std::size_t> passing;
+  for (std::size_t s = 0; s < o.kernels.size() && s < result.kernels.size(); ++s)
+    if (result.kernels[s].outcome == branch_outcome::passed)
+      passing.push_back(o.kernels[s]);
+  if (o.config + 1 >= job.setup.configs.size() || passing.empty())
+    return false;
+  ++o.config;
+  o.kernels = std::move(passing);
+  auto request = race_request_for(job, o.race, o.with_incumbent, o.config);
+  std::vector<gpu::kernel_launch> kernels;
+  for (auto k : o.kernels)
+    kernels.push_back(request.kernels.at(k));
+  request.kernels = std::move(kernels);
+  const auto t = next_ticket();
+  orders_[t] = o;
+  out_.races.push_back({t, o.gpu, ref_of(job, o.race.iteration, -1), std::move(request)});
+  return true;
+}
+
+void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu::race_result& raw, double raw_request_s) {
   update_usage();
   auto it = orders_.find(id);
   if (it == orders_.end())
     return;
   auto o = it->second;
   orders_.erase(it);
+  auto& job = *jobs_.at(o.job);
+  if (race_next_config(job, o, raw, raw_request_s))
+    return; // the GPU stays leased for the next configuration
+  const auto result = gpu::combine_config_races(o.race.ordinals.size() + (o.with_incumbent ? 1 : 0), o.parts);
+  const double request_s = o.request_s;
   auto& gpu = gpu_of(o.gpu);
   gpu_busy(gpu, false);
   ++gpu.usage.races;
   first_measured_ = true;
-  auto& job = *jobs_.at(o.job);
   const std::size_t offset = o.with_incumbent ? 1 : 0;
   race_outcome outcome;
   if (o.with_incumbent && !result.kernels.empty() && result.kernels[0].outcome == branch_outcome::passed)

@@ -62,7 +62,12 @@ bool campaign_engine::replay_branch(job_slot& job, const planned_branch& b, cons
   if (r.outcome == branch_outcome::passed) {
     r.median_s = entry->best_time_s;
     auto resolved = resolve_branch(job.setup, b.what);
-    slot.resolved = resolved ? std::move(*resolved) : job.setup.defaults;
+    slot.resolved.clear();
+    if (resolved)
+      slot.resolved = std::move(*resolved);
+    else
+      for (const auto& at : job.setup.configs)
+        slot.resolved.push_back(at.defaults);
     slot.cubin_path =
       (branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal) / ("kernel-" + arch() + ".cubin")).string();
   }

@@ -2,6 +2,7 @@
 // The campaign engine's bookkeeping (private to pipeline/campaign_engine*.cpp): per job its plan
 // and the branches it has built, per GPU whether it is busy, per order what it was for.
 
+#include "gpu/runner/config_race.hpp"
 #include "pipeline/campaign_engine.hpp"
 
 #include <map>
@@ -17,7 +18,9 @@ using branch_key = std::pair<std::int64_t, std::int64_t>; // (iteration, ordinal
 
 struct campaign_engine::branch_slot {
   planned_branch plan;
-  std::optional<config::resolved_problem> resolved; // its point resolved (launch, arguments)
+  std::vector<config::resolved_problem> resolved;   // its point resolved (launch, arguments) at
+                                                    // each of the job's configurations; empty
+                                                    // until then
   std::string cubin_path;                           // once built
   std::vector<std::string> sass_absent;             // claimed methods the SASS did not show
   bool ended = false;                               // its outcome is recorded
@@ -58,6 +61,12 @@ struct campaign_engine::order {
   bool with_incumbent = false;
   profile_plan profile;       // profile
   int gpu = -1;               // race, profile
+  // A race runs at each of the job's configurations in turn, on the same GPU:
+  std::size_t config = 0;                   // the configuration this request is at
+  std::vector<std::size_t> kernels;         // the race's kernels in this request (0: the
+                                            // incumbent, when it runs), those that passed so far
+  std::vector<gpu::config_race_part> parts; // the configurations answered so far
+  double request_s = 0;                     // seconds their requests took
 };
 
 } // namespace warpforge::pipeline

@@ -28,7 +28,8 @@ struct branch_result {
   std::optional<double> median_s;  // seconds, when passed
   std::optional<double> ci_low_s;  // the median's 95% interval, seconds
   std::optional<double> ci_high_s;
-  std::string detail;              // why, when not passed
+  std::string detail;              // why, when not passed; passed at several configurations:
+                                   // its median at each (config_medians_text)
   std::vector<std::string> sass_absent; // claimed methods the SASS check did not find
   friend bool operator==(const branch_result&, const branch_result&) = default;
 };

@@ -44,10 +44,15 @@ expected<job_setup, std::string> open_job(std::string name, std::filesystem::pat
   job.reference_text = std::move(*reference_text);
   job.reference_entry = reference.entry;
   job.reference_flags = reference.flags;
-  auto defaults = config::resolve_problem(problem, config::default_point(problem));
-  if (!defaults)
-    return unexpected{toml_reader::to_string(defaults.error())};
-  job.defaults = std::move(*defaults);
+  const auto configs = config::problem_configs(problem);
+  for (const auto& at : configs) {
+    auto defaults = config::resolve_problem(problem, config::default_point(problem), at);
+    if (!defaults)
+      return unexpected{toml_reader::to_string(defaults.error())};
+    job.configs.push_back({at, std::move(*defaults)});
+  }
+  job.heaviest = config::heaviest_config(configs);
+  job.defaults = job.configs[job.heaviest].defaults;
   auto space = tuning::search_space::from_problem(problem);
   if (!space)
     return unexpected{job.problem_path.string() + ": " + tuning::to_string(space.error())};
@@ -60,9 +65,10 @@ expected<job_setup, std::string> open_job(std::string name, std::filesystem::pat
 
 double buffer_bytes(const job_setup& job) {
   double bytes = 0;
-  for (const auto& arg : job.defaults.args)
-    if (const auto* b = std::get_if<config::resolved_buffer>(&arg))
-      bytes += static_cast<double>(b->bytes);
+  for (const auto& at : job.configs)
+    for (const auto& arg : at.defaults.args)
+      if (const auto* b = std::get_if<config::resolved_buffer>(&arg))
+        bytes += at.config.weight * static_cast<double>(b->bytes);
   return bytes;
 }
 

@@ -16,6 +16,12 @@
 
 namespace warpforge::pipeline {
 
+/// The job's problem at one of its configurations (config/problem_configs.hpp).
+struct job_config {
+  config::problem_config config;     // name, normalised weight, dims
+  config::resolved_problem defaults; // the problem at its default point there
+};
+
 struct job_setup {
   std::string name;                   // the job's name in the campaign
   std::filesystem::path problem_path; // its problem spec
@@ -25,19 +31,25 @@ struct job_setup {
                                       // reference kind self)
   std::string reference_entry;
   std::vector<std::string> reference_flags;
-  config::resolved_problem defaults;  // the problem at its default point
+  std::vector<job_config> configs;    // every configuration the job is raced at, in spec
+                                      // order; one for a problem without [[configs]]
+  std::size_t heaviest = 0;           // index into configs of the largest weight: where
+                                      // profiles and diagnoses run
+  config::resolved_problem defaults;  // the problem at its default point at the heaviest
+                                      // configuration (without [[configs]]: at [dims])
   candidate baseline;                 // the kernel at its default point, with the methods its
                                       // tunables claim there
 };
 
-/// Reads the job's sources and resolves its default point. Errors: a source that cannot be read,
+/// Reads the job's sources and resolves its default point at every configuration. Errors: a source that cannot be read,
 /// a default point that does not resolve, a search space that cannot be built, a reference kind
 /// the runner cannot use yet (an expected-values file).
 expected<job_setup, std::string> open_job(std::string name, std::filesystem::path problem_path,
                                           config::problem_spec problem);
 
 /// The bytes every buffer of the problem holds at its default point (each moved once: what an
-/// achieved bandwidth is counted against).
+/// achieved bandwidth is counted against); with several configurations, their weighted sum,
+/// as the time it is divided by is.
 double buffer_bytes(const job_setup& job);
 
 } // namespace warpforge::pipeline

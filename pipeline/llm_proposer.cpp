@@ -234,7 +234,7 @@ std::optional<std::string> llm_proposer::compile_error(const job_state& job, con
   auto resolved = resolve_branch(*job.setup, c);
   if (!resolved)
     return std::nullopt; // not the code's fault: the pipeline records it
-  auto order = compile_order_for(*job.setup, c, *resolved, {}, arch, {});
+  auto order = compile_order_for(*job.setup, c, resolved->front(), {}, arch, {});
   auto result = context_.compile(order.request);
   if (result || result.error().kind == gpu::compile_failure_kind::internal)
     return std::nullopt;

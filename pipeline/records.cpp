@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -187,6 +188,33 @@ storage::branch_record branch_row(std::int64_t job_id, const planned_branch& b, 
   return r;
 }
 
+std::string config_medians_text(const std::vector<gpu::config_median>& medians) {
+  std::string out;
+  char figure[64];
+  for (const auto& m : medians) {
+    std::snprintf(figure, sizeof figure, " %.4g ms (weight %.2f)", m.median_s * 1e3, m.weight);
+    out += (out.empty() ? "per config: " : ", ") + m.config + figure;
+  }
+  return out;
+}
+
+namespace {
+
+// [{"config": ..., "weight": ..., "median_s": ...}, ...] for an event's detail.
+std::string config_medians_json(const std::vector<gpu::config_median>& medians) {
+  json::writer out;
+  out.begin_array();
+  for (const auto& m : medians) {
+    out.begin_object();
+    out.key("config").value(m.config).key("weight").value(m.weight).key("median_s").value(m.median_s);
+    out.end_object();
+  }
+  out.end_array();
+  return std::move(out).str();
+}
+
+} // namespace
+
 branch_result result_of(const gpu::kernel_result& k, std::vector<std::string> sass_absent) {
   branch_result r;
   r.outcome = k.outcome;
@@ -196,6 +224,8 @@ branch_result result_of(const gpu::kernel_result& k, std::vector<std::string> sa
     r.median_s = k.stats.median_s;
     r.ci_low_s = k.stats.median_ci.low;
     r.ci_high_s = k.stats.median_ci.high;
+    if (!k.config_medians.empty()) // what the weighted time is made of, for the report's row
+      r.detail = config_medians_text(k.config_medians);
   }
   return r;
 }
@@ -229,28 +259,29 @@ feed::event kernel_event(const std::string& job, const planned_branch& b, int gp
   const auto& s = k.stats;
   const auto type = b.what.kind == vocabulary::branch_kind::ablation ? feed::event_type::ablation_measured
                                                                      : feed::event_type::branch_measured;
-  return job_event(type, job, b.iteration, b.ordinal, gpu,
-                   feed::detail{}
-                     .add("gpu_name", device.name)
-                     .add("time_s", s.median_s)
-                     .add("cv", s.cv)
-                     .add("samples", static_cast<std::uint64_t>(s.count))
-                     .add("ci95_low_s", s.median_ci.low)
-                     .add("ci95_high_s", s.median_ci.high)
-                     .add("rounds", static_cast<std::uint64_t>(k.rounds))
-                     .add("kernel_s", k.kernel_s)
-                     .add("load_s", k.load_s)
-                     .add("check_s", k.check_s)
-                     .add("warmup_s", k.warmup_s)
-                     .add("timing_s", k.timing_s)
-                     .add("race_kernels", static_cast<std::uint64_t>(race.kernels.size()))
-                     .add("race_inputs_s", race.inputs_s)
-                     .add("race_reference_s", race.reference_wall_s)
-                     .add("race_setup_s", race.setup_s)
-                     .add("race_wall_s", race.wall_s)
-                     .add("request_s", request_s)
-                     .add("point", tuning::canonical_text(b.what.point))
-                     .json());
+  feed::detail measured;
+  measured.add("gpu_name", device.name)
+    .add("time_s", s.median_s)
+    .add("cv", s.cv)
+    .add("samples", static_cast<std::uint64_t>(s.count))
+    .add("ci95_low_s", s.median_ci.low)
+    .add("ci95_high_s", s.median_ci.high)
+    .add("rounds", static_cast<std::uint64_t>(k.rounds))
+    .add("kernel_s", k.kernel_s)
+    .add("load_s", k.load_s)
+    .add("check_s", k.check_s)
+    .add("warmup_s", k.warmup_s)
+    .add("timing_s", k.timing_s)
+    .add("race_kernels", static_cast<std::uint64_t>(race.kernels.size()))
+    .add("race_inputs_s", race.inputs_s)
+    .add("race_reference_s", race.reference_wall_s)
+    .add("race_setup_s", race.setup_s)
+    .add("race_wall_s", race.wall_s)
+    .add("request_s", request_s)
+    .add("point", tuning::canonical_text(b.what.point));
+  if (!k.config_medians.empty())
+    measured.add_raw("configs", config_medians_json(k.config_medians));
+  return job_event(type, job, b.iteration, b.ordinal, gpu, measured.json());
 }
 
 void append_memory(const fs::path& run_dir, const std::string& job, const iteration_summary& summary) {

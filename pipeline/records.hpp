@@ -41,7 +41,12 @@ std::string keep_source(const std::filesystem::path& run_dir, const job_setup& j
 /// The branch's row.
 storage::branch_record branch_row(std::int64_t job_id, const planned_branch& b, std::string source_path);
 
-/// The result the plan gets for one kernel of a race (its SASS verdict's absent methods added).
+/// "per config: large 1.234 ms (weight 0.75), small 0.3102 ms (weight 0.25)": a passed kernel's
+/// medians at each configuration, as its branch row's detail shows them.
+std::string config_medians_text(const std::vector<gpu::config_median>& medians);
+
+/// The result the plan gets for one kernel of a race (its SASS verdict's absent methods added;
+/// passed at several configurations, its detail is config_medians_text).
 branch_result result_of(const gpu::kernel_result& k, std::vector<std::string> sass_absent);
 
 /// The measurement row of a kernel that passed.
@@ -54,7 +59,8 @@ feed::event job_event(feed::event_type type, const std::string& job, std::int64_
                       std::int64_t branch, int gpu, std::string detail_json = "{}");
 
 /// branch_measured (or ablation_measured) with the timing, the per-phase costs and the race's
-/// shared costs, or branch_failed with the outcome and why.
+/// shared costs (and, measured at several configurations, `configs`: each one's name, weight and
+/// median), or branch_failed with the outcome and why.
 feed::event kernel_event(const std::string& job, const planned_branch& b, int gpu, const gpu::device_info& device,
                          const gpu::kernel_result& k, const gpu::race_result& race, double request_s);
 

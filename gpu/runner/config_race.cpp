@@ -36,14 +36,26 @@ sample_stats weighted_stats(const std::vector<std::pair<double, sample_stats>>& 
 
 namespace {
 
+// What `part` says of the kernel in its request's slot `s`: a runner that answered fewer kernels
+// than it was asked leaves the rest a runtime_error.
+kernel_result kernel_at(const config_race_part& part, std::size_t s) {
+  if (s < part.result.kernels.size())
+    return part.result.kernels[s];
+  kernel_result k;
+  k.outcome = vocabulary::branch_outcome::runtime_error;
+  k.detail = "the runner answered " + std::to_string(part.result.kernels.size()) +
+             " kernels for a race of " + std::to_string(part.kernels.size());
+  return k;
+}
+
 // The kernel's result at each part, in part order (none: not raced there).
 std::vector<std::optional<kernel_result>> results_of(std::size_t kernel,
                                                      const std::vector<config_race_part>& parts) {
   std::vector<std::optional<kernel_result>> out(parts.size());
   for (std::size_t p = 0; p < parts.size(); ++p)
-    for (std::size_t s = 0; s < parts[p].kernels.size() && s < parts[p].result.kernels.size(); ++s)
+    for (std::size_t s = 0; s < parts[p].kernels.size(); ++s)
       if (parts[p].kernels[s] == kernel)
-        out[p] = parts[p].result.kernels[s];
+        out[p] = kernel_at(parts[p], s);
   return out;
 }
 
@@ -131,8 +143,8 @@ race_result combine_config_races(std::size_t kernel_count, const std::vector<con
       k.outcome = vocabulary::branch_outcome::not_run;
       k.detail = "not raced " + at_config(parts.front());
     }
-    for (std::size_t s = 0; s < parts.front().kernels.size() && s < parts.front().result.kernels.size(); ++s)
-      out.kernels.at(parts.front().kernels[s]) = parts.front().result.kernels[s];
+    for (std::size_t s = 0; s < parts.front().kernels.size(); ++s)
+      out.kernels.at(parts.front().kernels[s]) = kernel_at(parts.front(), s);
     return out;
   }
   for (std::size_t k = 0; k < kernel_count; ++k)

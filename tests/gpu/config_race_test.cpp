@@ -105,6 +105,13 @@ TEST(ConfigRace, ASingleConfigComesBackExactlyAsItWas) {
   EXPECT_EQ(r, only); // no config named, no medians added
 }
 
+TEST(ConfigRace, AKernelTheRunnerLeftOutIsARuntimeErrorSayingSo) {
+  const auto r = combine_config_races(2, {{"only", 1.0, {0, 1}, race_of({passed(1e-3, 1e-3, 1e-3)})}});
+  EXPECT_EQ(r.kernels[0].outcome, branch_outcome::passed);
+  EXPECT_EQ(r.kernels[1].outcome, branch_outcome::runtime_error);
+  EXPECT_EQ(r.kernels[1].detail, "the runner answered 1 kernels for a race of 2");
+}
+
 TEST(ConfigRace, NoConfigAtAllLeavesEveryKernelNotRun) {
   const auto r = combine_config_races(2, {});
   ASSERT_EQ(r.kernels.size(), 2u);

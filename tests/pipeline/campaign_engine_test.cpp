@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 namespace warpforge::pipeline {
 namespace {
@@ -88,6 +89,9 @@ struct answering_loop {
   std::map<std::string, std::string> point_of_cubin; // cubin path -> point text
   std::size_t races = 0;
   std::size_t profiles = 0;
+  bool time_scales_with_size = false;          // a kernel's time x its first buffer's Mi elements
+  std::vector<std::uint64_t> raced_elements;   // per race request: its first buffer's elements
+  std::vector<std::vector<std::string>> raced_cubins; // per race request: its kernels' CUBINs
   std::map<std::string, std::vector<bool>> ncu_asked_by_job; // per profile, in order
 
   double time_of(const std::string& cubin) const {
@@ -131,14 +135,26 @@ struct answering_loop {
     engine.profiled(id, none);
   }
 
+  static std::uint64_t first_buffer_elements(const gpu::race_request& request) {
+    for (const auto& arg : request.args)
+      if (const auto* b = std::get_if<gpu::candidate_buffer_arg>(&arg))
+        return b->count;
+    return 0;
+  }
+
   void answer_race(const race_dispatch& r) {
     ++races;
+    const auto elements = first_buffer_elements(r.request);
+    raced_elements.push_back(elements);
+    auto& cubins = raced_cubins.emplace_back();
     gpu::race_result result;
     for (const auto& k : r.request.kernels) {
+      cubins.push_back(k.cubin_path.string());
       gpu::kernel_result kr;
       kr.outcome = branch_outcome::passed;
       kr.stats.count = 20;
-      kr.stats.median_s = time_of(k.cubin_path.string());
+      kr.stats.median_s = time_of(k.cubin_path.string()) *
+                          (time_scales_with_size ? static_cast<double>(elements) / (1 << 20) : 1.0);
       kr.stats.median_ci = {kr.stats.median_s * 0.999, kr.stats.median_s * 1.001, 0.95};
       kr.kernel_s = 20 * kr.stats.median_s;
       result.kernels.push_back(kr);
@@ -292,6 +308,71 @@ TEST_F(CampaignEngine, EachGpuIsLeasedAndReleasedInTurnForRacesAndProfilesAlike)
     for (std::size_t i = 1; i < asked.size(); ++i)
       EXPECT_FALSE(asked[i]) << job << ": profile " << i + 1 << " spares ncu's start-up";
   }
+}
+
+// A problem measured at two configurations (vector_add at 4 Mi elements, weight 3, and at 1 Mi,
+// weight 1): every race is run at both, the large one first, on the same GPU, and every time
+// recorded is the weighted sum of the two medians; the report's row and the event show both.
+TEST_F(CampaignEngine, AProblemWithTwoConfigsRacesEveryCandidateAtBothAndTimesItAsTheWeightedSum) {
+  std::ifstream example{WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml"};
+  std::stringstream text;
+  text << example.rdbuf();
+  auto problem = text.str();
+  problem.replace(problem.find("\"kernel.cu\""), 11, "\"" WARPFORGE_SOURCE_DIR "/examples/vector_add/kernel.cu\"");
+  std::ofstream{dir / "problem.toml"} << problem << "\n[[configs]]\nname = \"large\"\nweight = 3\ndims = { N = 4194304 }\n"
+                                      << "[[configs]]\nname = \"small\"\nweight = 1\ndims = { N = 1048576 }\n";
+  std::ofstream{dir / "campaign.toml"} << "name = \"configs\"\nrun_root = \"" << dir.string() << "\"\n"
+                                       << "[[jobs]]\nproblem = \"problem.toml\"\n"
+                                       << "[budget]\niterations = 2\nbranches = 3\npatience = 10\n"
+                                       << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n";
+  auto spec = config::load_campaign(dir / "campaign.toml");
+  ASSERT_TRUE(spec) << toml_reader::to_string(spec.error());
+  campaign_setup s;
+  s.spec = *spec;
+  s.run_dir = dir / "run";
+  s.gpus = {fake_gpu(0)};
+  s.job_ids = {1};
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.time_scales_with_size = true;
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+
+  // Every race went to "large" then "small", with the same kernels (none failed).
+  ASSERT_GE(loop.raced_elements.size(), 4u);
+  ASSERT_EQ(loop.raced_elements.size() % 2, 0u);
+  for (std::size_t i = 0; i < loop.raced_elements.size(); i += 2) {
+    EXPECT_EQ(loop.raced_elements[i], 4194304u) << "request " << i;
+    EXPECT_EQ(loop.raced_elements[i + 1], 1048576u) << "request " << i + 1;
+    EXPECT_EQ(loop.raced_cubins[i], loop.raced_cubins[i + 1]);
+  }
+  // Every measurement is 0.75 x its median at "large" + 0.25 x its median at "small".
+  std::size_t measured = 0;
+  for (const auto& w : loop.writes)
+    if (const auto* m = std::get_if<storage::measurement_record>(&w)) {
+      const auto cubin = branch_folder(s.run_dir, s.spec.jobs[0].name, m->key.iteration, m->key.ordinal) / "kernel-sm_90.cubin";
+      const double t = loop.time_of(cubin.string());
+      EXPECT_NEAR(m->median_s, 0.75 * 4 * t + 0.25 * 1 * t, 1e-12) << cubin;
+      EXPECT_NEAR(m->ci95_low_s, 0.999 * m->median_s, 1e-12);
+      ++measured;
+    }
+  EXPECT_GT(measured, 2u);
+  // The branch row and its event say what the weighted time is made of; profiles run at "large".
+  std::size_t rows = 0, events = 0, profiles = 0;
+  for (const auto& w : loop.writes)
+    if (const auto* o = std::get_if<storage::branch_outcome_change>(&w); o && o->outcome == branch_outcome::passed)
+      rows += o->detail.starts_with("per config: large ") && o->detail.find(", small ") != std::string::npos;
+  for (const auto& e : loop.events) {
+    if (e.type == feed::event_type::branch_measured)
+      events += e.detail_json.find("\"configs\":[{\"config\":\"large\",\"weight\":0.75") != std::string::npos;
+    if (e.type == feed::event_type::gpu_leased && e.detail_json.find("\"profile\":true") != std::string::npos)
+      profiles += e.detail_json.find("\"config\":\"large\"") != std::string::npos;
+  }
+  EXPECT_EQ(rows, measured);
+  EXPECT_EQ(events, measured);
+  EXPECT_EQ(profiles, loop.profiles);
+  EXPECT_GT(profiles, 0u);
 }
 
 // A resume of a campaign whose jobs all ended, one of them failed, has nothing to do: it must end
