@@ -61,3 +61,20 @@ install(CODE [[
     endif()
   endforeach()
 ]] ALL_COMPONENTS)
+
+# The CUPTI injection library `warpforge observe` has CUDA load into a user's program
+# (observe/inject/): lib/libwarpforge_observe_inject.so, with the coordinator. Unlike the other
+# bundled libraries it keeps the CUDA toolkit in its RPATH ($ORIGIN:/usr/local/cuda/lib64): CUDA
+# dlopens it into the user's program, whose own search path need not know where CUPTI is. Set
+# after the $ORIGIN pass above (which may have seen a copy from an earlier install).
+if(TARGET warpforge_observe_inject)
+  install(TARGETS warpforge_observe_inject LIBRARY DESTINATION lib COMPONENT coordinator)
+  install(CODE [[
+    set(_inject "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/libwarpforge_observe_inject.so")
+    execute_process(COMMAND "${WARPFORGE_PATCHELF}" --set-rpath "$ORIGIN:/usr/local/cuda/lib64" "${_inject}"
+                    RESULT_VARIABLE _rc)
+    if(NOT _rc EQUAL 0)
+      message(FATAL_ERROR "patchelf --set-rpath failed on ${_inject}")
+    endif()
+  ]] COMPONENT coordinator)
+endif()
