@@ -112,13 +112,18 @@ typename Inspector::result_type inspect(Inspector& f, input_check& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, config_median& x) {
+  return f(caf::meta::type_name("config_median"), x.config, x.weight, x.median_s);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, kernel_result& x) {
   auto seed = messages::optional_field(x.seed);
   auto compare = messages::optional_field(x.compare);
   auto input = messages::optional_field(x.input);
   return f(caf::meta::type_name("kernel_result"), x.outcome, x.detail, seed, x.arg, compare, input,
            x.stats, x.decision, x.rounds, x.round_spread_s, x.batch_samples, x.warmup_launches, x.warmup,
-           x.kernel_s, x.load_s, x.check_s, x.warmup_s, x.timing_s, x.notes);
+           x.kernel_s, x.load_s, x.check_s, x.warmup_s, x.timing_s, x.notes, x.config_medians);
 }
 
 template <class Inspector>
