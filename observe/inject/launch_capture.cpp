@@ -20,7 +20,9 @@ constexpr std::size_t max_params = 4096;
 
 /// The runtime call a driver launch callback on this thread is nested in.
 struct runtime_frame {
-  std::uint32_t runtime_id = 0; // 0 = not inside a runtime launch
+  std::uint32_t runtime_id = 0; // the outermost runtime launch call; 0 = none
+  int depth = 0;                // runtime launch calls open on this thread (an entry point may
+                                // call another: one launch)
   bool driver_seen = false;     // a nested driver launch callback came
 };
 thread_local runtime_frame current_runtime;
@@ -196,17 +198,23 @@ void read_runtime_params(CUpti_CallbackId cbid, const CUpti_CallbackData& call) 
 }
 
 void on_runtime_launch(CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
+  launch_table& table = the_observer().launches;
   if (call.callbackSite == CUPTI_API_ENTER) {
-    the_observer().launches.open_runtime(call.correlationId, call.symbolName ? call.symbolName : "");
-    current_runtime = {call.correlationId, false};
+    if (current_runtime.depth++ > 0)
+      table.alias(call.correlationId, current_runtime.runtime_id);
+    else {
+      table.open_runtime(call.correlationId, call.symbolName ? call.symbolName : "");
+      current_runtime.runtime_id = call.correlationId;
+      current_runtime.driver_seen = false;
+    }
     return;
   }
   bool failed = *static_cast<const cudaError_t*>(call.functionReturnValue) != cudaSuccess;
   if (failed)
-    the_observer().launches.forget(call.correlationId);
+    table.forget(call.correlationId);
   else if (!current_runtime.driver_seen)
     read_runtime_params(cbid, call);
-  current_runtime = {};
+  if (--current_runtime.depth <= 0) current_runtime = {};
 }
 
 void CUPTIAPI on_callback(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

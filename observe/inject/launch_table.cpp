@@ -6,10 +6,18 @@ void launch_table::open_runtime(std::uint32_t runtime_id, std::string symbol) {
   auto launch = std::make_shared<pending_launch>();
   launch->kernel = std::move(symbol);
   launch->through_runtime = true;
-  launch->ids = {runtime_id, 0};
+  launch->ids = {runtime_id};
   std::lock_guard lock(mutex_);
   launch->sequence = next_sequence_++;
   if (by_id_.emplace(runtime_id, std::move(launch)).second) ++waiting_;
+}
+
+void launch_table::alias(std::uint32_t inner_id, std::uint32_t outer_id) {
+  std::lock_guard lock(mutex_);
+  auto outer = by_id_.find(outer_id);
+  if (outer == by_id_.end()) return;
+  outer->second->ids.push_back(inner_id);
+  by_id_[inner_id] = outer->second;
 }
 
 void launch_table::add_driver(std::uint32_t driver_id, std::uint32_t runtime_id,
@@ -26,7 +34,7 @@ void launch_table::add_driver(std::uint32_t driver_id, std::uint32_t runtime_id,
   if (!symbol.empty()) launch->kernel = std::move(symbol);
   launch->params = std::move(params);
   launch->source = params_source::driver;
-  launch->ids[launch->ids[0] == 0 ? 0 : 1] = driver_id;
+  launch->ids.push_back(driver_id);
   by_id_[driver_id] = std::move(launch);
 }
 
@@ -49,8 +57,7 @@ std::optional<pending_launch> launch_table::take(std::uint32_t correlation_id) {
   auto found = by_id_.find(correlation_id);
   if (found == by_id_.end()) return std::nullopt;
   std::shared_ptr<pending_launch> launch = found->second;
-  for (std::uint32_t id : launch->ids)
-    if (id != 0) by_id_.erase(id);
+  for (std::uint32_t id : launch->ids) by_id_.erase(id);
   --waiting_;
   return std::move(*launch);
 }

@@ -36,13 +36,15 @@ struct pending_launch {
   // Geometry as the runtime call passed it, when params came from the runtime call: checked
   // against the activity record before those params are trusted.
   std::optional<std::array<std::uint32_t, 6>> runtime_geometry;
-  std::array<std::uint32_t, 2> ids{0, 0}; // correlation ids it is known under (0 = none)
+  std::vector<std::uint32_t> ids;   // the correlation ids it is known under
 };
 
 class launch_table {
 public:
   /// A runtime launch call began.
   void open_runtime(std::uint32_t runtime_id, std::string symbol);
+  /// A runtime launch call began inside another (`outer_id`): the same launch, one more id.
+  void alias(std::uint32_t inner_id, std::uint32_t outer_id);
   /// A driver launch call began; `runtime_id` is the runtime call it is nested in (0 = none).
   void add_driver(std::uint32_t driver_id, std::uint32_t runtime_id, std::string symbol,
                   std::vector<param_bytes> params);
