@@ -59,6 +59,20 @@ expected<std::optional<found_champion>, std::string> fastest_champion(storage::d
   return best;
 }
 
+// The measured time of the job's baseline branch (first iteration's kind-baseline row).
+std::optional<double> baseline_time(storage::database& db, storage::row_id job) {
+  auto iterations = db.load_iterations(job);
+  if (!iterations)
+    return std::nullopt;
+  for (const auto& iteration : *iterations)
+    if (auto branches = db.load_branches(iteration.id))
+      for (const auto& branch : *branches)
+        if (branch.kind == vocabulary::branch_kind::baseline)
+          if (auto time = best_time(db, branch.id))
+            return time;
+  return std::nullopt;
+}
+
 std::vector<std::pair<std::string, std::int64_t>> defines_of(std::string_view json) {
   std::vector<std::pair<std::string, std::int64_t>> out;
   simdjson::dom::parser parser;
@@ -150,6 +164,9 @@ expected<champion, std::string> load_champion(const fs::path& run_dir, std::stri
   out.label = "iter-" + std::to_string(best.iteration.number) + "/branch-" + std::to_string(best.branch.ordinal);
   out.time_s = best.time_s;
   out.baseline_time_s = row->baseline_time_s.value_or(0);
+  if (out.baseline_time_s <= 0) // a job row without it: the baseline branch's own measurement
+    if (auto baseline = baseline_time(*db, row->id))
+      out.baseline_time_s = *baseline;
   if (out.baseline_time_s > 0 && out.time_s > 0)
     out.standalone_gain = out.baseline_time_s / out.time_s - 1.0;
   add_candidate_facts(dir->path(), job, best, out);

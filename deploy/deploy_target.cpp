@@ -256,6 +256,10 @@ read_deploy_target(std::string_view spec_text, const fs::path& spec_file) {
     toml_reader::sort_by_place(errors);
     return unexpected{std::move(errors)};
   }
+  // Observed timing without `kernel`: the problem's own entry point.
+  if (target->kernel.empty())
+    if (auto entry = root->at_path("kernel.entry").value<std::string>())
+      target->kernel = *entry;
   return std::optional<deploy_target>{std::move(*target)};
 }
 

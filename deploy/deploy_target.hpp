@@ -80,7 +80,8 @@ std::string region_begin_marker(std::string_view region);
 std::string region_end_marker(std::string_view region);
 
 /// Reads the [deploy] table of the problem spec `spec_text` (as read from `spec_file`, whose
-/// folder relative paths resolve against). nullopt when there is no [deploy] table. Errors carry
+/// folder relative paths resolve against). nullopt when there is no [deploy] table. `kernel`
+/// defaults to the spec's [kernel] entry (read_deploy_table leaves it to its caller). Errors carry
 /// the file, line, column and key, with a "did you mean" for an unknown key.
 expected<std::optional<deploy_target>, toml_reader::placed_errors>
 read_deploy_target(std::string_view spec_text, const std::filesystem::path& spec_file);

@@ -38,8 +38,11 @@ std::optional<std::string> region_content(std::string_view text, std::string_vie
 
 std::string champion_text(const champion& chosen, std::string_view region) {
   std::string out;
+  // Guarded, because the target file may also be the problem's kernel source: a later campaign
+  // on the deployed file passes -DNAME=v and must still vary it, while the project's own build
+  // (no -D) gets the champion's values.
   for (const auto& [name, value] : chosen.defines)
-    out += "#define " + name + " " + std::to_string(value) + "\n";
+    out += "#ifndef " + name + "\n#define " + name + " " + std::to_string(value) + "\n#endif\n";
   std::string body = chosen.source;
   if (!region.empty())
     if (auto inner = region_content(chosen.source, region))

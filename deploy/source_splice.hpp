@@ -1,6 +1,7 @@
 #pragma once
 // What a deploy writes into the target file: the champion's text (its region only, when its
-// source has the region's markers), its tunable values first as `#define NAME value` lines, put
+// source has the region's markers), its tunable values first as `#define NAME value` lines (each
+// inside `#ifndef NAME`, so a -DNAME given to a compiler still wins), put
 // between the target's own region markers (kept), or in place of the whole file.
 
 #include "deploy/champion.hpp"
@@ -15,7 +16,7 @@ namespace warpforge::deploy {
 /// The text of `region` between its marker lines (exclusive), or nullopt when `text` lacks them.
 std::optional<std::string> region_content(std::string_view text, std::string_view region);
 
-/// The champion's part for the target: `#define` lines of its defines, then its source (or that
+/// The champion's part for the target: `#ifndef NAME / #define NAME v / #endif` per define, then its source (or that
 /// source's region content, when region is given and its source has the markers).
 std::string champion_text(const champion& chosen, std::string_view region);
 

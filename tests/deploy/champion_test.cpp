@@ -83,6 +83,18 @@ TEST_F(champion_test, the_fastest_iteration_champion_with_its_defines_and_gain) 
   EXPECT_FALSE(c->given);
 }
 
+TEST_F(champion_test, without_the_jobs_baseline_time_the_baseline_branch_gives_the_gain) {
+  make_run(false);
+  {
+    auto db = storage::database::open(run / "warpforge.db");
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(db->raw().exec("UPDATE jobs SET baseline_time_s = NULL"));
+  }
+  auto c = load_champion(run, "transpose");
+  ASSERT_TRUE(c) << c.error();
+  EXPECT_NEAR(c->standalone_gain, 1.0, 1e-12) << "2 ms baseline branch / 1 ms";
+}
+
 TEST_F(champion_test, a_variant_with_its_own_launch_says_so) {
   make_run(true);
   auto c = load_champion(run, "transpose");

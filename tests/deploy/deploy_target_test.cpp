@@ -43,6 +43,16 @@ TEST_F(deploy_target_test, a_full_table_reads_with_absolute_paths_and_defaults) 
   EXPECT_EQ(t.build_timeout, std::chrono::seconds{900});
   EXPECT_EQ(t.run_timeout, std::chrono::seconds{600});
   EXPECT_EQ(t.place.line, 2u);
+  EXPECT_EQ(t.kernel, "") << "the spec has no [kernel] entry";
+}
+
+TEST_F(deploy_target_test, the_observed_kernel_defaults_to_the_problems_entry) {
+  const std::string text = std::string{"name = \"p\"\n[kernel]\nsource = \"k.cu\"\nentry = \"transpose\"\n[deploy]\n"} +
+                           minimal + "timing = \"observed\"\n";
+  testing::write_file(spec(), text);
+  auto target = read_deploy_target(text, spec());
+  ASSERT_TRUE(target) << errors_of(target.error());
+  EXPECT_EQ((*target)->kernel, "transpose");
 }
 
 TEST_F(deploy_target_test, a_spec_without_a_deploy_table_has_no_target) {

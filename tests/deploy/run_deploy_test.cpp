@@ -27,8 +27,8 @@ TEST_F(deploy_test, a_faster_champion_is_accepted_and_written_into_its_region_wi
   collecting_sink sink;
   auto report = run_deploy(request(chosen("FAST")), sink);
   ASSERT_EQ(report.outcome, deploy_outcome::accepted) << report.reason;
-  EXPECT_EQ(kernel_text(), "// the project's kernel header\n// warpforge:begin k\n#define TILE 32\n"
-                           "#define SPEED FAST\n// warpforge:end k\n// launch helper below the region\n");
+  EXPECT_EQ(kernel_text(), "// the project's kernel header\n// warpforge:begin k\n#ifndef TILE\n#define TILE 32\n"
+                           "#endif\n#define SPEED FAST\n// warpforge:end k\n// launch helper below the region\n");
   EXPECT_FALSE(marker_exists());
   ASSERT_TRUE(report.before && report.after);
   EXPECT_DOUBLE_EQ(report.before->median, 2.0);
@@ -105,7 +105,7 @@ TEST_F(deploy_test, a_build_failure_goes_to_the_fix_callback_and_its_correction_
   auto report = run_deploy(r, sink);
   ASSERT_EQ(report.outcome, deploy_outcome::accepted) << report.reason;
   EXPECT_NE(seen_log.find("error: BROKEN is not a type"), std::string::npos);
-  EXPECT_EQ(seen_written, "#define TILE 32\n#define SPEED BROKEN FAST\n");
+  EXPECT_EQ(seen_written, "#ifndef TILE\n#define TILE 32\n#endif\n#define SPEED BROKEN FAST\n");
   EXPECT_NE(kernel_text().find("#define SPEED FAST\n"), std::string::npos);
   auto steps = steps_of(report);
   EXPECT_NE(std::find(steps.begin(), steps.end(), "fix_build:passed"), steps.end());

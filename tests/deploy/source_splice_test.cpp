@@ -24,10 +24,11 @@ TEST(source_splice, the_champion_text_is_its_defines_then_its_region_or_its_whol
   champion c;
   c.defines = {{"TILE", 32}, {"PAD", 1}};
   c.source = "head\n// warpforge:begin k\nbody\n// warpforge:end k\ntail";
-  EXPECT_EQ(champion_text(c, "k"), "#define TILE 32\n#define PAD 1\nbody\n");
-  EXPECT_EQ(champion_text(c, ""), "#define TILE 32\n#define PAD 1\n" + c.source + "\n");
+  const std::string defines = "#ifndef TILE\n#define TILE 32\n#endif\n#ifndef PAD\n#define PAD 1\n#endif\n";
+  EXPECT_EQ(champion_text(c, "k"), defines + "body\n");
+  EXPECT_EQ(champion_text(c, ""), defines + c.source + "\n");
   c.source = "no markers";
-  EXPECT_EQ(champion_text(c, "k"), "#define TILE 32\n#define PAD 1\nno markers\n");
+  EXPECT_EQ(champion_text(c, "k"), defines + "no markers\n");
 }
 
 TEST(program_timing, the_median_and_the_spread_of_the_runs) {
