@@ -82,6 +82,11 @@ void CUPTIAPI on_buffer_completed(CUcontext /*context*/, std::uint32_t /*stream*
   while (buffer && valid_size > 0) {
     CUptiResult next = cuptiActivityGetNextRecord(buffer, valid_size, &activity);
     if (next == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
+    if (next == CUPTI_ERROR_INVALID_KIND) { // CUPTI cannot step past an incomplete record
+      self.notes.add("an incomplete kernel record (a kernel still running at exit?): the rest of "
+                     "its activity buffer is lost");
+      break;
+    }
     if (!cupti_ok(next, "cuptiActivityGetNextRecord")) break;
     if (activity->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && activity->kind != CUPTI_ACTIVITY_KIND_KERNEL)
       continue;
