@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -62,6 +63,28 @@ void add_program(CLI::App& app, exit_code& result) {
   command->add_option("args", opts->arguments, "Arguments for the program (after --)");
   command->add_flag("--json", opts->json, "One JSON object instead of the table");
   command->callback([opts, &result] { result = program(*opts); });
+}
+
+void add_observe(CLI::App& app, exit_code& result, bool separator_given) {
+  auto opts = std::make_shared<observe_options>();
+  opts->separator_given = separator_given;
+  auto* command = app.add_subcommand(
+    "observe", "Run a program once, unmodified, and record its kernel launches; pick the representative configurations");
+  command->add_option("--kernel", opts->kernel, "Only this kernel (name, base name or mangled symbol)");
+  command->add_option("--method", opts->method, "auto (injection library, else ncu), cupti or ncu")
+    ->check(CLI::IsMember({"auto", "cupti", "ncu"}));
+  command->add_option("--cache-dir", opts->cache_dir, "Where <kernel>.observed.json is kept");
+  command->add_flag("--fresh", opts->fresh, "Observe again even if the cached observation's signature holds");
+  command->add_option("--source", opts->sources, "A file whose bytes join the signature; repeatable");
+  command->add_option("--top-k", opts->top_k, "Configurations kept at most")->check(CLI::Range(1, 1000));
+  command->add_option("--coverage", opts->coverage, "Share of the kernel's time to cover (0, 1]");
+  command->add_option("--split", opts->split, "p95/p25 ratio above which a geometry splits into fast and slow");
+  command->add_option("--problem", opts->problem_path, "Write this problem's configs file from the observation");
+  command->add_option("--configs-out", opts->configs_out, "The configs file (default: <problem dir>/<kernel>.configs.toml)");
+  command->add_option("--timeout", opts->timeout_s, "Seconds the program may run before it is killed");
+  command->add_flag("--json", opts->json, "One JSON object instead of the table");
+  command->add_option("command", opts->command, "The program and its arguments (after --)");
+  command->callback([opts, &result] { result = observe(*opts); });
 }
 
 // The notes commands (cli/calibrate_notes.hpp): one at a time, each with its text; they measure nothing.
@@ -234,6 +257,7 @@ int run_command_line(int argc, char** argv) {
   add_status(app, result);
   add_program(app, result);
   add_calibrate(app, result);
+  add_observe(app, result, std::find(argv, argv + argc, std::string_view{"--"}) != argv + argc);
   add_report(app, result);
   add_bench(app, result);
   add_diagnose(app, result);

@@ -109,6 +109,24 @@ struct program_options {
 };
 exit_code program(const program_options& options);
 
+struct observe_options {
+  std::vector<std::string> command;     // the program and its arguments (after --)
+  bool separator_given = false;         // `--` was on the command line (the program follows it)
+  std::string kernel;                   // "" = every kernel
+  std::string method = "auto";          // auto | cupti | ncu
+  std::string cache_dir = ".warpforge-observe"; // <kernel or all>.observed.json goes here
+  bool fresh = false;                   // observe again even when the cache's signature holds
+  std::vector<std::string> sources;     // files whose bytes join the signature (the kernel's source)
+  std::size_t top_k = 5;                // configurations kept at most
+  double coverage = 0.9;                // share of the kernel's time to cover, 1.0 = 100%
+  double split = 2.5;                   // p95/p25 above which a geometry splits into fast/slow
+  std::string problem_path;             // write this problem's configs file from the observation
+  std::string configs_out;              // "" = <problem dir>/<kernel or entry>.configs.toml
+  double timeout_s = 600;               // seconds the program may run; then it is killed
+  bool json = false;                    // one JSON object on stdout instead of the table
+};
+exit_code observe(const observe_options& options);
+
 struct calibrate_options {
   std::uint32_t max_priority = 3;       // measure priorities 1..P (4 has no built-in benchmarks)
   std::vector<std::string> only;        // just these parameters (and what they depend on)

@@ -76,9 +76,14 @@ expected<void, std::string> run_to_end(gpu::spawn_options spawn, const observe_r
   return {};
 }
 
-// Keeps the launches of the named kernel (the library and ncu filter too; this is the exact rule).
+// Keeps the launches of the named kernel (ncu filters too; this is the exact rule) and counts the others.
 void keep_named(observed_run& out, std::string_view kernel) {
-  std::erase_if(out.launches, [&](const launch_record& r) { return !matches_kernel(r, kernel); });
+  std::erase_if(out.launches, [&](const launch_record& r) {
+    const bool named = matches_kernel(r, kernel);
+    if (!named)
+      ++out.other_kernels[r.demangled];
+    return !named;
+  });
 }
 
 expected<observed_run, std::string> run_with_injection(const observe_request& request, const fs::path& library,
@@ -88,9 +93,8 @@ expected<observed_run, std::string> run_with_injection(const observe_request& re
   std::error_code ec;
   fs::remove(log, ec);
   auto spawn = spawn_in(request.workdir, out.command);
-  spawn.environment = {{std::string{cuda_injection_env}, library.string()}, {std::string{out_env}, log.string()}};
-  if (!request.kernel.empty())
-    spawn.environment.emplace_back(std::string{kernel_env}, request.kernel);
+  spawn.environment = {{std::string{cuda_injection_env}, library.string()}, {std::string{out_env}, log.string()},
+                       {std::string{kernel_env}, ""}}; // record every kernel: see run_observed.hpp
   if (auto ran = run_to_end(std::move(spawn), request, out); !ran)
     return unexpected(ran.error());
   if (!is_file(log)) {
@@ -188,7 +192,7 @@ expected<fs::path, std::string> resolve_program(std::string_view name, const fs:
     found = fs::path{name}.is_absolute() || workdir.empty() ? fs::path{name} : workdir / name;
   }
   std::error_code ec;
-  auto absolute = fs::absolute(*found, ec);
+  auto absolute = fs::absolute(*found, ec).lexically_normal();
   if (ec || !is_file(absolute))
     return unexpected("program '" + std::string{name} + "' not found (" + absolute.string() + ")");
   if (::access(absolute.c_str(), X_OK) != 0)

@@ -6,8 +6,10 @@
 //   auto run = run_observed(r);   // run->launches, run->exit, run->output, run->notes
 //
 // cupti: CUDA loads the injection library (observe/inject/) into the program through
-// CUDA_INJECTION64_PATH; it writes the launch log to WARPFORGE_OBSERVE_OUT (<log_dir>/launches.jsonl)
-// and records only launches matching WARPFORGE_OBSERVE_KERNEL. ncu (observe/ncu_launches.hpp):
+// CUDA_INJECTION64_PATH; it writes the launch log to WARPFORGE_OBSERVE_OUT (<log_dir>/launches.jsonl).
+// WARPFORGE_OBSERVE_KERNEL is left unset: every kernel is recorded (microseconds of host time a
+// launch) and the named one kept here, so a name that matches nothing is answered with the kernels
+// that did run (other_kernels). ncu (observe/ncu_launches.hpp):
 // Nsight Compute runs the program instead; no scalar values. automatic: cupti when the library is
 // found, else ncu. Clocks are never locked. The program's stdout+stderr go to <log_dir>/program.out.
 // Blocking; the program runs in its own process group, killed whole at the timeout.
@@ -19,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +62,8 @@ struct observed_run {
   double wall_s = 0.0;                 // seconds from start to exit
   std::vector<std::string> notes;      // e.g. "ncu: scalar arguments are not available"
   std::vector<std::string> command;    // argv as run, argv[0] resolved
+  std::map<std::string, std::size_t> other_kernels; // launches of kernels not named, by demangled
+                                                    // name (cupti; ncu profiles only the named one)
 };
 
 /// Runs the program once under observation. An error when it cannot start, times out, or the

@@ -69,8 +69,10 @@ TEST_F(RunObserved, AStandInProgramsLaunchLogIsReadAndTheEnvironmentPassed) {
   ASSERT_TRUE(run) << run.error();
   EXPECT_EQ(run->method, "cupti");
   EXPECT_EQ(run->exit.exit_code, 0);
-  EXPECT_NE(run->output.find("lib=" + library_.string() + " kernel=transpose"), std::string::npos) << run->output;
+  // Every kernel is recorded (no filter for the library), the named one kept, the others counted.
+  EXPECT_NE(run->output.find("lib=" + library_.string() + " kernel=\n"), std::string::npos) << run->output;
   ASSERT_EQ(run->launches.size(), 2u); // fill is not the named kernel
+  EXPECT_EQ(run->other_kernels, (std::map<std::string, std::size_t>{{"fill", 1}}));
   EXPECT_EQ(run->launches[0].grid[0], 256u);
   EXPECT_EQ(run->launches[1].sequence, 2u);
   EXPECT_DOUBLE_EQ(run->launches[1].duration_s, 9e-6);

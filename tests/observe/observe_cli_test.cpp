@@ -1,0 +1,132 @@
+// `warpforge observe` through the built binary, without a GPU: bad input (no program, no `--`,
+// a program that does not exist, a kernel that never ran), and the cache (reused while the
+// signature holds, observed again when the program changes). The observed program is a STAND-IN
+// shell script that writes a launch log to $WARPFORGE_OBSERVE_OUT as the injection library would;
+// WARPFORGE_OBSERVE_INJECT names a placeholder file (nothing loads it: the script uses no CUDA).
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct outcome {
+  int exit_code = -1;
+  std::string out; // stdout
+  std::string err; // stderr
+};
+
+std::string slurp(const fs::path& file) {
+  std::ifstream in{file};
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+constexpr std::string_view stand_in_app = R"(#!/bin/sh
+# STAND-IN for a CUDA program: writes the launch log the injection library would.
+cat > "$WARPFORGE_OBSERVE_OUT" <<'LOG'
+{"seq":0,"kernel":"transpose","demangled":"transpose","grid":[256,256,1],"block":[32,8,1],"smem":0,"duration_ns":400000,"device":0,"params":[{"offset":0,"size":4,"hex":"00200000"}]}
+{"seq":1,"kernel":"fill","demangled":"fill","grid":[16,1,1],"block":[256,1,1],"smem":0,"duration_ns":3000,"device":0,"params":[]}
+{"end":true,"launches":2,"dropped":0,"notes":[]}
+LOG
+echo "stand-in ran"
+)";
+
+class ObserveCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("wf-observe-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream{dir_ / "placeholder_inject.so"} << "not a library";
+    write_app(stand_in_app);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write_app(std::string_view text) {
+    std::ofstream{dir_ / "app.sh"} << text;
+    ::chmod((dir_ / "app.sh").c_str(), 0755);
+  }
+  outcome run(const std::string& args) {
+    const auto out = dir_ / "out.txt", err = dir_ / "err.txt";
+    const std::string command = "cd " + dir_.string() + " && WARPFORGE_OBSERVE_INJECT=" +
+                                (dir_ / "placeholder_inject.so").string() + " " + WARPFORGE_BIN + " " + args +
+                                " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  fs::path dir_;
+};
+
+TEST_F(ObserveCli, WithoutTheSeparatorOrAProgramItIsAUsageError) {
+  auto no_separator = run("observe --kernel transpose ./app.sh");
+  EXPECT_EQ(no_separator.exit_code, 2);
+  EXPECT_NE(no_separator.err.find("put the program after --"), std::string::npos) << no_separator.err;
+  auto nothing = run("observe --kernel transpose --");
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_NE(nothing.err.find("no program"), std::string::npos) << nothing.err;
+  auto bad_method = run("observe --method nsys -- ./app.sh");
+  EXPECT_EQ(bad_method.exit_code, 2);
+}
+
+TEST_F(ObserveCli, AProgramThatDoesNotExistIsBadInputNamingIt) {
+  auto missing = run("observe -- ./no_such_app --bench");
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("program './no_such_app' not found"), std::string::npos) << missing.err;
+  auto not_on_path = run("observe -- warpforge-no-such-program");
+  EXPECT_EQ(not_on_path.exit_code, 3);
+  EXPECT_NE(not_on_path.err.find("not found on PATH"), std::string::npos) << not_on_path.err;
+}
+
+TEST_F(ObserveCli, AKernelThatNeverRanFailsAndListsTheKernelsSeen) {
+  auto unknown = run("observe --kernel transpos -- ./app.sh");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no launches of 'transpos' were observed. Kernels seen:"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("fill (1 launches)"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("transpose (1 launches)"), std::string::npos) << unknown.err;
+}
+
+TEST_F(ObserveCli, TheObservationIsCachedReusedAndObservedAgainWhenTheProgramChanges) {
+  auto first = run("observe --kernel transpose -- ./app.sh --bench");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("256,256,1"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("coverage: 100.0%"), std::string::npos) << first.out;
+  EXPECT_TRUE(fs::exists(dir_ / ".warpforge-observe" / "transpose.observed.json"));
+  EXPECT_NE(slurp(dir_ / ".warpforge-observe" / "transpose.run" / "program.out").find("stand-in ran"),
+            std::string::npos);
+
+  auto again = run("observe --kernel transpose -- ./app.sh --bench");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("reusing"), std::string::npos) << again.err;
+
+  write_app(std::string{stand_in_app} + "# rebuilt\n");
+  auto rebuilt = run("observe --kernel transpose -- ./app.sh --bench");
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
+  EXPECT_NE(rebuilt.err.find("observing again: the signature changed"), std::string::npos) << rebuilt.err;
+
+  auto json = run("observe --json --kernel transpose -- ./app.sh --bench");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.rfind("{\"observation\":", 0), 0u) << json.out;
+}
+
+TEST_F(ObserveCli, AFailingProgramKeepsWhatWasObservedAndShowsItsOutput) {
+  write_app(std::string{stand_in_app} + "echo 'out of memory' >&2\nexit 7\n");
+  auto failed = run("observe --kernel transpose -- ./app.sh");
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_NE(failed.err.find("exit code 7"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("out of memory"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.out.find("256,256,1"), std::string::npos) << failed.out;
+  EXPECT_TRUE(fs::exists(dir_ / ".warpforge-observe" / "transpose.observed.json"));
+}
+
+} // namespace
