@@ -49,8 +49,11 @@ std::optional<double> seconds_per(std::string_view unit) {
   return it == scale.end() ? std::nullopt : std::optional{it->second};
 }
 
-// Bytes per unit of a size as ncu prints it ("" counts as bytes).
+// Bytes per unit of a size as ncu prints it: "byte/block" for shared memory per block (ncu 2025.3),
+// "byte"; "" counts as bytes.
 std::optional<double> bytes_per(std::string_view unit) {
+  if (unit.ends_with("/block"))
+    unit.remove_suffix(std::string_view{"/block"}.size());
   static const std::map<std::string_view, double> scale{
     {"", 1.0}, {"byte", 1.0}, {"Kbyte", 1e3}, {"Mbyte", 1e6}, {"KB", 1e3}, {"MB", 1e6}};
   auto it = scale.find(unit);

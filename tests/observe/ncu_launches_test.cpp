@@ -75,6 +75,22 @@ TEST(NcuLaunches, ReadsOneLaunchPerRowOfTheRawPage) {
   EXPECT_DOUBLE_EQ((*launches)[2].duration_s, 9216.5e-9);
 }
 
+TEST(NcuLaunches, ReadsALaunchCapturedFromNcuOnAnH200) {
+  // tests/gpu/fixtures/ncu_raw_vector_add_h200.csv: ncu 2025.3.1's raw page, unedited (its units:
+  // "ns", "byte/block" for shared memory, none for grid dims).
+  std::ifstream in{std::string{WARPFORGE_SOURCE_DIR} + "/tests/gpu/fixtures/ncu_raw_vector_add_h200.csv"};
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  auto launches = ncu_csv_launches(text);
+  ASSERT_TRUE(launches) << launches.error();
+  ASSERT_EQ(launches->size(), 1u);
+  const auto& l = launches->front();
+  EXPECT_EQ(l.kernel, "vector_add");
+  EXPECT_EQ(l.grid, (std::array<std::uint32_t, 3>{65536, 1, 1}));
+  EXPECT_EQ(l.block, (std::array<std::uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(l.dynamic_smem, 0u);
+  EXPECT_DOUBLE_EQ(l.duration_s, 58272e-9);
+}
+
 TEST(NcuLaunches, ReadsTheDetailsPageGroupingMetricRowsByID) {
   auto launches = ncu_csv_launches(fixture("ncu_observe_details.csv"));
   ASSERT_TRUE(launches) << launches.error();
