@@ -13,6 +13,7 @@
 
 #include "config/defaults.hpp"
 #include "config/dtype.hpp"
+#include "deploy/deploy_target.hpp"
 #include "toml_reader/placed_error.hpp"
 #include "expected/expected.hpp"
 #include "expression/expression.hpp"
@@ -195,6 +196,7 @@ struct problem_spec {
   std::vector<config_spec> configs;       // none: one configuration, at [dims]
   std::filesystem::path configs_file;     // where `configs` came from, when not inline; resolved
                                           // against the spec's folder
+  std::optional<deploy::deploy_target> deploy; // [deploy]: the project a champion goes back into
 
   const dim_spec* find_dim(std::string_view dim_name) const;
   const tunable_spec* find_tunable(std::string_view tunable_name) const;

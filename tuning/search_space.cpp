@@ -1,5 +1,7 @@
 #include "tuning/search_space.hpp"
 
+#include "config/problem_configs.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
@@ -37,8 +39,11 @@ expected<search_space, tuning_error> search_space::from_problem(const config::pr
     auto satisfied = config::check_constraints(*owned, point);
     if (!satisfied || !*satisfied)
       return point_validity::violates_constraint;
-    return config::resolve_problem(*owned, point) ? point_validity::valid
-                                                  : point_validity::unresolvable;
+    // Valid only where it resolves at every configuration the problem is timed at.
+    for (const auto& at : config::problem_configs(*owned))
+      if (!config::resolve_problem(*owned, point, at))
+        return point_validity::unresolvable;
+    return point_validity::valid;
   };
   return from_tunables(spec.tunables, std::move(check));
 }

@@ -1,5 +1,5 @@
 // Every spec under examples/ loads cleanly: problem specs are the files named problem.toml,
-// every other .toml is a campaign.
+// every other .toml is a campaign (a <name>.configs.toml is read through the problem naming it).
 
 #include "config/campaign_spec.hpp"
 #include "config/problem_spec.hpp"
@@ -20,7 +20,9 @@ std::vector<std::filesystem::path> example_specs() {
   std::vector<std::filesystem::path> out;
   for (const auto& entry :
        std::filesystem::recursive_directory_iterator{testing::example("")})
-    if (entry.is_regular_file() && entry.path().extension() == ".toml")
+    // A configs file (only [[configs]] tables) is read through the problem naming it in configs_file.
+    if (entry.is_regular_file() && entry.path().extension() == ".toml" &&
+        !entry.path().filename().string().ends_with(".configs.toml"))
       out.push_back(entry.path());
   std::sort(out.begin(), out.end());
   return out;
