@@ -97,6 +97,11 @@ std::optional<observation> reusable(const fs::path& file, const std::string& sig
     std::cerr << "warpforge observe: observing again: " << *why << '\n';
     return std::nullopt;
   }
+  if (o.method != "auto" && cached->method != o.method) {
+    std::cerr << "warpforge observe: observing again: the cache was observed by " << cached->method
+              << ", --method " << o.method << " asks for another\n";
+    return std::nullopt;
+  }
   std::cerr << "warpforge observe: reusing " << file.string() << " (captured " << cached->captured_at << " by "
             << cached->method << "; --fresh observes again)\n";
   return std::move(*cached);

@@ -114,6 +114,10 @@ TEST_F(ObserveCli, TheObservationIsCachedReusedAndObservedAgainWhenTheProgramCha
   ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
   EXPECT_NE(rebuilt.err.find("observing again: the signature changed"), std::string::npos) << rebuilt.err;
 
+  auto other_method = run("observe --method ncu --kernel transpose -- ./app.sh --bench"); // no ncu on PATH here
+  EXPECT_NE(other_method.err.find("observing again: the cache was observed by cupti, --method ncu"), std::string::npos)
+    << other_method.err;
+
   auto json = run("observe --json --kernel transpose -- ./app.sh --bench");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(json.out.rfind("{\"observation\":", 0), 0u) << json.out;
