@@ -42,6 +42,21 @@ void add_resume(CLI::App& app, exit_code& result) {
   command->callback([opts, &result] { result = resume(*opts); });
 }
 
+void add_deploy(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<deploy_options>();
+  auto* command = app.add_subcommand(
+    "deploy", "Write a finished job's champion into its project ([deploy] of its problem): build, verify, time, "
+              "keep it only if the real program got faster, else restore the original");
+  command->add_option("run-dir", opts->run_dir, "Run directory of the finished campaign")->required();
+  command->add_option("--job", opts->job, "The job to deploy (default: the only one whose problem has [deploy])");
+  command->add_option("--source", opts->source, "Deploy this kernel file instead of the champion (the gain gate "
+                                                "is skipped; the rest is the same)");
+  command->add_flag("--recover", opts->recover, "Put back the original an unfinished deploy left (killed mid-way)");
+  command->add_option("--feed", opts->feed_endpoint, "Feed endpoint (default: the campaign's [feed])");
+  command->add_flag("--json", opts->json, "One JSON object on stdout");
+  command->callback([opts, &result] { result = deploy(*opts); });
+}
+
 void add_status(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<status_options>();
   auto* command = app.add_subcommand("status", "Show a campaign's progress from its run directory");
@@ -258,6 +273,7 @@ int run_command_line(int argc, char** argv) {
   add_program(app, result);
   add_calibrate(app, result);
   add_observe(app, result, std::find(argv, argv + argc, std::string_view{"--"}) != argv + argc);
+  add_deploy(app, result);
   add_report(app, result);
   add_bench(app, result);
   add_diagnose(app, result);

@@ -127,6 +127,16 @@ struct observe_options {
 };
 exit_code observe(const observe_options& options);
 
+struct deploy_options {
+  std::string run_dir;       // a finished run
+  std::string job;           // "" = the only job whose problem declares [deploy]
+  std::string source;        // "" = the job's champion; else a kernel file a person chose
+  bool recover = false;      // put back the original an unfinished deploy left
+  std::string feed_endpoint; // "" = the campaign's [feed]
+  bool json = false;
+};
+exit_code deploy(const deploy_options& options);
+
 struct calibrate_options {
   std::uint32_t max_priority = 3;       // measure priorities 1..P (4 has no built-in benchmarks)
   std::vector<std::string> only;        // just these parameters (and what they depend on)

@@ -7,6 +7,7 @@
 
 #include "toml_reader/placed_error.hpp"
 #include "cli/commands.hpp"
+#include "deploy/deploy_target.hpp"
 
 #include "cli/pipeline_session.hpp"
 #include "config/campaign_spec.hpp"
@@ -98,6 +99,21 @@ std::optional<std::string> missing_key(const config::campaign_spec& spec) {
          " is not set (export it, or set api_key_env = \"\" for a local server that needs no key)";
 }
 
+// [deploy] at_end: each job whose problem names a target, through `warpforge deploy`'s path (its
+// outcome is printed and recorded; a roll-back does not fail the campaign, which did finish).
+void deploy_every_target(const config::campaign_spec& spec, const fs::path& run_dir) {
+  for (const auto& job : spec.jobs) {
+    auto target = deploy::load_deploy_target(job.problem_path);
+    if (!target || !*target)
+      continue;
+    std::cout << "\ndeploying " << job.name << " into " << (*target)->project.string() << '\n';
+    deploy_options options;
+    options.run_dir = run_dir.string();
+    options.job = job.name;
+    deploy(options);
+  }
+}
+
 exit_code run_campaign(session_request request, const std::string& log_level) {
   auto level_text = log_level.empty() ? std::string{config::to_string(request.spec.log)} : log_level;
   auto level = logging::level_from_string(level_text);
@@ -124,6 +140,8 @@ exit_code run_campaign(session_request request, const std::string& log_level) {
   }
   write_report(outcome->run_dir);
   print_usage(*outcome);
+  if (request.spec.deploy_at_end && outcome->result.kind == pipeline::campaign_result_kind::finished)
+    deploy_every_target(request.spec, outcome->run_dir);
   logging::shutdown();
   switch (outcome->result.kind) {
   case pipeline::campaign_result_kind::interrupted: return exit_code::interrupted;

@@ -128,7 +128,7 @@ public:
   void parse(const toml::table& root, campaign_spec& spec) {
     static constexpr std::string_view root_keys[] = {
       "name", "kind", "run_root", "run_dir_mode", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log",
-      "supervision", "calibrate"};
+      "supervision", "calibrate", "deploy"};
     r_.set_root_keys(root_keys);
     r_.check_keys(root, "", root_keys);
     if (auto name = r_.string(root, "", "name", presence::required)) {
@@ -168,6 +168,12 @@ public:
     }
     if (const auto* supervision = r_.table(root, "", "supervision", presence::optional))
       parse_supervision(*supervision, spec.supervision);
+    if (const auto* deploy = r_.table(root, "", "deploy", presence::optional)) {
+      static constexpr std::string_view deploy_keys[] = {"at_end"};
+      r_.check_keys(*deploy, "deploy", deploy_keys);
+      if (auto at_end = r_.boolean(*deploy, "deploy", "at_end", presence::optional))
+        spec.deploy_at_end = *at_end;
+    }
     if (auto kind = r_.enumeration(root, "", "kind", presence::optional, all_campaign_kinds,
                                    &campaign_kind_from_string))
       spec.kind = *kind;

@@ -172,6 +172,8 @@ struct campaign_spec {
   feed_spec feed;
   log_level log = log_level::info;
   supervision_policy supervision;
+  bool deploy_at_end = false; // [deploy] at_end: a finished campaign deploys every job whose
+                              // problem declares [deploy] (docs/observe-deploy.md)
 
   bool operator==(const campaign_spec&) const = default;
 };
