@@ -29,14 +29,6 @@ std::vector<problem_config> problem_configs(const problem_spec& spec) {
   return out;
 }
 
-std::size_t heaviest_config(const std::vector<problem_config>& configs) {
-  std::size_t heaviest = 0;
-  for (std::size_t i = 1; i < configs.size(); ++i)
-    if (configs[i].weight > configs[heaviest].weight)
-      heaviest = i;
-  return heaviest;
-}
-
 namespace detail {
 
 namespace {

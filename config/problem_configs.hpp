@@ -32,8 +32,4 @@ struct problem_config {
 /// config named after the problem with weight 1 at [dims].
 std::vector<problem_config> problem_configs(const problem_spec& spec);
 
-/// The index of the heaviest configuration (the first of equal weights): where a candidate is
-/// profiled and diagnosed, and the sizes the language model is told about.
-std::size_t heaviest_config(const std::vector<problem_config>& configs);
-
 } // namespace warpforge::config

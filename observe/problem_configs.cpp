@@ -200,13 +200,13 @@ expected<configs_mapping, std::string> map_to_configs(const observation& observe
     const auto name = config_name(*dims);
     auto same = std::find_if(out.configs.begin(), out.configs.end(), [&](const auto& c) { return c.dims == *dims; });
     if (same != out.configs.end()) {
-      same->weight += rep.weight;
+      same->weight += static_cast<double>(rep.launches);
       same->representatives.push_back(i);
       out.notes.push_back("config " + name + ": representatives " + std::to_string(same->representatives.front() + 1) +
                           " and " + std::to_string(i + 1) + " have the same dims; one config, weights added");
       continue;
     }
-    observed_config config{name, rep.weight, *dims, {i}, geometry_text(rep.grid, rep.block, rep.dynamic_smem)};
+    observed_config config{name, static_cast<double>(rep.launches), *dims, {i}, geometry_text(rep.grid, rep.block, rep.dynamic_smem)};
     if (auto checked = compare_geometry(spec, config, rep, out.notes); !checked)
       return unexpected(checked.error());
     out.configs.push_back(std::move(config));

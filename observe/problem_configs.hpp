@@ -12,6 +12,10 @@
 // compared with the one the program used: a mismatch is a note naming both, never silently
 // accepted. Representatives that land on the same dims (a geometry's fast and slow buckets) are
 // one config, their weights added. Dims no scalar binds keep their [dims] value (a note says so).
+// A config's weight is its LAUNCH COUNT in the observed run: a candidate's time, the weighted sum
+// of its medians, is then (up to the constant total) the kernel time the program spends in these
+// configs, which is what a deploy measures. (A weight by share of time would count the long
+// launches twice: once in their share and again in their own time.)
 // ncu observations carry no parameter values: mapping them is an error that says to use cupti.
 
 #include "config/problem_spec.hpp"
@@ -30,7 +34,7 @@ namespace warpforge::observe {
 /// One configuration to write.
 struct observed_config {
   std::string name;   // the bound dims' values joined by 'x' ("8192x8192")
-  double weight = 0;  // the merged representatives' weights (they sum to 1 over all configs)
+  double weight = 0;  // launches per run of the program (the loader normalises the weights)
   std::vector<std::pair<std::string, std::int64_t>> dims; // bound dims, in the spec's [dims] order
   std::vector<std::size_t> representatives; // indexes into the kernel's representative configs
   std::string geometry; // what the program launched: "grid (256,256,1) block (32,8,1) smem 0"

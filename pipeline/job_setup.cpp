@@ -51,7 +51,7 @@ expected<job_setup, std::string> open_job(std::string name, std::filesystem::pat
       return unexpected{toml_reader::to_string(defaults.error())};
     job.configs.push_back({at, std::move(*defaults)});
   }
-  job.heaviest = config::heaviest_config(configs);
+  job.heaviest = heaviest_config(job.configs);
   job.defaults = job.configs[job.heaviest].defaults;
   auto space = tuning::search_space::from_problem(problem);
   if (!space)
@@ -61,6 +61,21 @@ expected<job_setup, std::string> open_job(std::string name, std::filesystem::pat
   job.baseline.methods = space->claimed_methods(job.baseline.point);
   job.problem = std::move(problem);
   return job;
+}
+
+std::size_t heaviest_config(const std::vector<job_config>& configs) {
+  auto weighted_bytes = [](const job_config& at) {
+    double bytes = 0;
+    for (const auto& arg : at.defaults.args)
+      if (const auto* b = std::get_if<config::resolved_buffer>(&arg))
+        bytes += static_cast<double>(b->bytes);
+    return at.config.weight * bytes;
+  };
+  std::size_t heaviest = 0;
+  for (std::size_t i = 1; i < configs.size(); ++i)
+    if (weighted_bytes(configs[i]) > weighted_bytes(configs[heaviest]))
+      heaviest = i;
+  return heaviest;
 }
 
 double buffer_bytes(const job_setup& job) {

@@ -33,7 +33,7 @@ struct job_setup {
   std::vector<std::string> reference_flags;
   std::vector<job_config> configs;    // every configuration the job is raced at, in spec
                                       // order; one for a problem without [[configs]]
-  std::size_t heaviest = 0;           // index into configs of the largest weight: where
+  std::size_t heaviest = 0;           // index into configs of heaviest_config: where
                                       // profiles and diagnoses run
   config::resolved_problem defaults;  // the problem at its default point at the heaviest
                                       // configuration (without [[configs]]: at [dims])
@@ -51,5 +51,11 @@ expected<job_setup, std::string> open_job(std::string name, std::filesystem::pat
 /// achieved bandwidth is counted against); with several configurations, their weighted sum,
 /// as the time it is divided by is.
 double buffer_bytes(const job_setup& job);
+
+/// The configuration with the most weighted data (weight x bytes of its buffers at the default
+/// point; the first of equals): before anything is timed, the best guess of where the kernel's
+/// time goes, so profiles and diagnoses run there. (Weights count launches: the most launched
+/// configuration is often a small one.)
+std::size_t heaviest_config(const std::vector<job_config>& configs);
 
 } // namespace warpforge::pipeline

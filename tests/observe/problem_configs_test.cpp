@@ -30,15 +30,17 @@ std::vector<param_bytes> params(std::int32_t rows, std::int32_t cols) {
   return {{0, 8, to_hex(&in, 8)}, {8, 8, to_hex(&out, 8)}, {16, 4, to_hex(&rows, 4)}, {20, 4, to_hex(&cols, 4)}};
 }
 
-representative_config rep(std::int32_t rows, std::int32_t cols, std::array<std::uint32_t, 3> grid, double weight,
+// `launches`: the bucket's launch count, which is what a config's weight becomes.
+representative_config rep(std::int32_t rows, std::int32_t cols, std::array<std::uint32_t, 3> grid, std::size_t launches,
                           duration_bucket bucket = duration_bucket::all) {
   representative_config c;
   c.kernel = "transpose";
   c.grid = grid;
   c.block = {32, 8, 1};
   c.bucket = bucket;
-  c.weight = weight;
-  c.coverage = weight * 0.95;
+  c.launches = launches;
+  c.weight = 0.1; // the share of time, shown by observe; not what a config is weighted by
+  c.coverage = 0.1;
   c.scalars = params(rows, cols);
   return c;
 }
@@ -59,8 +61,8 @@ observation observed_with(std::vector<representative_config> reps) {
 TEST(ProblemConfigs, DimsComeFromTheScalarsWhoseValueIsADimAndTheGeometryIsChecked) {
   auto spec = load_fixture_problem();
   // 8192x8192 and 1024x4096 launch as the problem would; 512x512 launched with a 16-wide grid.
-  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 0.6), rep(1024, 4096, {128, 32, 1}, 0.3),
-                                 rep(512, 512, {32, 32, 1}, 0.1)});
+  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 6), rep(1024, 4096, {128, 32, 1}, 24),
+                                 rep(512, 512, {32, 32, 1}, 200)});
   auto mapped = map_to_configs(observed, spec);
   ASSERT_TRUE(mapped) << mapped.error();
   ASSERT_EQ(mapped->configs.size(), 3u);
@@ -68,7 +70,7 @@ TEST(ProblemConfigs, DimsComeFromTheScalarsWhoseValueIsADimAndTheGeometryIsCheck
   EXPECT_EQ(mapped->configs[1].name, "1024x4096");
   EXPECT_EQ(mapped->configs[1].dims,
             (std::vector<std::pair<std::string, std::int64_t>>{{"ROWS", 1024}, {"COLS", 4096}}));
-  EXPECT_DOUBLE_EQ(mapped->configs[0].weight, 0.6);
+  EXPECT_DOUBLE_EQ(mapped->configs[0].weight, 6.0); // its launches: the loader normalises
   std::string notes;
   for (const auto& note : mapped->notes)
     notes += note + "\n";
@@ -82,7 +84,7 @@ TEST(ProblemConfigs, DimsComeFromTheScalarsWhoseValueIsADimAndTheGeometryIsCheck
 
 TEST(ProblemConfigs, TheWrittenFileIsReadBackByTheProblemLoader) {
   auto spec = load_fixture_problem();
-  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 0.75), rep(1024, 4096, {128, 32, 1}, 0.25)});
+  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 3), rep(1024, 4096, {128, 32, 1}, 1)});
   auto mapped = map_to_configs(observed, spec);
   ASSERT_TRUE(mapped) << mapped.error();
   const auto dir = fs::temp_directory_path() / ("wf-problem-configs-" + std::to_string(::getpid()));
@@ -114,19 +116,19 @@ TEST(ProblemConfigs, TheWrittenFileIsReadBackByTheProblemLoader) {
 
 TEST(ProblemConfigs, FastAndSlowBucketsOfOneSizeAreOneConfigWithTheirWeightsAdded) {
   auto spec = load_fixture_problem();
-  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 0.5, duration_bucket::slow),
-                                 rep(1024, 4096, {128, 32, 1}, 0.3),
-                                 rep(8192, 8192, {256, 256, 1}, 0.2, duration_bucket::fast)});
+  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 5, duration_bucket::slow),
+                                 rep(1024, 4096, {128, 32, 1}, 3),
+                                 rep(8192, 8192, {256, 256, 1}, 2, duration_bucket::fast)});
   auto mapped = map_to_configs(observed, spec);
   ASSERT_TRUE(mapped) << mapped.error();
   ASSERT_EQ(mapped->configs.size(), 2u);
-  EXPECT_DOUBLE_EQ(mapped->configs[0].weight, 0.7);
+  EXPECT_DOUBLE_EQ(mapped->configs[0].weight, 7.0);
   EXPECT_EQ(mapped->configs[0].representatives, (std::vector<std::size_t>{0, 2}));
 }
 
 TEST(ProblemConfigs, AnObservationWithoutScalarValuesSaysToObserveWithCupti) {
   auto spec = load_fixture_problem();
-  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1.0)});
+  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1)});
   observed.method = "ncu";
   observed.representative[0].selection.configs[0].scalars.clear();
   auto mapped = map_to_configs(observed, spec);
@@ -137,19 +139,19 @@ TEST(ProblemConfigs, AnObservationWithoutScalarValuesSaysToObserveWithCupti) {
 
 TEST(ProblemConfigs, ADifferentParameterCountOrAnUndecodableValueIsAnError) {
   auto spec = load_fixture_problem();
-  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1.0)});
+  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1)});
   observed.representative[0].selection.configs[0].scalars.pop_back();
   auto fewer = map_to_configs(observed, spec);
   ASSERT_FALSE(fewer);
   EXPECT_NE(fewer.error().find("has 3 parameters"), std::string::npos) << fewer.error();
 
-  observed = observed_with({rep(-4, 8192, {256, 256, 1}, 1.0)});
+  observed = observed_with({rep(-4, 8192, {256, 256, 1}, 1)});
   auto negative = map_to_configs(observed, spec);
   ASSERT_FALSE(negative);
   EXPECT_NE(negative.error().find("'rows'"), std::string::npos) << negative.error();
   EXPECT_NE(negative.error().find("-4 is not a positive size"), std::string::npos) << negative.error();
 
-  observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1.0)});
+  observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1)});
   observed.representative[0].selection.configs[0].scalars[2] = {16, 8, "0020000000000000"};
   auto wide = map_to_configs(observed, spec);
   ASSERT_FALSE(wide);
@@ -158,7 +160,7 @@ TEST(ProblemConfigs, ADifferentParameterCountOrAnUndecodableValueIsAnError) {
 
 TEST(ProblemConfigs, SeveralObservedKernelsPickTheProblemsEntry) {
   auto spec = load_fixture_problem();
-  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1.0)});
+  auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 1)});
   observed.kernel = "";
   observed.representative.insert(observed.representative.begin(), {"fill", "fill", {}});
   auto mapped = map_to_configs(observed, spec);
