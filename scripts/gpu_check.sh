@@ -19,6 +19,10 @@
 #             results.json, measurements.tsv, the Accel-Sim and GPGPU-Sim fragments, the charts
 #   llm       examples/llm/campaign.toml against the scripted loopback server (no model: the
 #             replies are tests/llm/fixtures), then its replay from the transcripts, compared
+#   deploy    examples/deploy/demo.sh: build the example application, observe its kernel
+#             (warpforge observe), tune at the observed configurations, deploy the champion
+#             (before/after of the real program), then a slower kernel that must be rolled back;
+#             the deploy rows of the store
 #   tests     the gpu-labelled GoogleTest binaries given after the bundle
 # Exit status: non-zero when any check failed.
 set -u
@@ -161,6 +165,20 @@ if wants calibrate; then
   cal_dir="$(ls -td "$runs"/calibrat* | head -1)"
   for f in report.md results.json accel-sim.config measurements.tsv; do cp "$cal_dir/$f" "$out/calibrate-$f" 2>/dev/null; done
   (cd "$cal_dir" && tar czf "$out/calibrate-charts.tgz" charts solved 2>/dev/null)
+fi
+
+if wants deploy; then
+  step "observe -> tune -> deploy -> roll back: examples/deploy/demo.sh"
+  check env DEMO_OUT="$out/deploy-demo" "$here/examples/deploy/demo.sh" "$W/bin/warpforge"
+  deploy_run="$(ls -td "$here"/runs/deploy_transpose-* 2>/dev/null | head -1)"
+  if [[ -n "$deploy_run" ]]; then
+    {
+      echo "## deployments"; python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select * from deployments')]" "$deploy_run/warpforge.db"
+      echo "## deploy_steps"; python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select * from deploy_steps')]" "$deploy_run/warpforge.db"
+      echo "## deploy events"; "$W/bin/warpforge" tail --run-dir "$deploy_run" --log --idle-timeout 1 2>&1 | grep -E 'deploy_' | cut -c1-400
+    } > "$out/deploy-demo/store.md" 2>&1
+    head -c 8000 "$out/deploy-demo/store.md"
+  fi
 fi
 
 if wants llm; then
