@@ -149,9 +149,10 @@ expected<champion, std::string> load_champion(const fs::path& run_dir, std::stri
   auto found = fastest_champion(*db, row->id);
   if (!found)
     return unexpected{found.error()};
-  if (!*found)
-    return unexpected{"job '" + std::string{job} + "' in " + run_dir.string() +
-                      " has no champion: no branch of it passed and was measured"};
+  if (!*found) // a measured baseline that nothing beat is not "no branch passed"
+    return unexpected{"job '" + std::string{job} + "' in " + run_dir.string() + " has no champion: " +
+                      (baseline_time(*db, row->id) ? "no branch beat its baseline, still the best the run found"
+                                                   : "no branch of it passed and was measured")};
   const auto& best = **found;
   champion out;
   out.source_path = best.branch.source_path;

@@ -34,8 +34,8 @@ struct champion {
 };
 
 /// The champion of `job` in the finished run at `run_dir`. Errors: the folder is not a run
-/// directory, no such job (naming the jobs there), no champion (no branch passed), its source
-/// file is missing.
+/// directory, no such job (naming the jobs there), no champion (no branch passed, or none beat
+/// the baseline: each message says which), its source file is missing.
 expected<champion, std::string> load_champion(const std::filesystem::path& run_dir,
                                               std::string_view job);
 

@@ -172,6 +172,21 @@ TEST_F(DeployCommand, ARunWhoseProblemHasNoDeployTableExitsThreeSayingSo) {
   EXPECT_EQ(kernel_text(), stand_in_kernel);
 }
 
+TEST_F(DeployCommand, ARunWhereNothingBeatTheBaselineHasNoChampionAndSaysWhy) {
+  // One value: the tuner has no point to propose, the baseline stays the best.
+  std::string only_default{warpforge::testing::vector_add_problem};
+  const std::string values = "values = [32, 64, 128, 256, 512, 1024]";
+  only_default.replace(only_default.find(values), values.size(), "values = [256]");
+  write(dir / "problem.toml", only_default + std::string{warpforge::testing::deploy_table});
+  const auto run = finished_run();
+  ASSERT_FALSE(run.empty());
+  ASSERT_EQ(count("SELECT count(*) FROM branches WHERE kind = 'baseline' AND outcome = 'passed'"), 1);
+  const auto deployed = warpforge({"deploy", run.string()});
+  EXPECT_EQ(deployed.code, 3) << deployed.out << deployed.err;
+  EXPECT_NE(deployed.err.find("no branch beat its baseline"), std::string::npos) << deployed.err;
+  EXPECT_EQ(kernel_text(), stand_in_kernel);
+}
+
 TEST_F(DeployCommand, ACampaignWithDeployAtEndDeploysItsChampionByItself) {
   const auto campaign = warpforge({"run", write_deploy_campaign(true).string()});
   ASSERT_EQ(campaign.code, 0) << campaign.out << campaign.err;
