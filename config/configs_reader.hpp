@@ -15,8 +15,9 @@ namespace warpforge::config::detail {
 /// Reads the configurations of the spec whose root is `root` into spec.configs (and
 /// spec.configs_file), reporting through `spec_reader` (and a reader of the configs file). The
 /// [dims] must be read already; a dim named in `broken_names` (declared, but rejected) is not
-/// reported again.
+/// reported again. With `read_file` false the configs file is named (spec.configs_file) but not
+/// read (load_options::read_configs_file).
 void read_configs(const toml::table& root, toml_reader::reader& spec_reader, problem_spec& spec,
-                  const std::set<std::string, std::less<>>& broken_names);
+                  const std::set<std::string, std::less<>>& broken_names, bool read_file = true);
 
 } // namespace warpforge::config::detail

@@ -71,7 +71,7 @@ config_spec read_config(const toml::table& table, const std::string& path, std::
     else
       r.error(table.get("weight")->source(), join_key(path, "weight"),
               "weight must be > 0, got " + std::to_string(*weight),
-              "weights are shares of the time; they are normalised to sum to 1");
+              "weights are relative (e.g. launches per run); they are normalised to sum to 1");
   }
   const auto* dims = r.table(table, path, "dims", presence::optional);
   if (dims == nullptr)
@@ -157,7 +157,7 @@ void read_configs_file(const toml::node& at, toml_reader::reader& spec_reader, p
 } // namespace
 
 void read_configs(const toml::table& root, toml_reader::reader& r, problem_spec& spec,
-                  const std::set<std::string, std::less<>>& broken_names) {
+                  const std::set<std::string, std::less<>>& broken_names, bool read_file) {
   auto file = r.string(root, "", "configs_file", presence::optional);
   if (!file) {
     spec.configs = read_config_tables(root, presence::optional, r, spec, broken_names);
@@ -170,7 +170,8 @@ void read_configs(const toml::table& root, toml_reader::reader& r, problem_spec&
     return;
   }
   spec.configs_file = resolve_against(r.file(), *file);
-  read_configs_file(at, r, spec, broken_names);
+  if (read_file)
+    read_configs_file(at, r, spec, broken_names);
 }
 
 } // namespace detail

@@ -162,8 +162,8 @@ bool is_arch(std::string_view text) {
 
 class problem_parser {
 public:
-  problem_parser(const std::filesystem::path& file, toml_reader::placed_errors& errors)
-      : file_(file), r_(file.string(), errors) {}
+  problem_parser(const std::filesystem::path& file, const load_options& options, toml_reader::placed_errors& errors)
+      : file_(file), options_(options), r_(file.string(), errors) {}
 
   void parse(const toml::table& root, problem_spec& spec) {
     r_.set_root_keys(root_keys);
@@ -180,7 +180,7 @@ public:
       spec.dims = parse_dims(*dims);
     if (const auto* tunables = r_.array(root, "", "tunables", presence::optional))
       spec.tunables = parse_tunables(*tunables);
-    detail::read_configs(root, r_, spec, broken_);
+    detail::read_configs(root, r_, spec, broken_, options_.read_configs_file);
     if (const auto* deploy = r_.table(root, "", "deploy", presence::optional))
       spec.deploy = deploy::read_deploy_table(*deploy, "deploy", r_, file_);
     if (spec.deploy && spec.deploy->kernel.empty()) // observed timing watches the problem's kernel
@@ -777,6 +777,7 @@ private:
   }
 
   std::filesystem::path file_;
+  load_options options_;
   toml_reader::reader r_;
   std::set<std::string, std::less<>> declared_; // dims and tunables, even broken ones
   std::set<std::string, std::less<>> broken_;   // declared, but rejected: skip dependent checks
@@ -808,7 +809,7 @@ void check_every_config(const problem_spec& spec, const std::set<std::string, st
 } // namespace
 
 expected<problem_spec, toml_reader::placed_errors>
-parse_problem(std::string_view text, const std::filesystem::path& file) {
+parse_problem(std::string_view text, const std::filesystem::path& file, const load_options& options) {
   toml_reader::placed_errors errors;
   auto root = toml_reader::parse(text, file.string());
   if (!root)
@@ -816,7 +817,7 @@ parse_problem(std::string_view text, const std::filesystem::path& file) {
   problem_spec spec;
   spec.file = file.string();
   spec.raw_text = std::string{text};
-  problem_parser parser{file, errors};
+  problem_parser parser{file, options, errors};
   parser.parse(*root, spec);
   // Every expression at the default point: names, division by zero, sizes, launch limits.
   auto at_default = resolve_problem_all(spec, default_point(spec), parser.broken_names());
@@ -844,11 +845,12 @@ parse_problem(std::string_view text, const std::filesystem::path& file) {
   return spec;
 }
 
-expected<problem_spec, toml_reader::placed_errors> load_problem(const std::filesystem::path& path) {
+expected<problem_spec, toml_reader::placed_errors> load_problem(const std::filesystem::path& path,
+                                                                const load_options& options) {
   auto text = toml_reader::read_file(path, "the problem spec");
   if (!text)
     return unexpected(toml_reader::placed_errors{std::move(text).error()});
-  return parse_problem(*text, path);
+  return parse_problem(*text, path, options);
 }
 
 } // namespace warpforge::config

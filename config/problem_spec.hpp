@@ -207,11 +207,22 @@ struct problem_spec {
 /// Name of an argument (buffer or scalar).
 const std::string& arg_name(const arg_spec& arg);
 
+/// How much of a problem the loader reads.
+struct load_options {
+  /// Read the file `configs_file` names into `configs`. Off for `warpforge observe --problem`,
+  /// which writes that file (and must work before it exists, or when it no longer fits the
+  /// problem): `configs_file` is still resolved and set, the key still checked (a string, not
+  /// beside inline [[configs]]), `configs` stays empty (one configuration, at [dims]).
+  bool read_configs_file = true;
+};
+
 /// Reads and validates the problem spec at `path`; relative paths inside resolve against its folder.
-expected<problem_spec, toml_reader::placed_errors> load_problem(const std::filesystem::path& path);
+expected<problem_spec, toml_reader::placed_errors> load_problem(const std::filesystem::path& path,
+                                                                const load_options& options = {});
 
 /// Validates `text` as if read from `file` (used in errors; its folder resolves relative paths).
 expected<problem_spec, toml_reader::placed_errors> parse_problem(std::string_view text,
-                                                                 const std::filesystem::path& file);
+                                                                 const std::filesystem::path& file,
+                                                                 const load_options& options = {});
 
 } // namespace warpforge::config
