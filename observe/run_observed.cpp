@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -86,32 +87,92 @@ void keep_named(observed_run& out, std::string_view kernel) {
   });
 }
 
+// `name` is the launch log's or a sibling `<log>.<pid>` a second CUDA process writes (inject/README.md).
+std::optional<std::uint64_t> extra_log_pid(const std::string& name) {
+  const std::string prefix = std::string{launch_log_file_name} + ".";
+  if (!name.starts_with(prefix) || name.size() == prefix.size() || name.size() > prefix.size() + 19)
+    return std::nullopt;
+  std::uint64_t pid = 0;
+  for (char c : name.substr(prefix.size())) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    pid = pid * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return pid;
+}
+
+// Every launch log in log_dir: launches.jsonl first (the first CUDA process), then the other
+// processes' launches.jsonl.<pid> by pid.
+std::vector<fs::path> launch_logs(const fs::path& log_dir) {
+  std::vector<std::pair<std::uint64_t, fs::path>> extra;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator{log_dir, ec})
+    if (auto pid = extra_log_pid(entry.path().filename().string()))
+      extra.emplace_back(*pid, entry.path());
+  std::sort(extra.begin(), extra.end());
+  std::vector<fs::path> out;
+  if (is_file(log_dir / launch_log_file_name))
+    out.push_back(log_dir / launch_log_file_name);
+  for (auto& [pid, path] : extra)
+    out.push_back(std::move(path));
+  return out;
+}
+
+// Reads one log into `out`: its launches by seq after those of the logs before it, its notes
+// (named by the file when there are several processes).
+expected<std::size_t, std::string> append_launch_log(const fs::path& log, bool several, observed_run& out) {
+  auto read = read_launch_log(log);
+  if (!read)
+    return unexpected("the launch log is unreadable: " + read.error());
+  const std::string from = several ? log.filename().string() + ": " : "";
+  std::stable_sort(read->launches.begin(), read->launches.end(),
+                   [](const launch_record& a, const launch_record& b) { return a.sequence < b.sequence; });
+  const std::size_t count = read->launches.size();
+  out.launches.insert(out.launches.end(), std::make_move_iterator(read->launches.begin()),
+                      std::make_move_iterator(read->launches.end()));
+  for (const auto& note : read->notes)
+    out.notes.push_back(from + note);
+  if (!read->complete)
+    out.notes.push_back(from + "the launch log has no end line: the program ended before the injection library "
+                        "finished it (a crash, or a kill); the launches up to then are kept");
+  if (read->dropped > 0)
+    out.notes.push_back(from + std::to_string(read->dropped) + " launches were seen but not recorded (dropped)");
+  return count;
+}
+
+// Removes the launch logs of an earlier run, so that the first process writes launches.jsonl again.
+void remove_launch_logs(const fs::path& log_dir) {
+  std::error_code ec;
+  for (const auto& log : launch_logs(log_dir))
+    fs::remove(log, ec);
+}
+
 expected<observed_run, std::string> run_with_injection(const observe_request& request, const fs::path& library,
                                                        observed_run out) {
   out.method = "cupti";
   const auto log = request.log_dir / launch_log_file_name;
-  std::error_code ec;
-  fs::remove(log, ec);
+  remove_launch_logs(request.log_dir);
   auto spawn = spawn_in(request.workdir, out.command);
   spawn.environment = {{std::string{cuda_injection_env}, library.string()}, {std::string{out_env}, log.string()},
                        {std::string{kernel_env}, ""}}; // record every kernel: see run_observed.hpp
   if (auto ran = run_to_end(std::move(spawn), request, out); !ran)
     return unexpected(ran.error());
-  if (!is_file(log)) {
+  const auto logs = launch_logs(request.log_dir);
+  if (logs.empty()) {
     out.notes.push_back("no launch log was written (" + log.string() + "): the program never initialised "
                         "CUDA, or CUDA did not load the injection library " + library.string());
     return out;
   }
-  auto read = read_launch_log(log);
-  if (!read)
-    return unexpected("the launch log is unreadable: " + read.error());
-  out.launches = std::move(read->launches);
-  out.notes.insert(out.notes.end(), read->notes.begin(), read->notes.end());
-  if (!read->complete)
-    out.notes.push_back("the launch log has no end line: the program ended before the injection library "
-                        "finished it (a crash, or a kill); the launches up to then are kept");
-  if (read->dropped > 0)
-    out.notes.push_back(std::to_string(read->dropped) + " launches were seen but not recorded (dropped)");
+  std::string processes;
+  for (const auto& one : logs) {
+    auto count = append_launch_log(one, logs.size() > 1, out);
+    if (!count)
+      return unexpected(count.error());
+    processes += (processes.empty() ? "" : ", ") + one.filename().string() + " (" + std::to_string(*count) + " launches)";
+  }
+  if (logs.size() > 1)
+    out.notes.push_back(std::to_string(logs.size()) + " CUDA processes observed: " + processes +
+                        "; their launches are merged, process after process (seq counts within each)");
   keep_named(out, request.kernel);
   return out;
 }

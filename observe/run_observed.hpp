@@ -6,7 +6,10 @@
 //   auto run = run_observed(r);   // run->launches, run->exit, run->output, run->notes
 //
 // cupti: CUDA loads the injection library (observe/inject/) into the program through
-// CUDA_INJECTION64_PATH; it writes the launch log to WARPFORGE_OBSERVE_OUT (<log_dir>/launches.jsonl).
+// CUDA_INJECTION64_PATH; it writes the launch log to WARPFORGE_OBSERVE_OUT (<log_dir>/launches.jsonl),
+// and every further CUDA process of the program (a child) its own <log_dir>/launches.jsonl.<pid>.
+// All of them are read (stale ones removed before the program starts): launches file by file
+// (launches.jsonl, then the others by pid), each by seq; a note names the processes.
 // WARPFORGE_OBSERVE_KERNEL is left unset: every kernel is recorded (microseconds of host time a
 // launch) and the named one kept here, so a name that matches nothing is answered with the kernels
 // that did run (other_kernels). ncu (observe/ncu_launches.hpp):
@@ -37,6 +40,7 @@ inline constexpr observe_method all_observe_methods[] = {observe_method::automat
 
 /// The files run_observed writes in log_dir.
 inline constexpr std::string_view launch_log_file_name = "launches.jsonl"; // the injection library's log
+                                                                           // (.<pid>: another process's)
 inline constexpr std::string_view program_output_file_name = "program.out"; // stdout+stderr
 inline constexpr std::string_view ncu_csv_file_name = "ncu.csv";           // ncu's --log-file
 
@@ -55,7 +59,7 @@ struct observe_request {
 };
 
 struct observed_run {
-  std::vector<launch_record> launches; // in launch order
+  std::vector<launch_record> launches; // in launch order, process after process (seq counts per process)
   std::string method;                  // "cupti" or "ncu"
   gpu::child_exit exit;                // how the program ended
   std::string output;                  // its stdout+stderr

@@ -80,6 +80,34 @@ TEST_F(RunObserved, AStandInProgramsLaunchLogIsReadAndTheEnvironmentPassed) {
   EXPECT_TRUE(fs::exists(dir_ / "log" / program_output_file_name));
 }
 
+TEST_F(RunObserved, EveryCudaProcessesLogIsReadAndStaleOnesRemovedFirst) {
+  // A stale log of an earlier run's child: removed before the program starts, or it would be read.
+  fs::create_directories(dir_ / "log");
+  std::ofstream{dir_ / "log" / "launches.jsonl.99"} << "stale, not JSON\n";
+  // The program and a child process (pid 4242) both use CUDA: the second log is <log>.<pid>.
+  std::ofstream{dir_ / "child.txt"}
+    << R"({"seq":1,"kernel":"transpose","demangled":"transpose","grid":[8,8,1],"block":[32,8,1],"smem":0,"duration_ns":5000,"device":0,"params":[]})"
+       "\n"
+       R"({"seq":0,"kernel":"transpose","demangled":"transpose","grid":[4,4,1],"block":[32,8,1],"smem":0,"duration_ns":2000,"device":0,"params":[]})"
+       "\n";
+  auto program = script("stand_in_two_processes", "cp " + (dir_ / "launches.txt").string() + " \"$WARPFORGE_OBSERVE_OUT\"\n"
+                                                   "cp " + (dir_ / "child.txt").string() + " \"$WARPFORGE_OBSERVE_OUT.4242\"\n");
+  auto run = run_observed(request(program));
+  ASSERT_TRUE(run) << run.error();
+  ASSERT_EQ(run->launches.size(), 4u); // two of the first process, then the child's by seq
+  EXPECT_EQ(run->launches[0].grid[0], 256u);
+  EXPECT_EQ(run->launches[1].grid[0], 64u);
+  EXPECT_EQ(run->launches[2].grid[0], 4u);
+  EXPECT_EQ(run->launches[3].grid[0], 8u);
+  std::string notes;
+  for (const auto& note : run->notes)
+    notes += note + "\n";
+  EXPECT_NE(notes.find("2 CUDA processes observed: launches.jsonl (3 launches), launches.jsonl.4242 (2 launches)"),
+            std::string::npos) << notes;
+  EXPECT_NE(notes.find("launches.jsonl.4242: the launch log has no end line"), std::string::npos) << notes;
+  EXPECT_FALSE(fs::exists(dir_ / "log" / "launches.jsonl.99"));
+}
+
 TEST_F(RunObserved, AFailingProgramIsAResultWithItsExitOutputAndLaunches) {
   auto program = script("stand_in_failing_app", "cp " + (dir_ / "launches.txt").string() +
                                                   " \"$WARPFORGE_OBSERVE_OUT\"\necho 'it broke' >&2\nexit 3\n");
