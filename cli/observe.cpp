@@ -1,11 +1,16 @@
 // `warpforge observe [--kernel NAME] [--method auto|cupti|ncu] [--cache-dir DIR] [--fresh]
 // [--source FILE]... [--top-k 5] [--coverage 0.9] [--split 2.5] [--problem P [--configs-out F]]
 // [--timeout S] [--json] -- program args...`: run a real program once, unmodified, and record every
-// launch of the kernel (observe/run_observed.hpp); pick its representative configurations
-// (observe/representative.hpp); keep it all in <cache-dir>/<kernel>.observed.json, reused while the
-// program's signature holds; with --problem, write the configs file the problem's configs_file
-// names (observe/problem_configs.hpp). Prints a table of the configurations, the coverage, and
-// where the files are.
+// launch of the kernel, in every CUDA process it starts (observe/run_observed.hpp); pick its
+// representative configurations (observe/representative.hpp); keep it all in
+// <cache-dir>/<kernel>.observed.json, reused while the program's signature holds.
+// With --problem: the problem is loaded without its configs file (observe writes it: it may not
+// exist yet), and the configs are written to --configs-out, else the file the problem's
+// configs_file names, else <problem's folder>/<kernel or entry>.configs.toml, in which case the
+// terminal says to add configs_file = "<that name>" to the problem (observe/problem_configs.hpp).
+// Prints a table of the configurations, the coverage, and where the files are; --json prints the
+// same with each representative's `share` of the kept time and, with --problem, the configs
+// written with their `weight` (launch counts).
 
 #include "cli/commands.hpp"
 
@@ -180,11 +185,21 @@ void print_table(const observation& ob, std::ostream& out) {
     out << "note: " << note << '\n';
 }
 
-void print_json(const observation& ob, const fs::path& cache_file, const std::string& configs_file, bool reused,
-                std::ostream& out) {
+// --problem's outcome: what was written where, and whether the problem reads that file.
+struct written_configs {
+  observe::configs_mapping mapping;
+  observe::configs_destination destination;
+};
+
+// JSON: each representative's `share` is its time over the kept configurations' time (sums to 1),
+// `coverage` over all the kernel's time (the table's share column); with --problem, the configs
+// written, each `weight` its launch count (observe/problem_configs.hpp says why).
+void print_json(const observation& ob, const fs::path& cache_file, const std::optional<written_configs>& configs,
+                bool reused, std::ostream& out) {
   json::writer w;
   w.begin_object().key("observation").value(cache_file.string()).key("reused").value(reused)
-    .key("configs_file").value(configs_file).key("method").value(ob.method).key("exit").value(ob.exit)
+    .key("configs_file").value(configs ? configs->destination.path.string() : std::string{})
+    .key("method").value(ob.method).key("exit").value(ob.exit)
     .key("launches").value(std::uint64_t{ob.launches.size()}).key("kernels").begin_array();
   for (const auto& k : ob.representative) {
     w.begin_object().key("kernel").value(k.kernel).key("demangled").value(k.demangled)
@@ -193,10 +208,22 @@ void print_json(const observation& ob, const fs::path& cache_file, const std::st
       w.begin_object().key("grid").value(dim3(c.grid)).key("block").value(dim3(c.block))
         .key("smem").value(std::uint64_t{c.dynamic_smem}).key("bucket").value(observe::to_string(c.bucket))
         .key("launches").value(std::uint64_t{c.launches}).key("total_s").value(c.total_s)
-        .key("median_s").value(c.median_s).key("weight").value(c.weight).key("coverage").value(c.coverage).end_object();
+        .key("median_s").value(c.median_s).key("share").value(c.weight).key("coverage").value(c.coverage).end_object();
     w.end_array().end_object();
   }
-  w.end_array().key("notes").begin_array();
+  w.end_array();
+  if (configs) {
+    w.key("problem_reads_configs_file").value(configs->destination.problem_reads_it).key("problem_configs").begin_array();
+    for (const auto& c : configs->mapping.configs) {
+      w.begin_object().key("name").value(c.name).key("weight").value(c.weight).key("geometry").value(c.geometry)
+        .key("dims").begin_object();
+      for (const auto& [dim, value] : c.dims)
+        w.key(dim).value(value);
+      w.end_object().end_object();
+    }
+    w.end_array();
+  }
+  w.key("notes").begin_array();
   for (const auto& note : ob.notes)
     w.value(note);
   w.end_array().end_object();
@@ -204,19 +231,32 @@ void print_json(const observation& ob, const fs::path& cache_file, const std::st
 }
 
 // --problem: maps the observation onto the problem's dims and writes the configs file.
-expected<std::string, std::string> write_problem_configs(const observation& ob, const config::problem_spec& spec,
-                                                         const observe_options& o) {
+expected<written_configs, std::string> write_problem_configs(const observation& ob, const config::problem_spec& spec,
+                                                             const observe_options& o) {
   auto mapped = observe::map_to_configs(ob, spec);
   if (!mapped)
     return unexpected(mapped.error());
-  const fs::path file = o.configs_out.empty()
-                          ? observe::default_configs_path(o.problem_path, o.kernel.empty() ? spec.kernel.entry : o.kernel)
-                          : fs::path{o.configs_out};
-  if (auto written = observe::write_configs_file(file, *mapped, ob); !written)
+  auto destination =
+    observe::configs_destination_for(spec, o.configs_out, o.kernel.empty() ? spec.kernel.entry : o.kernel);
+  if (auto written = observe::write_configs_file(destination.path, *mapped, ob); !written)
     return unexpected(written.error());
   for (const auto& note : mapped->notes)
     std::cerr << "warpforge observe: " << note << '\n';
-  return file.string();
+  return written_configs{std::move(*mapped), std::move(destination)};
+}
+
+// "configs: F (...)": whether the problem reads F, else the line that makes it.
+std::string configs_line(const config::problem_spec& spec, const observe::configs_destination& destination) {
+  const auto& path = destination.path;
+  if (destination.problem_reads_it)
+    return "configs: " + path.string() + " (the problem's configs_file)";
+  if (!spec.configs_file.empty())
+    return "configs: " + path.string() + " (not the problem's configs_file, " + spec.configs_file.string() +
+           ": the problem does not read it)";
+  const auto folder = fs::absolute(fs::path{spec.file}).parent_path().lexically_normal();
+  const auto name = fs::absolute(path).lexically_normal().lexically_relative(folder);
+  return "configs: " + path.string() + " (" + spec.file + " does not name it yet: add configs_file = \"" +
+         name.generic_string() + "\" to it)";
 }
 
 // Selects (with this run's options), keeps the observation, prints it, writes the problem's configs.
@@ -228,26 +268,26 @@ exit_code observe_finish(const observe_options& o, observation& ob, const std::o
     std::cerr << "warpforge observe: " << written.error() << '\n';
     return exit_code::failure;
   }
-  std::string configs_file;
+  std::optional<written_configs> configs;
   bool configs_failed = false;
   if (spec) {
-    auto configs = write_problem_configs(ob, *spec, o);
-    if (configs)
-      configs_file = *configs;
+    auto written = write_problem_configs(ob, *spec, o);
+    if (written)
+      configs = std::move(*written);
     else
-      std::cerr << "warpforge observe: no configs written: " << configs.error() << '\n';
-    configs_failed = !configs;
+      std::cerr << "warpforge observe: no configs written: " << written.error() << '\n';
+    configs_failed = !written;
   }
   if (o.json)
-    print_json(ob, cache_file, configs_file, reused, std::cout);
+    print_json(ob, cache_file, configs, reused, std::cout);
   else {
     print_table(ob, std::cout);
     std::cout << "observation: " << cache_file.string() << (reused ? " (reused)" : "") << '\n';
     if (!reused)
       std::cout << "program output and launch log: "
                 << fs::path{cache_file}.replace_extension().replace_extension(".run").string() << '\n';
-    if (!configs_file.empty())
-      std::cout << "configs: " << configs_file << " (the problem's configs_file)\n";
+    if (configs)
+      std::cout << configs_line(*spec, configs->destination) << '\n';
   }
   return program_failed || configs_failed ? exit_code::failure : exit_code::ok;
 }
@@ -261,7 +301,7 @@ exit_code observe(const observe_options& o) {
   }
   std::optional<config::problem_spec> spec;
   if (!o.problem_path.empty()) {
-    auto loaded = config::load_problem(o.problem_path);
+    auto loaded = observe::load_problem_to_observe(o.problem_path); // its configs file is what observe writes
     if (!loaded) {
       std::cerr << "warpforge observe: " << toml_reader::to_string(loaded.error()) << '\n';
       return exit_code::bad_input;

@@ -258,4 +258,20 @@ fs::path default_configs_path(const fs::path& problem_file, std::string_view ker
   return problem_file.parent_path() / (stem + ".configs.toml");
 }
 
+expected<config::problem_spec, toml_reader::placed_errors> load_problem_to_observe(const fs::path& path) {
+  return config::load_problem(path, {.read_configs_file = false});
+}
+
+configs_destination configs_destination_for(const config::problem_spec& spec, const fs::path& configs_out,
+                                            std::string_view kernel) {
+  auto same_file = [](const fs::path& a, const fs::path& b) {
+    return fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal();
+  };
+  if (!configs_out.empty())
+    return {configs_out, !spec.configs_file.empty() && same_file(configs_out, spec.configs_file)};
+  if (!spec.configs_file.empty())
+    return {spec.configs_file, true};
+  return {default_configs_path(spec.file, kernel), false};
+}
+
 } // namespace warpforge::observe

@@ -64,4 +64,20 @@ expected<void, std::string> write_configs_file(const std::filesystem::path& path
 /// `<problem file's folder>/<kernel>.configs.toml` (the kernel name's unsafe characters as '_').
 std::filesystem::path default_configs_path(const std::filesystem::path& problem_file, std::string_view kernel);
 
+/// The problem as `observe --problem` needs it: everything but the configs file its
+/// `configs_file` names (config::load_options::read_configs_file off), which observe writes and
+/// which may not exist yet, or no longer fit. spec.configs_file still says where it goes.
+expected<config::problem_spec, toml_reader::placed_errors> load_problem_to_observe(const std::filesystem::path& path);
+
+/// Where observe writes the configs and whether that is the file the problem reads.
+struct configs_destination {
+  std::filesystem::path path;
+  bool problem_reads_it = false; // path is the problem's configs_file
+};
+
+/// `configs_out` when given; else the problem's configs_file when it names one; else
+/// default_configs_path(spec.file, kernel) (the problem does not read it until it names it).
+configs_destination configs_destination_for(const config::problem_spec& spec, const std::filesystem::path& configs_out,
+                                            std::string_view kernel);
+
 } // namespace warpforge::observe

@@ -3,6 +3,11 @@
 // signature holds, observed again when the program changes). The observed program is a STAND-IN
 // shell script that writes a launch log to $WARPFORGE_OBSERVE_OUT as the injection library would;
 // WARPFORGE_OBSERVE_INJECT names a placeholder file (nothing loads it: the script uses no CUDA).
+// With --problem (the fixture problem of problem_configs_test.cpp): where the configs file goes and
+// what the terminal says about it, a configs_file that does not exist yet, the JSON's shares and
+// weights; and a program whose child process also uses CUDA (a second launch log).
+
+#include "config/problem_spec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,6 +46,17 @@ LOG
 echo "stand-in ran"
 )";
 
+// STAND-IN for the program of tests/observe/fixtures/transpose_problem.toml: transpose(in, out,
+// rows, cols) launched at rows = 64, cols = 32 (grid (1,2,1) at the default TILE 32), three times.
+constexpr std::string_view stand_in_problem_app = R"(#!/bin/sh
+cat > "$WARPFORGE_OBSERVE_OUT" <<'LOG'
+{"seq":0,"kernel":"transpose","demangled":"transpose","grid":[1,2,1],"block":[32,8,1],"smem":0,"duration_ns":4000,"device":0,"params":[{"offset":0,"size":8,"hex":"0000a000007f0000"},{"offset":8,"size":8,"hex":"0000b000007f0000"},{"offset":16,"size":4,"hex":"40000000"},{"offset":20,"size":4,"hex":"20000000"}]}
+{"seq":1,"kernel":"transpose","demangled":"transpose","grid":[1,2,1],"block":[32,8,1],"smem":0,"duration_ns":4100,"device":0,"params":[{"offset":0,"size":8,"hex":"0000a000007f0000"},{"offset":8,"size":8,"hex":"0000b000007f0000"},{"offset":16,"size":4,"hex":"40000000"},{"offset":20,"size":4,"hex":"20000000"}]}
+{"seq":2,"kernel":"transpose","demangled":"transpose","grid":[1,2,1],"block":[32,8,1],"smem":0,"duration_ns":3900,"device":0,"params":[{"offset":0,"size":8,"hex":"0000a000007f0000"},{"offset":8,"size":8,"hex":"0000b000007f0000"},{"offset":16,"size":4,"hex":"40000000"},{"offset":20,"size":4,"hex":"20000000"}]}
+{"end":true,"launches":3,"dropped":0,"notes":[]}
+LOG
+)";
+
 class ObserveCli : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -64,6 +80,13 @@ protected:
                                 " >" + out.string() + " 2>" + err.string();
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  // The fixture problem copied into dir_ (its kernel beside it), `first_line` before it.
+  void write_problem(const std::string& first_line) {
+    const fs::path fixtures = fs::path{WARPFORGE_SOURCE_DIR} / "tests/observe/fixtures";
+    fs::copy_file(fixtures / "transpose_kernel.cu", dir_ / "transpose_kernel.cu", fs::copy_options::overwrite_existing);
+    std::ofstream{dir_ / "problem.toml"} << first_line << slurp(fixtures / "transpose_problem.toml");
+    write_app(stand_in_problem_app);
   }
   fs::path dir_;
 };
@@ -131,6 +154,59 @@ TEST_F(ObserveCli, AFailingProgramKeepsWhatWasObservedAndShowsItsOutput) {
   EXPECT_NE(failed.err.find("out of memory"), std::string::npos) << failed.err;
   EXPECT_NE(failed.out.find("256,256,1"), std::string::npos) << failed.out;
   EXPECT_TRUE(fs::exists(dir_ / ".warpforge-observe" / "transpose.observed.json"));
+}
+
+TEST_F(ObserveCli, AProblemWhoseConfigsFileDoesNotExistYetGetsItWrittenAndThenLoads) {
+  write_problem("configs_file = \"sizes.configs.toml\"\n");
+  ASSERT_FALSE(fs::exists(dir_ / "sizes.configs.toml"));
+  // Before: a campaign cannot load the problem (the configs file is missing) ...
+  ASSERT_FALSE(warpforge::config::load_problem(dir_ / "problem.toml"));
+  auto observed = run("observe --kernel transpose --problem problem.toml -- ./app.sh");
+  ASSERT_EQ(observed.exit_code, 0) << observed.err;
+  EXPECT_NE(observed.out.find("configs: sizes.configs.toml (the problem's configs_file)"),
+            std::string::npos) << observed.out;
+  EXPECT_FALSE(fs::exists(dir_ / "transpose.configs.toml"));
+  const auto written = slurp(dir_ / "sizes.configs.toml");
+  EXPECT_NE(written.find("name = \"64x32\"\nweight = 3\n"), std::string::npos) << written;
+  // ... after: it loads, with the observed configuration.
+  auto loaded = warpforge::config::load_problem(dir_ / "problem.toml");
+  ASSERT_TRUE(loaded) << warpforge::toml_reader::to_string(loaded.error());
+  ASSERT_EQ(loaded->configs.size(), 1u);
+  EXPECT_EQ(loaded->configs[0].name, "64x32");
+}
+
+TEST_F(ObserveCli, AProblemWithoutConfigsFileGetsTheKernelsFileAndIsToldToNameIt) {
+  write_problem("");
+  auto observed = run("observe --kernel transpose --problem problem.toml -- ./app.sh");
+  ASSERT_EQ(observed.exit_code, 0) << observed.err;
+  EXPECT_TRUE(fs::exists(dir_ / "transpose.configs.toml"));
+  EXPECT_NE(observed.out.find("configs: transpose.configs.toml"
+                              " (problem.toml does not name it yet: add configs_file = \"transpose.configs.toml\" to it)"),
+            std::string::npos) << observed.out;
+  EXPECT_EQ(observed.out.find("the problem's configs_file"), std::string::npos) << observed.out;
+}
+
+TEST_F(ObserveCli, JsonGivesEachRepresentativesTimeShareAndTheConfigsLaunchCountWeights) {
+  write_problem("configs_file = \"sizes.configs.toml\"\n");
+  auto json = run("observe --json --kernel transpose --problem problem.toml -- ./app.sh");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"share\":1"), std::string::npos) << json.out; // one representative: all the time
+  EXPECT_EQ(json.out.find("\"weight\":1"), std::string::npos) << json.out; // no time share called weight
+  EXPECT_NE(json.out.find("\"problem_reads_configs_file\":true"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"problem_configs\":[{\"name\":\"64x32\",\"weight\":3,"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"dims\":{\"ROWS\":64,\"COLS\":32}"), std::string::npos) << json.out;
+}
+
+TEST_F(ObserveCli, ASecondCudaProcessesLaunchesAreObservedToo) {
+  write_app(std::string{stand_in_app} + "cat > \"$WARPFORGE_OBSERVE_OUT.77\" <<'LOG'\n"
+            R"({"seq":0,"kernel":"transpose","demangled":"transpose","grid":[8,8,1],"block":[32,8,1],"smem":0,"duration_ns":100000,"device":0,"params":[]})"
+            "\n{\"end\":true,\"launches\":1,\"dropped\":0,\"notes\":[]}\nLOG\n");
+  auto observed = run("observe --kernel transpose -- ./app.sh");
+  ASSERT_EQ(observed.exit_code, 0) << observed.err;
+  EXPECT_NE(observed.out.find("2 launches"), std::string::npos) << observed.out;
+  EXPECT_NE(observed.out.find("8,8,1"), std::string::npos) << observed.out;
+  EXPECT_NE(observed.out.find("note: 2 CUDA processes observed: launches.jsonl (2 launches), launches.jsonl.77 (1 launches)"),
+            std::string::npos) << observed.out;
 }
 
 } // namespace

@@ -114,6 +114,53 @@ TEST(ProblemConfigs, TheWrittenFileIsReadBackByTheProblemLoader) {
   fs::remove_all(dir);
 }
 
+// A copy of the fixture problem in a fresh folder, with `first_line` before it (e.g. a configs_file).
+fs::path problem_copy(const std::string& folder, const std::string& first_line) {
+  const auto dir = fs::temp_directory_path() / (folder + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(fixtures / "transpose_kernel.cu", dir / "transpose_kernel.cu");
+  std::ifstream in{fixtures / "transpose_problem.toml"};
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  std::ofstream{dir / "problem.toml"} << first_line << text;
+  return dir / "problem.toml";
+}
+
+TEST(ProblemConfigs, ObserveLoadsAProblemWhoseConfigsFileDoesNotExistYet) {
+  const auto problem = problem_copy("wf-observe-missing-configs", "configs_file = \"sizes.configs.toml\"\n");
+  auto normal = config::load_problem(problem);
+  ASSERT_FALSE(normal); // what a campaign needs: the configs
+  EXPECT_NE(toml_reader::to_string(normal.error()).find("cannot read the configs file"), std::string::npos);
+
+  auto to_observe = load_problem_to_observe(problem);
+  ASSERT_TRUE(to_observe) << toml_reader::to_string(to_observe.error());
+  EXPECT_EQ(to_observe->configs_file, problem.parent_path() / "sizes.configs.toml");
+  EXPECT_TRUE(to_observe->configs.empty());
+  auto destination = configs_destination_for(*to_observe, "", "transpose");
+  EXPECT_EQ(destination.path, problem.parent_path() / "sizes.configs.toml"); // the named file, not transpose.configs.toml
+  EXPECT_TRUE(destination.problem_reads_it);
+
+  // The key is still checked: inline [[configs]] beside it is an error either way.
+  std::ofstream{problem, std::ios::app} << "\n[[configs]]\ndims = { ROWS = 128 }\n";
+  auto both = load_problem_to_observe(problem);
+  ASSERT_FALSE(both);
+  EXPECT_NE(toml_reader::to_string(both.error()).find("not both"), std::string::npos);
+  fs::remove_all(problem.parent_path());
+}
+
+TEST(ProblemConfigs, WithoutAConfigsFileObserveWritesTheKernelsDefaultWhichTheProblemDoesNotRead) {
+  const auto problem = problem_copy("wf-observe-no-configs-file", "");
+  auto spec = load_problem_to_observe(problem);
+  ASSERT_TRUE(spec) << toml_reader::to_string(spec.error());
+  auto destination = configs_destination_for(*spec, "", "transpose");
+  EXPECT_EQ(destination.path, problem.parent_path() / "transpose.configs.toml");
+  EXPECT_FALSE(destination.problem_reads_it);
+  auto elsewhere = configs_destination_for(*spec, problem.parent_path() / "other.toml", "transpose");
+  EXPECT_EQ(elsewhere.path, problem.parent_path() / "other.toml");
+  EXPECT_FALSE(elsewhere.problem_reads_it);
+  fs::remove_all(problem.parent_path());
+}
+
 TEST(ProblemConfigs, FastAndSlowBucketsOfOneSizeAreOneConfigWithTheirWeightsAdded) {
   auto spec = load_fixture_problem();
   auto observed = observed_with({rep(8192, 8192, {256, 256, 1}, 5, duration_bucket::slow),
