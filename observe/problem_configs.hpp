@@ -2,8 +2,9 @@
 // From an observation to a problem's weighted configurations: the [[configs]] a campaign times
 // every candidate at (config/problem_configs.hpp reads them back; docs/specs.md, "Configurations").
 //
-//   auto mapped = map_to_configs(observed, spec);       // configs + notes, or why not
-//   write_configs_file(default_configs_path(spec.file, "transpose"), *mapped);
+//   auto spec = load_problem_to_observe("problem.toml"); // its configs file may not exist yet
+//   auto mapped = map_to_configs(observed, *spec);       // configs + notes, or why not
+//   write_configs_file(configs_destination_for(*spec, "", "transpose").path, *mapped, observed);
 //
 // The mapping: a scalar argument of the problem whose `value` expression is exactly one dim name
 // ("value = \"ROWS\"") takes, at each representative configuration, the observed value of the
