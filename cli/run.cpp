@@ -104,7 +104,12 @@ std::optional<std::string> missing_key(const config::campaign_spec& spec) {
 void deploy_every_target(const config::campaign_spec& spec, const fs::path& run_dir) {
   for (const auto& job : spec.jobs) {
     auto target = deploy::load_deploy_target(job.problem_path);
-    if (!target || !*target)
+    if (!target) {
+      std::cout << "\nnot deploying " << job.name << ": " << job.problem_path.string()
+                << ": its [deploy] table no longer loads:\n" << toml_reader::to_string(target.error()) << '\n';
+      continue;
+    }
+    if (!*target)
       continue;
     std::cout << "\ndeploying " << job.name << " into " << (*target)->project.string() << '\n';
     deploy_options options;

@@ -545,7 +545,8 @@ private:
       if (!problem)
         continue;
       const auto& at = table->get("problem")->source();
-      job.problem_path = detail::resolve_against(file_, *problem);
+      // Absolute: the run records it, and `warpforge deploy` or `resume` may start elsewhere.
+      job.problem_path = std::filesystem::absolute(detail::resolve_against(file_, *problem));
       std::error_code ec;
       if (!std::filesystem::is_regular_file(job.problem_path, ec)) {
         r_.error(at, join_key(path, "problem"),

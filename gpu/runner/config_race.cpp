@@ -95,12 +95,13 @@ kernel_result combine_kernel(const std::vector<std::optional<kernel_result>>& at
     out.timing_s += k.timing_s;
     for (const auto& note : k.notes)
       out.notes.push_back(at_config(parts[p]) + ": " + note);
-    if (parts[p].weight > parts[heaviest].weight)
+    if (parts[p].weight * k.stats.median_s > parts[heaviest].weight * at[heaviest]->stats.median_s)
       heaviest = p;
   }
   out.outcome = vocabulary::branch_outcome::passed;
   out.stats = weighted_stats(weighted);
-  out.decision = at[heaviest]->decision; // how sampling stopped where most of the time goes
+  out.decision = at[heaviest]->decision; // how sampling stopped where most of its time goes
+                                         // (weight x median: weights count launches)
   out.warmup = at[heaviest]->warmup;
   return out;
 }

@@ -62,6 +62,19 @@ TEST(ConfigRace, APassedKernelsTimeIsTheWeightedSumOfItsMediansAndSoIsItsInterva
   EXPECT_DOUBLE_EQ(r.wall_s, 2.0);
 }
 
+TEST(ConfigRace, HowSamplingStoppedComesFromWhereMostOfTheKernelsTimeGoesNotTheLargestWeight) {
+  // Weights count launches: 200 short launches against 6 long ones.
+  auto many_short = passed(20e-6, 19e-6, 21e-6);
+  many_short.decision = stop_decision::max_samples;
+  auto few_long = passed(1e-3, 0.99e-3, 1.01e-3);
+  few_long.decision = stop_decision::converged;
+  const std::vector<config_race_part> parts{
+    {"1000x1000", 200.0 / 206, {0}, race_of({many_short})},
+    {"8192x8192", 6.0 / 206, {0}, race_of({few_long})},
+  };
+  EXPECT_EQ(combine_config_races(1, parts).kernels[0].decision, stop_decision::converged);
+}
+
 TEST(ConfigRace, AFailureAtOneConfigFailsTheKernelAndNamesTheConfig) {
   const std::vector<config_race_part> parts{
     {"large", 0.5, {0, 1}, race_of({passed(4e-3, 3.9e-3, 4.2e-3), passed(2e-3, 1.9e-3, 2.1e-3)})},
