@@ -107,6 +107,11 @@ std::optional<observation> reusable(const fs::path& file, const std::string& sig
               << ", --method " << o.method << " asks for another\n";
     return std::nullopt;
   }
+  if (!o.problem_path.empty() && cached->method == "ncu" && o.method == "auto") {
+    std::cerr << "warpforge observe: observing again: the cache was observed by ncu, which gives no scalar values, "
+                 "and --problem needs them to map launches onto dims\n";
+    return std::nullopt;
+  }
   std::cerr << "warpforge observe: reusing " << file.string() << " (captured " << cached->captured_at << " by "
             << cached->method << "; --fresh observes again)\n";
   return std::move(*cached);

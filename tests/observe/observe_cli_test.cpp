@@ -175,6 +175,22 @@ TEST_F(ObserveCli, AProblemWhoseConfigsFileDoesNotExistYetGetsItWrittenAndThenLo
   EXPECT_EQ(loaded->configs[0].name, "64x32");
 }
 
+TEST_F(ObserveCli, AnNcuCacheIsObservedAgainWhenAProblemNeedsScalarValues) {
+  write_problem("");
+  ASSERT_EQ(run("observe --kernel transpose -- ./app.sh").exit_code, 0);
+  // The same program observed by ncu (no scalars): here, the cache relabelled so.
+  const auto cache = dir_ / ".warpforge-observe" / "transpose.observed.json";
+  auto text = slurp(cache);
+  const auto at = text.find("\"method\":\"cupti\"");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, std::string{"\"method\":\"cupti\""}.size(), "\"method\":\"ncu\"");
+  std::ofstream{cache} << text;
+  auto observed = run("observe --kernel transpose --problem problem.toml -- ./app.sh");
+  ASSERT_EQ(observed.exit_code, 0) << observed.err;
+  EXPECT_NE(observed.err.find("observing again: the cache was observed by ncu"), std::string::npos) << observed.err;
+  EXPECT_TRUE(fs::exists(dir_ / "transpose.configs.toml"));
+}
+
 TEST_F(ObserveCli, AProblemWithoutConfigsFileGetsTheKernelsFileAndIsToldToNameIt) {
   write_problem("");
   auto observed = run("observe --kernel transpose --problem problem.toml -- ./app.sh");
