@@ -82,6 +82,8 @@ messages::deploy_answer deploy_now(caf::actor_system& system, const messages::de
   auto report = order.recover ? deploy::recover(request->target, request->work_dir, sink, request->job)
                               : deploy::run_deploy(*request, sink);
   store_row(system, deploy::result_row(*request, report));
+  if (auto closed = deploy::interrupted_row(*request, report)) // the killed deploy's row, ended
+    store_row(system, *closed);
   emit(system, deploy::finished_event(*request, report));
   return answer_of(report, *request);
 }

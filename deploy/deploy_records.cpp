@@ -60,6 +60,18 @@ storage::deployment_result result_row(const deploy_request& request, const deplo
   return r;
 }
 
+std::optional<storage::deployment_result> interrupted_row(const deploy_request& request, const deploy_report& report) {
+  if (report.outcome != deploy_outcome::recovered || report.interrupted_work_dir.empty() ||
+      fs::weakly_canonical(report.interrupted_run_dir) != fs::weakly_canonical(request.run_dir))
+    return std::nullopt;
+  storage::deployment_result row;
+  row.work_dir = relative_to_run(request.run_dir, report.interrupted_work_dir);
+  row.outcome = std::string{to_string(deploy_outcome::interrupted)};
+  row.reason = "killed before it ended; its original was put back by the recovery in " +
+               relative_to_run(request.run_dir, request.work_dir);
+  return row;
+}
+
 feed::event step_event(const step_record& record) {
   feed::event e;
   e.type = feed::event_type::deploy_step;

@@ -8,6 +8,7 @@
 #include "storage/records.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,10 @@ storage::deploy_step_record step_row(const deploy_request& request, std::int64_t
                                      const step_record& record);
 /// The deployment's end.
 storage::deployment_result result_row(const deploy_request& request, const deploy_report& report);
+
+/// The end of the deploy a recovery closed (outcome interrupted), when it was recorded in the
+/// same run as the recovery; none otherwise.
+std::optional<storage::deployment_result> interrupted_row(const deploy_request& request, const deploy_report& report);
 
 /// deploy_step: job, step, status, detail, seconds, attempt, log and (timing steps) the timing.
 feed::event step_event(const step_record& record);

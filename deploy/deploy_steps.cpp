@@ -62,6 +62,7 @@ std::string_view to_string(deploy_outcome outcome) {
     case deploy_outcome::refused: return "refused";
     case deploy_outcome::recovered: return "recovered";
     case deploy_outcome::nothing_to_recover: return "nothing_to_recover";
+    case deploy_outcome::interrupted: return "interrupted";
   }
   return "?";
 }

@@ -58,13 +58,15 @@ enum class deploy_outcome : std::uint8_t {
   refused,            // own launch, or an unrecovered deploy holds the project; nothing touched
   recovered,          // recover(): the backup restored, rebuilt, the marker removed
   nothing_to_recover, // recover(): no marker in the project
+  interrupted,        // a deploy killed before it ended; set on its row by the recover() that
+                      // put its original back
 };
 std::string_view to_string(deploy_outcome outcome);
 std::optional<deploy_outcome> deploy_outcome_from_string(std::string_view text);
 inline constexpr deploy_outcome all_deploy_outcomes[] = {
   deploy_outcome::accepted, deploy_outcome::rolled_back, deploy_outcome::skipped,
   deploy_outcome::failed,   deploy_outcome::refused,     deploy_outcome::recovered,
-  deploy_outcome::nothing_to_recover,
+  deploy_outcome::nothing_to_recover, deploy_outcome::interrupted,
 };
 
 /// Timing runs of the real program, in the unit of what was read (RESULT: the program's own;

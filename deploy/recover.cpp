@@ -59,8 +59,11 @@ deploy_report recover(const deploy_target& target, const fs::path& work_dir, dep
                           "restored, but the original does not build; the marker stays");
   if (!session.unlock())
     return session.finish(deploy_outcome::failed, "restored and rebuilt; the marker stays");
-  return session.finish(deploy_outcome::recovered,
-                        "the original of the deploy from " + marker->run_dir.string() + " is back");
+  auto report = session.finish(deploy_outcome::recovered,
+                               "the original of the deploy from " + marker->run_dir.string() + " is back");
+  report.interrupted_run_dir = marker->run_dir;
+  report.interrupted_work_dir = marker->work_dir;
+  return report;
 }
 
 } // namespace warpforge::deploy

@@ -46,6 +46,8 @@ struct deploy_report {
   std::filesystem::path journal;        // <work_dir>/journal.json
   std::filesystem::path written;        // <work_dir>/written/<file>: the text written, when any
   std::vector<step_record> steps;       // every record given to the sink, in order
+  std::filesystem::path interrupted_run_dir;  // recover(): the run and the work folder of the
+  std::filesystem::path interrupted_work_dir; // deploy that never ended (from the marker)
 };
 
 /// Runs one deploy to its end. Never throws for an expected failure: the outcome says it.

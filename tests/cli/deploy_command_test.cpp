@@ -137,6 +137,10 @@ TEST_F(DeployCommand, ADeployerKilledMidBuildLeavesTheMarkerRefusesTheNextAndRec
   EXPECT_FALSE(marker_exists());
   EXPECT_EQ(count("SELECT count(*) FROM deployments WHERE outcome = 'refused'"), 1);
   EXPECT_EQ(count("SELECT count(*) FROM deployments WHERE outcome = 'recovered'"), 1);
+  // The killed deploy's own row is closed by the recovery, not left without an outcome.
+  EXPECT_EQ(count("SELECT count(*) FROM deployments WHERE outcome = 'interrupted' AND reason LIKE "
+                  "'killed before it ended%'"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM deployments WHERE outcome = ''"), 0);
 
   const auto again = warpforge({"deploy", run.string()});
   EXPECT_EQ(again.code, 0) << "the project is free again: " << again.out << again.err;
