@@ -1,32 +1,9 @@
 #include "cli/llm_model.hpp"
 
 #include "llm/chat/ping.hpp"
-#include "llm/chat/prices.hpp"
-#include "llm/chat/provider_client.hpp"
-#include "llm/chat/spend_ledger.hpp"
-#include "llm/providers.hpp"
 #include "toml_reader/placed_error.hpp"
 
-#include <chrono>
-
 namespace warpforge::cli {
-
-namespace {
-
-std::chrono::milliseconds ms(double seconds) {
-  return std::chrono::milliseconds{static_cast<std::int64_t>(seconds * 1000)};
-}
-
-std::string base_url_of(const config::llm_spec& spec) {
-  if (spec.base_url)
-    return *spec.base_url;
-  for (const auto& known : llm::known_providers())
-    if (std::string_view{config::to_string(spec.provider)} == llm::to_string(known.kind))
-      return std::string{known.default_base_url};
-  return {};
-}
-
-} // namespace
 
 expected<std::optional<model_check>, std::string> check_campaign_model(const std::string& campaign_file) {
   auto spec = config::load_campaign(campaign_file);
@@ -37,7 +14,7 @@ expected<std::optional<model_check>, std::string> check_campaign_model(const std
   model_check check;
   check.provider = std::string{config::to_string(spec->llm->provider)};
   check.model = spec->llm->model;
-  check.base_url = base_url_of(*spec->llm);
+  check.base_url = pipeline::base_url_of(*spec->llm);
   auto model = model_for(*spec->llm);
   if (!model) {
     check.detail = model.error();
@@ -47,25 +24,6 @@ expected<std::optional<model_check>, std::string> check_campaign_model(const std
   check.answered = pinged.ok;
   check.detail = pinged.detail;
   return std::optional<model_check>{check};
-}
-
-expected<std::shared_ptr<llm::chat_client>, std::string> model_for(const config::llm_spec& spec) {
-  llm::client_config c;
-  c.provider = spec.provider == config::llm_provider::openai ? llm::provider_kind::openai : llm::provider_kind::anthropic;
-  c.base_url = base_url_of(spec);
-  c.api_key_env = spec.api_key_env;
-  c.limits.first_byte = ms(spec.first_byte_timeout_s);
-  c.limits.total = ms(spec.total_timeout_s);
-  c.retry.max_attempts = spec.max_attempts;
-  c.max_concurrent = spec.max_concurrent;
-  auto prices = llm::price_table::built_in();
-  if (!prices)
-    return unexpected{"the built-in price table: " + prices.error()};
-  auto ledger = std::make_shared<llm::spend_ledger>(llm::spend_limits{spec.budget_usd, spec.budget_tokens});
-  auto client = llm::make_provider_client(std::move(c), std::move(ledger), std::move(*prices));
-  if (!client)
-    return unexpected{"[llm]: " + client.error()};
-  return std::shared_ptr<llm::chat_client>{std::move(*client)};
 }
 
 } // namespace warpforge::cli

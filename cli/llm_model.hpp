@@ -6,13 +6,14 @@
 #include "config/campaign_spec.hpp"
 #include "expected/expected.hpp"
 #include "llm/chat/chat.hpp"
+#include "pipeline/llm_model.hpp"
 
 #include <memory>
 
 namespace warpforge::cli {
 
-/// The provider's client for `spec`; the error names the [llm] setting that is wrong.
-expected<std::shared_ptr<llm::chat_client>, std::string> model_for(const config::llm_spec& spec);
+/// The provider's client for `spec` (pipeline/llm_model.hpp: the deployer makes it the same way).
+using pipeline::model_for;
 
 /// `warpforge doctor --campaign FILE`: whether the campaign's model answers a one-token request.
 struct model_check {
