@@ -7,6 +7,8 @@
 #include "deploy/plan_from_run.hpp"
 #include "logging/logging.hpp"
 #include "messages/store.hpp"
+#include "pipeline/llm_deploy_fix.hpp"
+#include "pipeline/records.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/scoped_actor.hpp>
@@ -71,6 +73,24 @@ messages::deploy_answer answer_of(const deploy::deploy_report& report, const dep
   return a;
 }
 
+// With an [llm] in the run's campaign, a champion that does not build goes to the model
+// (pipeline/llm_deploy_fix.hpp); the fix's log, to account its calls once the deploy ends.
+std::shared_ptr<pipeline::deploy_fix_log> attach_fixer(caf::actor_system& system, deploy::deploy_request& request) {
+  auto fixer = pipeline::deploy_fixer_for_run({request.run_dir, request.job, request.target.build,
+                                               request.target.relative_file.string(), request.target.region,
+                                               request.work_dir});
+  if (!fixer) { // the deploy goes on without it: a build failure rolls back, as with no [llm]
+    logging::get("deployer")->warn("{}", fixer.error());
+    emit(system, pipeline::job_event(feed::event_type::warning, request.job, 0, feed::no_branch, feed::no_gpu,
+                                     feed::detail{}.add("message", fixer.error()).add("component", "deployer").json()));
+    return nullptr;
+  }
+  if (!*fixer)
+    return nullptr;
+  request.fix_build = (*fixer)->fix;
+  return (*fixer)->log;
+}
+
 messages::deploy_answer deploy_now(caf::actor_system& system, const messages::deploy_order& order) {
   const deploy::deploy_choice choice{order.run_dir, order.job, order.source};
   const auto now = std::chrono::system_clock::now();
@@ -78,10 +98,14 @@ messages::deploy_answer deploy_now(caf::actor_system& system, const messages::de
   if (!request)
     return {"error", request.error(), "", false, 0, 0, false, 0, 0, ""};
   store_row(system, deploy::deployment_row(*request));
+  auto fix_log = order.recover ? nullptr : attach_fixer(system, *request);
   recording_sink sink{system, *request};
   auto report = order.recover ? deploy::recover(request->target, request->work_dir, sink, request->job)
                               : deploy::run_deploy(*request, sink);
   store_row(system, deploy::result_row(*request, report));
+  if (fix_log) // its calls on the feed (the store's llm_calls rows are per iteration)
+    for (const auto& e : pipeline::deploy_fix_events(request->job, *fix_log))
+      emit(system, e);
   if (auto closed = deploy::interrupted_row(*request, report)) // the killed deploy's row, ended
     store_row(system, *closed);
   emit(system, deploy::finished_event(*request, report));

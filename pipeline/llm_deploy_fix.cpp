@@ -5,11 +5,15 @@
 #include "llm/reply/contract.hpp"
 #include "llm/reply/parse.hpp"
 #include "pipeline/job_setup.hpp"
+#include "pipeline/llm_model.hpp"
+#include "pipeline/records.hpp"
+#include "report/campaign_report.hpp"
 #include "pipeline/llm_facts.hpp"
 #include "pipeline/llm_round.hpp"
 #include "pipeline/llm_transcripts.hpp"
 #include "toml_reader/placed_error.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace warpforge::pipeline {
@@ -140,6 +144,57 @@ expected<deploy_fixer, std::string> make_deploy_fixer(deploy_fix_setup setup) {
   auto log = state->log;
   return deploy_fixer{[state](std::string_view build_log, std::string_view written) { return state->fix(build_log, written); },
                       std::move(log)};
+}
+
+expected<std::optional<deploy_fixer>, std::string> deploy_fixer_for_run(const deploy_fix_place& place) {
+  auto run = report::load_report(place.run_dir);
+  if (!run)
+    return unexpected{"deploy fix: " + run.error()};
+  auto campaign = config::parse_campaign(run->campaign.spec_toml, run->campaign.spec_path);
+  if (!campaign)
+    return unexpected{"deploy fix: the campaign spec kept in " + place.run_dir.string() + ": " +
+                      toml_reader::to_string(campaign.error())};
+  if (!campaign->llm)
+    return std::optional<deploy_fixer>{}; // no [llm]: a build failure rolls back
+  const auto job = std::find_if(run->jobs.begin(), run->jobs.end(), [&](const auto& j) { return j.row.name == place.job; });
+  if (job == run->jobs.end())
+    return unexpected{"deploy fix: no job '" + place.job + "' in " + place.run_dir.string()};
+  auto model = model_for(*campaign->llm);
+  if (!model)
+    return unexpected{"deploy fix: " + model.error()};
+  deploy_fix_setup setup;
+  setup.llm = *campaign->llm;
+  setup.model = std::move(*model);
+  setup.run_dir = place.run_dir;
+  setup.job = place.job;
+  setup.problem_path = job->row.problem_path;
+  setup.build_command = place.build_command;
+  setup.target_file = place.target_file;
+  setup.region = place.region;
+  setup.transcripts = deploy_fix_folder(place.run_dir, place.job, place.work_dir.filename().string());
+  auto fixer = make_deploy_fixer(std::move(setup));
+  if (!fixer)
+    return unexpected{fixer.error()};
+  return std::optional<deploy_fixer>{std::move(*fixer)};
+}
+
+std::vector<feed::event> deploy_fix_events(const std::string& job, const deploy_fix_log& log) {
+  std::vector<feed::event> events;
+  std::int64_t seq = 0;
+  for (const auto& c : log.calls)
+    events.push_back(job_event(feed::event_type::llm_call, job, 0, feed::no_branch, feed::no_gpu,
+                               feed::detail{}.add("stage", "deploy").add("call", ++seq).add("purpose", c.purpose)
+                                 .add("model", c.model).add("outcome", c.outcome)
+                                 .add("input_tokens", c.input_tokens).add("output_tokens", c.output_tokens)
+                                 .add("cache_read_tokens", c.cache_read_tokens)
+                                 .add("cache_write_tokens", c.cache_write_tokens)
+                                 .add("cost_usd", c.cost_usd).add("seconds", c.seconds)
+                                 .add("attempts", static_cast<std::int64_t>(c.attempts))
+                                 .add("transcript", c.transcript).json()));
+  for (const auto& note : log.notes)
+    events.push_back(job_event(feed::event_type::warning, job, 0, feed::no_branch, feed::no_gpu,
+                               feed::detail{}.add("message", note.substr(0, 2000)).add("component", "deployer").json()));
+  return events;
 }
 
 } // namespace warpforge::pipeline

@@ -16,6 +16,7 @@
 
 #include "config/campaign_spec.hpp"
 #include "expected/expected.hpp"
+#include "feed/event.hpp"
 #include "llm/chat/chat.hpp"
 #include "pipeline/proposer.hpp"
 
@@ -70,5 +71,25 @@ inline constexpr std::size_t deploy_fix_log_bytes = 6000;
 /// The fixer for `setup`. Errors: no model, the problem does not load, its kernel has no
 /// extern "C" entry (the contract a correction must keep).
 expected<deploy_fixer, std::string> make_deploy_fixer(deploy_fix_setup setup);
+
+/// Where a deploy of a run's job writes, as the fixer names it (deploy_request's fields).
+struct deploy_fix_place {
+  std::filesystem::path run_dir;
+  std::string job;
+  std::string build_command;
+  std::string target_file; // relative to the project
+  std::string region;      // "" = the whole file
+  std::filesystem::path work_dir; // its name is the transcripts' folder name
+};
+
+/// The fixer of a deploy from a finished run, when that run's campaign (its spec, as the store
+/// kept it) has an [llm] table — the llm proposer's; none when it has not. The model is made with
+/// model_for; its key is read from the named variable at each request. Errors: the run or its
+/// spec cannot be read, the [llm] table gives no client, the job's problem does not load.
+expected<std::optional<deploy_fixer>, std::string> deploy_fixer_for_run(const deploy_fix_place& place);
+
+/// The feed events of a deploy's fixes: an llm_call per call (iteration 0, "stage": "deploy"),
+/// and a warning per fix that gave none, with its reason.
+std::vector<feed::event> deploy_fix_events(const std::string& job, const deploy_fix_log& log);
 
 } // namespace warpforge::pipeline
