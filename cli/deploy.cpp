@@ -18,12 +18,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The run's own [feed] (monitors of the campaign hear its deploy); --feed overrides; a spec that
-// no longer validates falls back to a free port.
-feed::publisher_options feed_for(const deploy_options& options) {
+// The run's own [feed] (monitors of the campaign hear its deploy) and campaign name; --feed
+// overrides; a spec that no longer validates falls back to a free port.
+struct run_feed {
   feed::publisher_options feed;
+  std::string campaign = "deploy";
+};
+
+run_feed feed_for(const deploy_options& options) {
+  run_feed out;
+  auto& feed = out.feed;
   feed.endpoint = "tcp://127.0.0.1:*";
   if (auto earlier = report::load_report(options.run_dir)) {
+    out.campaign = earlier->campaign.name;
     if (auto spec = config::parse_campaign(earlier->campaign.spec_toml, earlier->campaign.spec_path)) {
       feed.endpoint = spec->feed.endpoint;
       feed.allow_remote = spec->feed.allow_remote;
@@ -32,7 +39,7 @@ feed::publisher_options feed_for(const deploy_options& options) {
   }
   if (!options.feed_endpoint.empty())
     feed.endpoint = options.feed_endpoint;
-  return feed;
+  return out;
 }
 
 std::string timing_text(double median, double spread, const std::string& unit) {
@@ -83,7 +90,8 @@ exit_code deploy(const deploy_options& options) {
     return exit_code::usage;
   }
   const auto verb = std::string{options.recover ? "deploy --recover" : "deploy"};
-  auto started = resume_recording(options.run_dir, "deploy", "warpforge " + verb, feed_for(options),
+  auto [feed, campaign] = feed_for(options);
+  auto started = resume_recording(options.run_dir, campaign, "warpforge " + verb, std::move(feed),
                                   config::supervision_policy{});
   if (!started) {
     std::cerr << "warpforge " << verb << ": " << options.run_dir << ": " << started.error().message << '\n';
