@@ -8,6 +8,8 @@
 #include "json/writer.hpp"
 #include "pipeline/llm_deploy_fix.hpp"
 #include "pipeline/llm_model.hpp"
+#include "storage/database.hpp"
+#include "storage/run_directory.hpp"
 #include "tests/llm/chat/scripted_provider.hpp"
 
 #include <algorithm>
@@ -115,6 +117,45 @@ TEST_F(llm_fix_deploy_test, a_model_that_brings_no_code_leaves_the_champion_roll
   EXPECT_EQ(events[0].type, feed::event_type::llm_call);
   EXPECT_EQ(events[3].type, feed::event_type::warning);
   EXPECT_NE(events[3].detail_json.find("no valid reply"), std::string::npos);
+}
+
+// A finished run whose campaign spec (as the store keeps it) is `spec_toml`, job "transpose".
+std::filesystem::path run_with_spec(const std::filesystem::path& root, const std::string& spec_toml) {
+  auto created = storage::run_directory::create(root / "runs", "c", std::chrono::system_clock::now());
+  EXPECT_TRUE(created);
+  auto db = storage::database::open(created->database_path());
+  EXPECT_TRUE(db);
+  const auto campaign = *db->insert_campaign({0, "c", (root / "c.toml").string(), spec_toml, created->path().string(),
+                                              vocabulary::campaign_state::finished, 1, 1, 1, ""});
+  EXPECT_TRUE(db->insert_job({0, campaign, "transpose", WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml",
+                              vocabulary::job_state::finished, 1, 1e-3, 2e-3, 1, ""}));
+  return created->path();
+}
+
+std::string campaign_spec(const std::string& tail) {
+  return "name = \"c\"\n[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml\"\n" + tail;
+}
+
+TEST_F(llm_fix_deploy_test, the_deployer_gets_a_fixer_only_when_the_runs_campaign_has_an_llm_table) {
+  const auto corrected = "#ifndef TILE\n#define TILE 32\n#endif\n" + kernel_region("FAST");
+  loopback_server server{in_order({[&](connection& c) { llm::scripted::openai_reply(c, envelope_with(corrected)); }})};
+  const auto with_llm = run_with_spec(dir / "a", campaign_spec("[proposer]\nkind = \"llm\"\n[llm]\nprovider = \"openai\"\n"
+                                                               "model = \"test-model\"\napi_key_env = \"\"\nbase_url = \"" +
+                                                               server.base_url() + "/v1\"\n"));
+  auto fixer = pipeline::deploy_fixer_for_run({with_llm, "transpose", "sh build.sh", "src/kernel.cuh", "k",
+                                               with_llm / "deploy/transpose/20261125T101010Z"});
+  ASSERT_TRUE(fixer) << fixer.error();
+  ASSERT_TRUE(*fixer) << "the campaign has an [llm]";
+  auto fixed = (*fixer)->fix("kernel.cuh:3: error: BROKEN is not a type", "#ifndef TILE\n#define TILE 32\n#endif\n" +
+                                                                            kernel_region("FAST BROKEN"));
+  ASSERT_TRUE(fixed);
+  EXPECT_EQ(*fixed, corrected);
+  EXPECT_TRUE(std::filesystem::exists(with_llm / "llm/transpose/deploy-fix/20261125T101010Z/01-fix_compile.json"));
+
+  const auto tuner = run_with_spec(dir / "b", campaign_spec("[proposer]\nkind = \"tune\"\n"));
+  auto none = pipeline::deploy_fixer_for_run({tuner, "transpose", "sh build.sh", "src/kernel.cuh", "k", tuner / "deploy/x/1"});
+  ASSERT_TRUE(none) << none.error();
+  EXPECT_FALSE(*none) << "no [llm]: a build failure rolls back";
 }
 
 } // namespace
