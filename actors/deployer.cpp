@@ -88,6 +88,7 @@ std::shared_ptr<pipeline::deploy_fix_log> attach_fixer(caf::actor_system& system
   if (!*fixer)
     return nullptr;
   request.fix_build = (*fixer)->fix;
+  request.fix_tries = (*fixer)->tries;
   return (*fixer)->log;
 }
 

@@ -251,6 +251,10 @@ private:
         session_.record(deploy_step::fix_build, step_status::failed, "no correction was proposed", asked);
         return false;
       }
+      // A correction that repeats the region's markers brings its region only (markers nest never).
+      if (!target_.region.empty())
+        if (auto inner = region_content(*fixed, target_.region))
+          fixed = std::move(inner);
       if (!write(*fixed, deploy_step::fix_build))
         return false;
     }

@@ -175,6 +175,7 @@ expected<std::optional<deploy_fixer>, std::string> deploy_fixer_for_run(const de
   auto fixer = make_deploy_fixer(std::move(setup));
   if (!fixer)
     return unexpected{fixer.error()};
+  fixer->tries = static_cast<int>(campaign->llm->max_fix_tries);
   return std::optional<deploy_fixer>{std::move(*fixer)};
 }
 

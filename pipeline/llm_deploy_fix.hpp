@@ -57,6 +57,7 @@ struct deploy_fix_log {
 struct deploy_fixer {
   build_fix_function fix;            // for deploy_request::fix_build
   std::shared_ptr<deploy_fix_log> log;
+  int tries = 2;                     // for deploy_request::fix_tries: the campaign's [llm] max_fix_tries
 };
 
 /// <run_dir>/llm/<job>/deploy-fix/<stamp>: one deploy's calls (stamp: its work folder's name,

@@ -128,6 +128,20 @@ TEST_F(deploy_test, a_fix_callback_that_never_repairs_stops_after_fix_tries_and_
   EXPECT_EQ(kernel_text(), testing::original_kernel);
 }
 
+TEST_F(deploy_test, a_correction_that_repeats_the_region_markers_is_written_as_its_region_only) {
+  collecting_sink sink;
+  auto r = request(chosen("BROKEN FAST"));
+  r.fix_build = [&](std::string_view, std::string_view) -> std::optional<std::string> {
+    return "// warpforge:begin k\n#define SPEED FAST\n// warpforge:end k\n";
+  };
+  auto report = run_deploy(r, sink);
+  ASSERT_EQ(report.outcome, deploy_outcome::accepted) << report.reason;
+  const auto text = kernel_text();
+  EXPECT_NE(text.find("#define SPEED FAST\n"), std::string::npos) << text;
+  // One pair of markers: the target's own.
+  EXPECT_EQ(text.find("warpforge:begin k"), text.rfind("warpforge:begin k")) << text;
+}
+
 TEST_F(deploy_test, a_gain_below_the_threshold_is_skipped_at_the_gate_before_anything_runs) {
   collecting_sink sink;
   auto report = run_deploy(request(chosen("FAST", 0.01)), sink);
