@@ -22,7 +22,8 @@
 #   deploy    examples/deploy/demo.sh: build the example application, observe its kernel
 #             (warpforge observe), tune at the observed configurations, deploy the champion
 #             (before/after of the real program), then a slower kernel that must be rolled back;
-#             the deploy rows of the store
+#             the deploy rows of the store; then the champion again, timed as the observed sum of
+#             the kernel's launches (timing = "observed")
 #   tests     the gpu-labelled GoogleTest binaries given after the bundle
 # Exit status: non-zero when any check failed.
 set -u
@@ -178,6 +179,16 @@ if wants deploy; then
       echo "## deploy events"; "$W/bin/warpforge" tail --run-dir "$deploy_run" --log --idle-timeout 1 2>&1 | grep -E 'deploy_' | cut -c1-400
     } > "$out/deploy-demo/store.md" 2>&1
     head -c 8000 "$out/deploy-demo/store.md"
+    step "the same champion deployed again with timing = \"observed\" (the kernel's launches under the injection library)"
+    problem="$here/examples/deploy/problem.toml"
+    cp "$problem" "$unpack/problem.toml.orig"
+    sed -i 's/^timing = "result"/timing = "observed"/; /^result_key = /d' "$problem"
+    check "$W/bin/warpforge" deploy "$deploy_run" 2>&1 | tee "$out/deploy-demo/deploy-observed.log"
+    cp "$unpack/problem.toml.orig" "$problem"
+    cp "$here/examples/deploy/app/src/transpose_kernel.cuh" "$out/deploy-demo/kernel-after-observed.cuh"
+    git -C "$here" checkout -- examples/deploy/app/src/transpose_kernel.cuh 2>/dev/null ||
+      cp "$(ls -d "$deploy_run"/deploy/deploy_transpose/*/ | tail -1)backup/src/transpose_kernel.cuh" \
+         "$here/examples/deploy/app/src/transpose_kernel.cuh"
   fi
 fi
 
