@@ -20,7 +20,7 @@
 // kernel not_run, with the reason. A job whose problem has several configurations races each
 // branch at every one in turn on the same GPU (one race order each, the GPU leased throughout)
 // and records their weighted combination (gpu/runner/config_race.hpp); profiles run at the
-// heaviest configuration.
+// configuration with the most weighted data (job_setup.hpp, heaviest_config).
 
 #include "expected/expected.hpp"
 #include "feed/event.hpp"
