@@ -110,7 +110,7 @@ void add_candidate_facts(const fs::path& run_dir, std::string_view job, const fo
 
 } // namespace
 
-expected<std::vector<std::string>, std::string> run_jobs(const fs::path& run_dir) {
+expected<std::vector<storage::job_row>, std::string> run_jobs(const fs::path& run_dir) {
   auto dir = storage::run_directory::open(run_dir);
   if (!dir)
     return unexpected{storage::to_string(dir.error())};
@@ -120,10 +120,7 @@ expected<std::vector<std::string>, std::string> run_jobs(const fs::path& run_dir
   auto summary = db->load_campaign_summary();
   if (!summary)
     return unexpected{storage::to_string(summary.error())};
-  std::vector<std::string> names;
-  for (const auto& job : summary->jobs)
-    names.push_back(job.name);
-  return names;
+  return std::move(summary->jobs);
 }
 
 expected<champion, std::string> load_champion(const fs::path& run_dir, std::string_view job) {

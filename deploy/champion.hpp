@@ -8,6 +8,7 @@
 // `warpforge report` calls the job's best); its gain is baseline_time / champion_time - 1.
 
 #include "expected/expected.hpp"
+#include "storage/rows.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -39,8 +40,8 @@ struct champion {
 expected<champion, std::string> load_champion(const std::filesystem::path& run_dir,
                                               std::string_view job);
 
-/// The names of the run's jobs, in order (for `--job` defaults and messages).
-expected<std::vector<std::string>, std::string> run_jobs(const std::filesystem::path& run_dir);
+/// The run's jobs, in order: their names and problem files (for `--job` defaults and messages).
+expected<std::vector<storage::job_row>, std::string> run_jobs(const std::filesystem::path& run_dir);
 
 /// A champion a person gives: the file's text, no defines, gain unknown, given = true.
 expected<champion, std::string> given_champion(const std::filesystem::path& source_file);

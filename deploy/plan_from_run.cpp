@@ -1,8 +1,6 @@
 #include "deploy/plan_from_run.hpp"
 
 #include "deploy/champion.hpp"
-#include "storage/database.hpp"
-#include "storage/run_directory.hpp"
 
 #include <ctime>
 #include <utility>
@@ -14,33 +12,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct run_job {
-  std::string name;
-  fs::path problem_path;
-};
-
-expected<std::vector<run_job>, std::string> jobs_of(const fs::path& run_dir) {
-  auto dir = storage::run_directory::open(run_dir);
-  if (!dir)
-    return unexpected{storage::to_string(dir.error())};
-  auto db = storage::database::open_read_only(dir->database_path());
-  if (!db)
-    return unexpected{storage::to_string(db.error())};
-  auto summary = db->load_campaign_summary();
-  if (!summary)
-    return unexpected{storage::to_string(summary.error())};
-  std::vector<run_job> jobs;
-  for (const auto& job : summary->jobs)
-    jobs.push_back({job.name, job.problem_path});
-  return jobs;
-}
-
 // The job named, or the only one whose problem declares [deploy]; with its target.
-expected<std::pair<run_job, deploy_target>, std::string> job_and_target(const deploy_choice& choice) {
-  auto jobs = jobs_of(choice.run_dir);
+expected<std::pair<storage::job_row, deploy_target>, std::string> job_and_target(const deploy_choice& choice) {
+  auto jobs = run_jobs(choice.run_dir);
   if (!jobs)
     return unexpected{jobs.error()};
-  std::vector<std::pair<run_job, deploy_target>> deployable;
+  std::vector<std::pair<storage::job_row, deploy_target>> deployable;
   std::string names;
   for (const auto& job : *jobs) {
     names += (names.empty() ? "" : ", ") + job.name;
@@ -48,10 +25,10 @@ expected<std::pair<run_job, deploy_target>, std::string> job_and_target(const de
       continue;
     auto target = load_deploy_target(job.problem_path);
     if (!target)
-      return unexpected{job.problem_path.string() + ": its [deploy] table is wrong:\n" + toml_reader::to_string(target.error())};
+      return unexpected{job.problem_path + ": its [deploy] table is wrong:\n" + toml_reader::to_string(target.error())};
     if (!*target) {
       if (!choice.job.empty())
-        return unexpected{"job '" + job.name + "': its problem " + job.problem_path.string() +
+        return unexpected{"job '" + job.name + "': its problem " + job.problem_path +
                           " has no [deploy] table: nothing says where its champion goes"};
       continue;
     }
