@@ -5,12 +5,12 @@
 
 #include "stand_in_project.hpp"
 
-#include "json/writer.hpp"
 #include "pipeline/llm_deploy_fix.hpp"
 #include "pipeline/llm_model.hpp"
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
 #include "tests/llm/chat/scripted_provider.hpp"
+#include "tests/llm/support/variant_envelope.hpp"
 
 #include <algorithm>
 
@@ -34,14 +34,7 @@ std::string kernel_region(const std::string& speed) {
 }
 
 std::string envelope_with(const std::string& code) {
-  json::writer w;
-  w.begin_object().key("analysis").value("the build stops at BROKEN_BUILD; removed");
-  w.key("variants").begin_array().begin_object();
-  w.key("name").value("deployed").key("memo").value("build error fixed");
-  w.key("methods").begin_array().value("memory.tiling_smem").end_array();
-  w.key("code").value(code).end_object();
-  w.end_array().end_object();
-  return "```json\n" + std::move(w).str() + "\n```\n";
+  return llm::testing::one_variant_envelope(code, "the build stops at BROKEN_BUILD; removed");
 }
 
 using llm_fix_deploy_test = testing::stand_in_project;

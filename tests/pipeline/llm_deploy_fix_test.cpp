@@ -8,6 +8,8 @@
 #include "pipeline/llm_model.hpp"
 #include "tests/llm/chat/scripted_provider.hpp"
 
+#include "tests/llm/support/variant_envelope.hpp"
+
 #include <gtest/gtest.h>
 
 #include <simdjson.h>
@@ -39,16 +41,8 @@ std::string kernel_text(const std::string& marker) {
          "}\n";
 }
 
-// A scripted envelope holding one corrected variant.
 std::string envelope_with(const std::string& code) {
-  json::writer w;
-  w.begin_object().key("analysis").value("the build names an unknown identifier; removed");
-  w.key("variants").begin_array().begin_object();
-  w.key("name").value("deployed").key("memo").value("build error fixed");
-  w.key("methods").begin_array().value("memory.tiling_smem").end_array();
-  w.key("code").value(code).end_object();
-  w.end_array().end_object();
-  return "```json\n" + std::move(w).str() + "\n```\n";
+  return llm::testing::one_variant_envelope(code, "the build names an unknown identifier; removed");
 }
 
 std::string read_text(const fs::path& file) {
