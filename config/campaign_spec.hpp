@@ -172,6 +172,8 @@ struct campaign_spec {
   feed_spec feed;
   log_level log = log_level::info;
   supervision_policy supervision;
+  bool sanitize_champion = false; // [verify] sanitize: a champion runs once under
+                                  // compute-sanitizer memcheck before it is crowned (slow)
   bool deploy_at_end = false; // [deploy] at_end: a finished campaign deploys every job whose
                               // problem declares [deploy] (docs/observe-deploy.md)
 

@@ -109,6 +109,8 @@ bool is_cacheable(branch_outcome outcome) {
   case branch_outcome::incorrect:
   case branch_outcome::runtime_error:
   case branch_outcome::not_supported: return true;
+  case branch_outcome::inconsistent: // a cheat seen once may be lucky next time: measure it again
+  case branch_outcome::suspicious:
   case branch_outcome::timeout:
   case branch_outcome::not_run:
   case branch_outcome::interrupted: return false;

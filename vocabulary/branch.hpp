@@ -30,11 +30,16 @@ enum class branch_outcome {
   not_run,       ///< skipped, with the reason (no GPU here, the GPU is out of service...)
   not_supported, ///< needs what this GPU or toolkit lacks (shared memory, registers, arch)
   interrupted,   ///< the campaign stopped while this branch was in flight
+  inconsistent,  ///< passed its checked launches, but a timed launch wrote wrong or stale output
+                 ///< (it skipped work when it was being timed: memoization, a recognised seed)
+  suspicious,    ///< faster than the least time physics allows, also when re-verified cold:
+                 ///< recorded with both numbers, never a champion
 };
 inline constexpr std::array all_branch_outcomes{
     branch_outcome::passed,        branch_outcome::compile_error, branch_outcome::sass_rejected,
     branch_outcome::incorrect,     branch_outcome::runtime_error, branch_outcome::timeout,
-    branch_outcome::not_run,       branch_outcome::not_supported, branch_outcome::interrupted};
+    branch_outcome::not_run,       branch_outcome::not_supported, branch_outcome::interrupted,
+    branch_outcome::inconsistent,  branch_outcome::suspicious};
 
 std::string_view to_string(branch_kind value);
 std::string_view to_string(branch_outcome value);

@@ -58,7 +58,7 @@ constexpr std::array<name_table<branch_kind>, 3> branch_kind_names{{
     {branch_kind::baseline, "baseline"},
 }};
 
-constexpr std::array<name_table<branch_outcome>, 9> branch_outcome_names{{
+constexpr std::array<name_table<branch_outcome>, 11> branch_outcome_names{{
     {branch_outcome::passed, "passed"},
     {branch_outcome::compile_error, "compile_error"},
     {branch_outcome::sass_rejected, "sass_rejected"},
@@ -68,6 +68,8 @@ constexpr std::array<name_table<branch_outcome>, 9> branch_outcome_names{{
     {branch_outcome::not_run, "not_run"},
     {branch_outcome::not_supported, "not_supported"},
     {branch_outcome::interrupted, "interrupted"},
+    {branch_outcome::inconsistent, "inconsistent"},
+    {branch_outcome::suspicious, "suspicious"},
 }};
 
 constexpr std::array<name_table<timing_mode>, 2> timing_mode_names{{
