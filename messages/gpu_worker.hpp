@@ -83,7 +83,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, race_request& x) {
   auto reference = messages::optional_field(x.reference);
   return f(caf::meta::type_name("race_request"), x.kernels, reference, x.args, x.seeds, x.timing,
-           x.mode, x.watchdog);
+           x.mode, x.watchdog, x.fresh);
 }
 
 template <class Inspector>

@@ -546,6 +546,7 @@ std::string encode_body(const race_request& request) {
   out.key("floor_s").value(request.watchdog.floor_s);
   out.key("reference_limit_s").value(request.watchdog.reference_limit_s);
   out.end_object();
+  out.key("fresh").value(request.fresh);
   out.end_object();
   return std::move(out).str();
 }
@@ -599,6 +600,11 @@ expected<race_request, json_error> decode_race_request(std::string_view body_jso
     read_double(w, o, "floor_s", request.watchdog.floor_s);
     read_double(w, o, "reference_limit_s", request.watchdog.reference_limit_s);
   });
+
+  // Optional (false when absent): bodies written before it existed still read.
+  if (simdjson::dom::element fresh; in.ok() && object->at_key("fresh").get(fresh) == simdjson::SUCCESS)
+    if (fresh.get(request.fresh) != simdjson::SUCCESS)
+      in.fail("fresh", "not a boolean");
 
   if (!in.ok())
     return unexpected(in.error());

@@ -95,6 +95,15 @@ struct race_request {
   timing_policy timing;
   vocabulary::timing_mode mode = vocabulary::timing_mode::warm;
   kernel_watchdog watchdog;
+  /// Re-verify cold, with nothing a kernel could have kept from before this request: every
+  /// kernel's module is loaded afresh before its checks and before every round (its __device__
+  /// globals start from the CUBIN's image each time), the working buffers are allocated for this
+  /// request alone (new addresses, freed after it), the pristine inputs are generated again
+  /// (never taken from the device cache), and the L2 is flushed before every launch (cold mode,
+  /// whatever `mode` says). The checks and the verified timed launches are the same as always
+  /// (docs/measurement.md, "Timed work is checked work"). Set by the physical-limit gate to
+  /// re-measure a kernel that looked too fast; absent in the body = false.
+  bool fresh = false;
 
   bool operator==(const race_request&) const = default;
 };

@@ -107,6 +107,29 @@ TEST(race_request, the_body_round_trips) {
   EXPECT_EQ(*decoded, request);
 }
 
+TEST(race_request, the_fresh_flag_round_trips_and_is_false_when_the_body_lacks_it) {
+  auto request = sample_request();
+  request.fresh = true;
+  auto decoded = decode_race_request(encode_body(request));
+  ASSERT_TRUE(decoded) << decoded.error().detail;
+  EXPECT_TRUE(decoded->fresh);
+  EXPECT_EQ(*decoded, request);
+
+  auto text = encode_body(sample_request()); // fresh = false is written...
+  const auto at = text.find(",\"fresh\":false");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.erase(at, std::string_view{",\"fresh\":false"}.size()); // ...and a body without it still reads
+  decoded = decode_race_request(text);
+  ASSERT_TRUE(decoded) << decoded.error().detail;
+  EXPECT_FALSE(decoded->fresh);
+
+  text = encode_body(request);
+  text.replace(text.find("\"fresh\":true"), std::string_view{"\"fresh\":true"}.size(), "\"fresh\":1");
+  decoded = decode_race_request(text);
+  ASSERT_FALSE(decoded);
+  EXPECT_NE(decoded.error().detail.find("fresh"), std::string::npos) << decoded.error().detail;
+}
+
 TEST(race_request, a_bad_field_is_named) {
   auto text = encode_body(sample_request());
   auto at = text.find("\"bf16\"");

@@ -84,6 +84,7 @@ gpu::race_request sample_race() {
             gpu::candidate_scalar_arg{"alpha", config::dtype::f32, 0.5}};
   r.seeds = {7, 8};
   r.mode = vocabulary::timing_mode::cold;
+  r.fresh = true; // the physical-limit gate's cold re-verification travels to the runner
   return r;
 }
 
