@@ -1,9 +1,11 @@
 // Two small SVG charts per job, written beside summary.md: the speed-up over the baseline per
 // iteration, and where the latest champion sits on the roofline (log-log: arithmetic intensity
 // against achieved FLOP/s, under the DRAM slope and the compute ceiling). Plain SVG text, no
-// dependency: any browser or Markdown viewer shows them.
+// dependency: any browser or Markdown viewer shows them. Every text goes through text_node, which
+// escapes it (markup_text.hpp): a job's name is shown, never run.
 
 #include "report/campaign_report.hpp"
+#include "report/markup_text.hpp"
 
 #include "files/atomic_write.hpp"
 #include "storage/run_directory.hpp"
@@ -33,28 +35,40 @@ std::string number(double v, const char* format = "%.3g") {
   return buffer;
 }
 
+// The one way text enters a chart: `content` (a job's name, a number, a label) escaped as XML
+// text, so no name can close the element or open another; `attributes` are the chart's own.
+std::string text_node(const std::string& attributes, std::string_view content) {
+  return "<text " + attributes + ">" + xml_text(content) + "</text>\n";
+}
+
+// x="..." y="..." with the chart's numbers.
+std::string at(double x, double y) {
+  std::ostringstream out;
+  out << "x=\"" << x << "\" y=\"" << y << "\"";
+  return out.str();
+}
+
 void open_svg(std::ostringstream& svg, const std::string& title) {
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      << "<text x=\"" << width / 2 << "\" y=\"20\" text-anchor=\"middle\" font-size=\"13\">" << title
-      << "</text>\n"
+      << text_node(at(width / 2, 20) + " text-anchor=\"middle\" font-size=\"13\"", title)
       << "<rect x=\"" << margin_left << "\" y=\"" << margin_top << "\" width=\"" << plot_w
       << "\" height=\"" << plot_h << "\" fill=\"none\" stroke=\"#888\"/>\n";
 }
 
 void axis_labels(std::ostringstream& svg, const std::string& x, const std::string& y) {
-  svg << "<text x=\"" << margin_left + plot_w / 2 << "\" y=\"" << height - 10
-      << "\" text-anchor=\"middle\">" << x << "</text>\n"
-      << "<text transform=\"translate(14," << margin_top + plot_h / 2
-      << ") rotate(-90)\" text-anchor=\"middle\">" << y << "</text>\n";
+  std::ostringstream turned;
+  turned << "transform=\"translate(14," << margin_top + plot_h / 2 << ") rotate(-90)\" text-anchor=\"middle\"";
+  svg << text_node(at(margin_left + plot_w / 2, height - 10) + " text-anchor=\"middle\"", x)
+      << text_node(turned.str(), y);
 }
 
 std::string placeholder(const std::string& title, const std::string& why) {
   std::ostringstream svg;
   open_svg(svg, title);
-  svg << "<text x=\"" << margin_left + plot_w / 2 << "\" y=\"" << margin_top + plot_h / 2
-      << "\" text-anchor=\"middle\" fill=\"#666\">" << why << "</text>\n</svg>\n";
+  svg << text_node(at(margin_left + plot_w / 2, margin_top + plot_h / 2) + " text-anchor=\"middle\" fill=\"#666\"", why)
+      << "</svg>\n";
   return svg.str();
 }
 
@@ -86,8 +100,7 @@ std::string speedup_chart_svg(const job_entry& job) {
     const double y = max_y * tick / 4;
     svg << "<line x1=\"" << margin_left << "\" x2=\"" << margin_left + plot_w << "\" y1=\"" << y_of(y)
         << "\" y2=\"" << y_of(y) << "\" stroke=\"#eee\"/>\n"
-        << "<text x=\"" << margin_left - 6 << "\" y=\"" << y_of(y) + 4 << "\" text-anchor=\"end\">"
-        << number(y, "%.2fx") << "</text>\n";
+        << text_node(at(margin_left - 6, y_of(y) + 4) + " text-anchor=\"end\"", number(y, "%.2fx"));
   }
   svg << "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"";
   for (const auto& [x, y] : points)
@@ -96,11 +109,12 @@ std::string speedup_chart_svg(const job_entry& job) {
   for (const auto& [x, y] : points)
     svg << "<circle cx=\"" << x_of(static_cast<double>(x)) << "\" cy=\"" << y_of(y)
         << "\" r=\"3\" fill=\"#1f77b4\"/>\n"
-        << "<text x=\"" << x_of(static_cast<double>(x)) << "\" y=\"" << margin_top + plot_h + 16
-        << "\" text-anchor=\"middle\">" << x << "</text>\n";
+        << text_node(at(x_of(static_cast<double>(x)), margin_top + plot_h + 16) + " text-anchor=\"middle\"",
+                     std::to_string(x));
   const auto& [last_x, last_y] = points.back();
-  svg << "<text x=\"" << x_of(static_cast<double>(last_x)) - 4 << "\" y=\"" << y_of(last_y) - 8
-      << "\" text-anchor=\"end\" font-weight=\"bold\">" << number(last_y, "%.2fx") << "</text>\n";
+  svg << text_node(at(x_of(static_cast<double>(last_x)) - 4, y_of(last_y) - 8) +
+                     " text-anchor=\"end\" font-weight=\"bold\"",
+                   number(last_y, "%.2fx"));
   axis_labels(svg, "iteration (0 = baseline)", "speed-up");
   svg << "</svg>\n";
   return svg.str();
@@ -137,14 +151,12 @@ std::string roofline_chart_svg(const job_entry& job) {
       << x_of(x_hi) << "," << y_of(*g->peak_flops) << "\"/>\n";
   svg << "<circle cx=\"" << x_of(ai) << "\" cy=\"" << y_of(std::max(*g->achieved_flops, y_lo))
       << "\" r=\"5\" fill=\"#1f77b4\"/>\n"
-      << "<text x=\"" << x_of(ai) + 8 << "\" y=\"" << y_of(std::max(*g->achieved_flops, y_lo)) - 6
-      << "\">" << number(*g->achieved_flops / 1e9) << " GFLOP/s at " << number(ai) << " FLOP/B</text>\n";
+      << text_node(at(x_of(ai) + 8, y_of(std::max(*g->achieved_flops, y_lo)) - 6),
+                   number(*g->achieved_flops / 1e9) + " GFLOP/s at " + number(ai) + " FLOP/B");
   for (double x = x_lo; x <= x_hi * 1.001; x *= 10)
-    svg << "<text x=\"" << x_of(x) << "\" y=\"" << margin_top + plot_h + 16 << "\" text-anchor=\"middle\">"
-        << number(x) << "</text>\n";
+    svg << text_node(at(x_of(x), margin_top + plot_h + 16) + " text-anchor=\"middle\"", number(x));
   for (double y = y_lo; y <= y_hi * 1.001; y *= 10)
-    svg << "<text x=\"" << margin_left - 6 << "\" y=\"" << y_of(y) + 4 << "\" text-anchor=\"end\">"
-        << number(y / 1e9) << "</text>\n";
+    svg << text_node(at(margin_left - 6, y_of(y) + 4) + " text-anchor=\"end\"", number(y / 1e9));
   axis_labels(svg, "arithmetic intensity (FLOP per DRAM byte)", "GFLOP/s");
   svg << "</svg>\n";
   return svg.str();

@@ -1,4 +1,5 @@
 #include "report/llm_usage.hpp"
+#include "report/markup_text.hpp"
 
 #include "json/writer.hpp"
 
@@ -17,7 +18,7 @@ std::string counts_text(const std::map<std::string, std::int64_t>& counts) {
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string text;
   for (const auto& [name, calls] : sorted)
-    text += (text.empty() ? "" : ", ") + (name.empty() ? std::string{"(none)"} : name) + " " + std::to_string(calls);
+    text += (text.empty() ? "" : ", ") + (name.empty() ? std::string{"(none)"} : markdown_text(name)) + " " + std::to_string(calls);
   return text;
 }
 

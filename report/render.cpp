@@ -1,6 +1,9 @@
 // The report's three text forms: summary.md for people, JSON for programs, CSV for spreadsheets.
+// In summary.md every text from the store goes through markdown_text (or markdown_code inside a
+// code span): Markdown viewers render raw HTML, and a name is shown, never run.
 
 #include "report/campaign_report.hpp"
+#include "report/markup_text.hpp"
 
 #include "json/writer.hpp"
 
@@ -56,7 +59,7 @@ std::string outcome_text(const branch_entry& b) {
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items)
-    out += (out.empty() ? "" : ", ") + item;
+    out += (out.empty() ? "" : ", ") + markdown_text(item);
   return out.empty() ? "-" : out;
 }
 
@@ -64,17 +67,17 @@ std::string joined(const std::vector<std::string>& items) {
 
 std::string render_markdown(const campaign_report& report) {
   std::ostringstream md;
-  md << "# " << report.campaign.name << "\n\n"
+  md << "# " << markdown_text(report.campaign.name) << "\n\n"
      << "State: **" << vocabulary::to_string(report.campaign.state) << "**"
-     << (report.campaign.reason.empty() ? "" : " — " + report.campaign.reason) << "  \n"
+     << (report.campaign.reason.empty() ? "" : " — " + markdown_text(report.campaign.reason)) << "  \n"
      << "Started " << utc_text(report.campaign.created_at) << " UTC, last update "
      << utc_text(report.campaign.updated_at) << " UTC  \n"
-     << "Spec: `" << report.campaign.spec_path << "`\n\n";
+     << "Spec: `" << markdown_code(report.campaign.spec_path) << "`\n\n";
 
   md << "## Headline\n\n| job | state | baseline | best | speed-up | peak fraction | iterations |\n"
      << "| --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& job : report.jobs)
-    md << "| " << job.row.name << " | " << vocabulary::to_string(job.row.state) << " | "
+    md << "| " << markdown_text(job.row.name) << " | " << vocabulary::to_string(job.row.state) << " | "
        << time_text(job.row.baseline_time_s) << " | " << time_text(job.row.best_time_s) << " | "
        << ratio_text(job.speedup, "%.2fx", 1) << " | " << ratio_text(job.peak_fraction) << " | "
        << job.row.iterations_done << " |\n";
@@ -84,11 +87,11 @@ std::string render_markdown(const campaign_report& report) {
   md << llm_markdown(report.llm, "##");
 
   for (const auto& job : report.jobs) {
-    md << "\n## " << job.row.name << "\n\n";
+    md << "\n## " << markdown_text(job.row.name) << "\n\n";
     if (job.peak)
-      md << "Peak fraction: " << describe(*job.peak) << ".\n\n";
+      md << "Peak fraction: " << markdown_text(describe(*job.peak)) << ".\n\n";
     if (!job.row.reason.empty())
-      md << "Note: " << job.row.reason << "\n\n";
+      md << "Note: " << markdown_text(job.row.reason) << "\n\n";
     md << "![speed-up per iteration](" << chart_file_name(job.row.name, "speedup") << ") "
        << "![roofline position](" << chart_file_name(job.row.name, "roofline") << ")\n\n";
     md << "### Timeline\n\n| iteration | state | started (UTC) | branches | champion time | Δc | Δm | Δl | near peak |\n"
@@ -110,9 +113,9 @@ std::string render_markdown(const campaign_report& report) {
     else {
       md << "| iteration | method | attribution | verdict |\n| --- | --- | --- | --- |\n";
       for (const auto& m : job.methods)
-        md << "| " << m.iteration << " | " << m.method << " | "
+        md << "| " << m.iteration << " | " << markdown_text(m.method) << " | "
            << signed_time_text(m.attribution_s)
-           << " | " << m.verdict << " |\n";
+           << " | " << markdown_text(m.verdict) << " |\n";
     }
 
     md << "\n### Attempts\n\n| iteration | branch | kind | outcome | methods | defines | best time | detail |\n"
@@ -122,12 +125,9 @@ std::string render_markdown(const campaign_report& report) {
         auto detail = b.row.detail.substr(0, b.row.detail.find('\n'));
         if (detail.size() > 120)
           detail = detail.substr(0, 120) + "...";
-        for (auto& c : detail)
-          if (c == '|')
-            c = '/';
         md << "| " << it.row.number << " | " << b.row.ordinal << " | " << vocabulary::to_string(b.row.kind)
-           << " | " << outcome_text(b) << " | " << joined(b.methods) << " | `" << b.row.defines_json
-           << "` | " << time_text(b.best_time_s) << " | " << detail << " |\n";
+           << " | " << outcome_text(b) << " | " << joined(b.methods) << " | `" << markdown_code(b.row.defines_json)
+           << "` | " << time_text(b.best_time_s) << " | " << markdown_text(detail) << " |\n";
       }
   }
   return md.str();

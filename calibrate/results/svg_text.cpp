@@ -13,7 +13,10 @@ std::string escape(std::string_view text) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '\t': case '\n': case '\r': out += c; break;
+      default: // other control characters are not allowed in XML 1.0: dropped
+        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f)
+          out += c;
     }
   }
   return out;

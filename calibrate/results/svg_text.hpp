@@ -6,7 +6,9 @@
 
 namespace warpforge::calibrate::svg {
 
-/// `text` with &, <, >, " and ' escaped for XML.
+/// `text` with &, <, >, " and ' escaped for XML, control characters other than tab, LF and CR
+/// dropped: every text of a calibrate chart goes through here (report/markup_text.hpp is the
+/// campaign report's counterpart), so a parameter's name never becomes markup.
 std::string escape(std::string_view text);
 /// A coordinate with 2 decimals ("12.50").
 std::string coord(double value);
