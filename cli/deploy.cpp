@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/recording.hpp"
 #include "config/campaign_spec.hpp"
+#include "gpu/runner/child_environment.hpp"
 #include "json/writer.hpp"
 #include "report/campaign_report.hpp"
 
@@ -32,6 +33,8 @@ run_feed feed_for(const deploy_options& options) {
   if (auto earlier = report::load_report(options.run_dir)) {
     out.campaign = earlier->campaign.name;
     if (auto spec = config::parse_campaign(earlier->campaign.spec_toml, earlier->campaign.spec_path)) {
+      if (spec->llm) // the build, verify and time commands never see the campaign's key variable
+        gpu::withhold_from_children(spec->llm->api_key_env);
       feed.endpoint = spec->feed.endpoint;
       feed.allow_remote = spec->feed.allow_remote;
       feed.high_water_mark = static_cast<int>(spec->feed.high_water_mark);

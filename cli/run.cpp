@@ -8,6 +8,7 @@
 #include "toml_reader/placed_error.hpp"
 #include "cli/commands.hpp"
 #include "deploy/deploy_target.hpp"
+#include "gpu/runner/child_environment.hpp"
 
 #include "cli/pipeline_session.hpp"
 #include "config/campaign_spec.hpp"
@@ -134,6 +135,9 @@ exit_code run_campaign(session_request request, const std::string& log_level) {
               << "; nothing was started\n";
     return exit_code::bad_input;
   }
+  // The key's variable never reaches a runner, compiler or deploy command, whatever its name.
+  if (request.spec.llm)
+    gpu::withhold_from_children(request.spec.llm->api_key_env);
   request.gpus = gpus_option(request.spec.gpus);
   if (const auto& at = request.spec.gpus.place; at.line > 0)
     request.gpus_origin = request.spec_path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": gpus";

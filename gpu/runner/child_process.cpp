@@ -9,8 +9,6 @@
 #include <thread>
 #include <unistd.h>
 
-extern char** environ;
-
 namespace warpforge::gpu {
 
 std::string child_exit::to_string() const {
@@ -23,35 +21,7 @@ std::string child_exit::to_string() const {
   return "still running";
 }
 
-bool is_secret_variable(std::string_view name) {
-  for (std::string_view suffix : {"_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD"})
-    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix)
-      return true;
-  return false;
-}
-
 namespace {
-
-// The inherited environment with `overrides` set (replacing any inherited value) and every
-// secret left out: no child of warpforge (runners, ncu, user programs) needs an LLM key or a token.
-std::vector<std::string>
-merged_environment(const std::vector<std::pair<std::string, std::string>>& overrides) {
-  std::vector<std::string> out;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    std::string_view text{*entry};
-    auto name = text.substr(0, text.find('='));
-    if (is_secret_variable(name))
-      continue;
-    bool replaced = false;
-    for (const auto& [key, value] : overrides)
-      replaced = replaced || key == name;
-    if (!replaced)
-      out.emplace_back(text);
-  }
-  for (const auto& [key, value] : overrides)
-    out.push_back(key + "=" + value);
-  return out;
-}
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -122,7 +92,7 @@ expected<child_process, spawn_error> child_process::spawn(const spawn_options& o
   argv_strings.push_back(options.executable.string());
   argv_strings.insert(argv_strings.end(), options.arguments.begin(), options.arguments.end());
   auto argv = pointers(argv_strings);
-  auto env_strings = merged_environment(options.environment);
+  auto env_strings = child_environment(options.environment);
   auto envp = pointers(env_strings);
 
   pid_t pid = -1;

@@ -3,9 +3,11 @@
 // reaped: by wait_for_exit, kill_and_reap, or the destructor (which kills a child still running).
 // stdin is /dev/null; stdout and stderr go to one file so a crash report can quote the end of it.
 // The child gets its own process group, so a terminal's Ctrl-C reaches the coordinator only and
-// the coordinator decides how its children stop.
+// the coordinator decides how its children stop. Its environment is child_environment()'s: this
+// process's without any secret (child_environment.hpp), with the spawn's settings on top.
 
 #include "expected/expected.hpp"
+#include "gpu/runner/child_environment.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -29,14 +31,11 @@ struct child_exit {
   friend bool operator==(const child_exit&, const child_exit&) = default;
 };
 
-/// Whether an environment variable holds a secret by its name (…_API_KEY, …_TOKEN, …_SECRET,
-/// …_PASSWORD): such variables are never passed to a child.
-bool is_secret_variable(std::string_view name);
-
 struct spawn_options {
   std::filesystem::path executable;                                  // run as is, no PATH search
   std::vector<std::string> arguments;                                // argv[1..]
-  std::vector<std::pair<std::string, std::string>> environment;      // set over the inherited one
+  std::vector<std::pair<std::string, std::string>> environment;      // set over the inherited one,
+                                                                     // less its secrets (child_environment.hpp)
   std::filesystem::path output_file;                                 // stdout+stderr, appended
 };
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include <vector>
 
 namespace warpforge::gpu {
 namespace {
@@ -47,6 +48,30 @@ TEST(ChildProcess, SecretsAreKnownByTheirNames) {
   EXPECT_FALSE(is_secret_variable("PATH"));
   EXPECT_FALSE(is_secret_variable("CUDA_VISIBLE_DEVICES"));
   EXPECT_FALSE(is_secret_variable("TOKEN_BUCKET_SIZE"));
+  // Names the audit saw passed on (issue 22): any *_KEY, in any case, and the providers' own.
+  EXPECT_TRUE(is_secret_variable("MY_LLM_KEY"));
+  EXPECT_TRUE(is_secret_variable("OPENROUTER_KEY"));
+  EXPECT_TRUE(is_secret_variable("openrouter_key"));
+  EXPECT_TRUE(is_secret_variable("OPENAI_APIKEY_2"));
+  EXPECT_TRUE(is_secret_variable("AWS_SECRET"));
+  for (auto known : known_secret_variables)
+    EXPECT_TRUE(is_secret_variable(known)) << known;
+  EXPECT_FALSE(is_secret_variable("KEYBOARD"));
+  EXPECT_FALSE(is_secret_variable("HOME"));
+}
+
+TEST(ChildEnvironment, LeavesOutSecretsAndWithheldNamesAndSetsOverrides) {
+  const char* parent[] = {"PATH=/usr/bin", "MY_LLM_KEY=k1", "OPENROUTER_KEY=k2", "WF_UNIT_CREDENTIAL=k3",
+                          "CUDA_VISIBLE_DEVICES=3", "LANG=C", nullptr};
+  const auto before = child_environment({{"CUDA_VISIBLE_DEVICES", "0"}}, parent);
+  EXPECT_EQ(before, (std::vector<std::string>{"PATH=/usr/bin", "WF_UNIT_CREDENTIAL=k3", "LANG=C",
+                                              "CUDA_VISIBLE_DEVICES=0"}));
+  // The configured api_key_env, whatever its name looks like, from now on.
+  withhold_from_children("WF_UNIT_CREDENTIAL");
+  EXPECT_TRUE(is_withheld_from_children("WF_UNIT_CREDENTIAL"));
+  EXPECT_FALSE(is_withheld_from_children("LANG"));
+  const auto after = child_environment({}, parent);
+  EXPECT_EQ(after, (std::vector<std::string>{"PATH=/usr/bin", "CUDA_VISIBLE_DEVICES=3", "LANG=C"}));
 }
 
 } // namespace
