@@ -120,6 +120,19 @@ bool is_env_name(std::string_view text) {
   return detail::is_identifier(text);
 }
 
+// The host of an http(s) URL as written: after the scheme and any userinfo, before the port or
+// path; an IPv6 literal without its brackets. Only for the clear-text rule below (the LLM client
+// parses the URL itself).
+std::string_view url_host(std::string_view url) {
+  auto rest = url.substr(url.find("://") + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (const auto at = rest.rfind('@'); at != std::string_view::npos)
+    rest.remove_prefix(at + 1);
+  if (rest.starts_with('['))
+    return rest.substr(1, rest.find(']') - 1);
+  return rest.substr(0, rest.find(':'));
+}
+
 class campaign_parser {
 public:
   campaign_parser(const std::filesystem::path& file, toml_reader::placed_errors& errors)
@@ -358,6 +371,14 @@ private:
         r_.error(table.get("base_url")->source(), "llm.base_url",
                  "expected an http:// or https:// URL, got '" + *url + "'",
                  "e.g. \"https://api.anthropic.com\"");
+      else if (url->starts_with("http://") && !out.api_key_env.empty() &&
+               !feed::is_loopback_host(url_host(*url)))
+        // The key would cross the network in clear text: refused before anything is sent.
+        r_.error(table.get("base_url")->source(), "llm.base_url",
+                 "http:// to '" + std::string{url_host(*url)} + "', a host other than this one, would send "
+                   "the key in " + out.api_key_env + " unencrypted",
+                 "use https://, or a server on this host (127.0.0.1, localhost, ::1); "
+                 "api_key_env = \"\" for a server that needs no key");
       else
         out.base_url = *url;
     }

@@ -215,6 +215,11 @@ expected<std::unique_ptr<chat_client>, std::string> make_provider_client(
   auto base = http::parse_url(config.base_url);
   if (!base)
     return unexpected("base_url: " + base.error());
+  // The spec refuses this with its place (config/campaign_spec.cpp); every other caller is
+  // refused here, before a connection exists: a key never crosses the network in clear text.
+  if (!base->tls() && !config.api_key_env.empty() && !http::is_loopback_host(base->host))
+    return unexpected("base_url: " + base->origin() + " is plain http:// to a host other than this one; the key in " +
+                      config.api_key_env + " is never sent unencrypted (use https://, or a server on this host)");
   if (config.max_concurrent == 0)
     return unexpected(std::string{"max_concurrent: must be at least 1"});
   if (config.retry.max_attempts == 0)

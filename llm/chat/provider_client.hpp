@@ -43,7 +43,8 @@ struct client_config {
   std::uint64_t jitter_seed = 0;  // seeds the back-off jitter; 0: a random seed
 };
 
-/// A client for `config`; the error names the setting that is wrong (an unparsable base_url, a
+/// A client for `config`; the error names the setting that is wrong (an unparsable base_url, an
+/// http:// base_url to a host other than this one while a key is configured, a
 /// zero limit). `ledger` may be null: nothing is charged and no budget applies.
 expected<std::unique_ptr<chat_client>, std::string> make_provider_client(
   client_config config, std::shared_ptr<spend_ledger> ledger, price_table prices);

@@ -188,6 +188,33 @@ TEST(client_config, a_bad_base_url_or_a_zero_limit_is_refused_by_name) {
   EXPECT_TRUE(zero.error().starts_with("max_concurrent")) << zero.error();
 }
 
+TEST(client_config, plain_http_to_another_host_is_refused_while_a_key_is_configured) {
+  // Refused when the client is made, before any connection exists: `.invalid` never resolves
+  // either, so this test cannot reach the network whatever the client did.
+  auto prices = price_table::built_in();
+  ASSERT_TRUE(prices);
+  client_config config;
+  config.provider = provider_kind::openai;
+  config.api_key_env = "WF_TEST_LLM_CREDENTIAL";
+  for (const std::string remote : {"http://llm.invalid:8000/v1", "http://192.0.2.2:8000/v1", "http://[2001:db8::1]/v1"}) {
+    config.base_url = remote;
+    auto refused = make_provider_client(config, nullptr, *prices);
+    ASSERT_FALSE(refused) << remote;
+    EXPECT_TRUE(refused.error().starts_with("base_url: ")) << refused.error();
+    EXPECT_NE(refused.error().find("WF_TEST_LLM_CREDENTIAL"), std::string::npos) << refused.error();
+  }
+  // Loopback stays allowed with a key (a local server), and any host without one.
+  for (const std::string local : {"http://127.0.0.1:8000/v1", "http://localhost:8000/v1", "http://[::1]:8000/v1"}) {
+    config.base_url = local;
+    EXPECT_TRUE(make_provider_client(config, nullptr, *prices)) << local;
+  }
+  config.base_url = "https://llm.invalid/v1";
+  EXPECT_TRUE(make_provider_client(config, nullptr, *prices));
+  config.base_url = "http://llm.invalid:8000/v1";
+  config.api_key_env.clear();
+  EXPECT_TRUE(make_provider_client(config, nullptr, *prices));
+}
+
 TEST(client_ping, asks_for_one_token_without_continuing_it) {
   loopback_server server{[](connection& c) { scripted::anthropic_reply(c, "po", "max_tokens", {12, 1, 0, 0}); }};
   auto client =
