@@ -1,5 +1,6 @@
 #include "dashboard/http_server.hpp"
 
+#include "dashboard/request_check.hpp"
 #include "feed/endpoint.hpp"
 
 #include <boost/asio.hpp>
@@ -48,6 +49,8 @@ struct shared_state {
   std::shared_ptr<const std::string> latest; // the newest snapshot; null before the first
   std::set<websocket_session*> sessions;     // open WebSocket sessions
   std::atomic<std::uint64_t> http_requests{0};
+  std::atomic<std::uint64_t> refused{0};
+  std::atomic<std::uint64_t> accept_failures{0};
   std::atomic<std::uint64_t> websocket_opened{0};
   std::atomic<std::uint64_t> websocket_open{0};
   std::atomic<std::uint64_t> messages_sent{0};
@@ -136,7 +139,7 @@ private:
 class http_session : public std::enable_shared_from_this<http_session> {
 public:
   http_session(tcp::socket&& socket, std::shared_ptr<shared_state> state)
-      : stream_(std::move(socket)), state_(std::move(state)) {}
+      : stream_(std::move(socket)), state_(std::move(state)), served_(served_by(stream_.socket())) {}
 
   void run() { read(); }
 
@@ -156,6 +159,11 @@ private:
       return;
     ++state_->http_requests;
     auto request = parser_->release();
+    // Before anything else, the upgrade included: only a request that names this dashboard.
+    if (const auto verdict = verdict_on(request); verdict != request_verdict::allowed) {
+      ++state_->refused;
+      return respond(refusal(request, verdict));
+    }
     if (websocket::is_upgrade(request) && std_view(request.target()) == websocket_target) {
       stream_.expires_never(); // the WebSocket keeps its own timeouts
       std::make_shared<websocket_session>(stream_.release_socket(), state_)->run(std::move(request));
@@ -192,6 +200,42 @@ private:
                  "not found; the dashboard serves / , /snapshot.json and /ws\n");
   }
 
+  // The local address the connection came in on, for the Host rule (request_check.hpp).
+  static served_address served_by(const tcp::socket& socket) {
+    beast::error_code error;
+    const auto local = socket.local_endpoint(error);
+    if (error)
+      return {};
+    auto address = local.address();
+    if (address.is_v6() && address.to_v6().is_v4_mapped())
+      address = net::ip::make_address_v4(net::ip::v4_mapped, address.to_v6());
+    return served_address{address.to_string(), local.port()};
+  }
+
+  request_verdict verdict_on(const http::request<http::string_body>& request) const {
+    auto header = [&](http::field field) -> std::optional<std::string_view> {
+      const auto found = request.find(field);
+      if (found == request.end())
+        return std::nullopt;
+      return std_view(found->value());
+    };
+    return check_request(header(http::field::host), header(http::field::origin), served_);
+  }
+
+  // 403, and the connection closed: a page of another site learns nothing but the refusal.
+  static http::response<http::string_body> refusal(const http::request<http::string_body>& request,
+                                                   request_verdict verdict) {
+    http::response<http::string_body> response{http::status::forbidden, request.version()};
+    response.set(http::field::server, "warpforge-dashboard");
+    response.set(http::field::content_type, "text/plain");
+    response.set(http::field::cache_control, "no-store");
+    response.keep_alive(false);
+    response.body() = "forbidden (" + std::string{to_string(verdict)} +
+                      "): the dashboard answers only requests for its own address (docs/dashboard.md)\n";
+    response.prepare_payload();
+    return response;
+  }
+
   void respond(http::response<http::string_body> response) {
     response_ = std::make_shared<http::response<http::string_body>>(std::move(response));
     stream_.expires_after(http_timeout);
@@ -219,13 +263,14 @@ private:
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<http::response<http::string_body>> response_; // alive while async_write runs
+  served_address served_; // where this connection arrived
 };
 
 /// Accepts connections until the io_context stops.
 class listener : public std::enable_shared_from_this<listener> {
 public:
   listener(net::io_context& context, tcp::acceptor acceptor, std::shared_ptr<shared_state> state)
-      : context_(context), acceptor_(std::move(acceptor)), state_(std::move(state)) {}
+      : context_(context), acceptor_(std::move(acceptor)), state_(std::move(state)), pause_(context) {}
 
   void accept() {
     acceptor_.async_accept(context_, beast::bind_front_handler(&listener::on_accept, shared_from_this()));
@@ -233,15 +278,28 @@ public:
 
 private:
   void on_accept(beast::error_code error, tcp::socket socket) {
-    if (!error)
-      std::make_shared<http_session>(std::move(socket), state_)->run();
-    if (acceptor_.is_open())
-      accept();
+    if (!acceptor_.is_open() || error == net::error::operation_aborted)
+      return;
+    if (!error || error == net::error::connection_aborted) { // a peer gone before accept: next
+      if (!error)
+        std::make_shared<http_session>(std::move(socket), state_)->run();
+      return accept();
+    }
+    // Out of descriptors (EMFILE, ENFILE) or memory: the connection stays queued and the listening
+    // socket stays readable, so accepting again at once fails again at once, a busy loop. Wait,
+    // then try again; sessions that end meanwhile give their descriptors back.
+    ++state_->accept_failures;
+    pause_.expires_after(accept_backoff);
+    pause_.async_wait([self = shared_from_this()](beast::error_code waited) {
+      if (!waited)
+        self->accept();
+    });
   }
 
   net::io_context& context_;
   tcp::acceptor acceptor_;
   std::shared_ptr<shared_state> state_;
+  net::steady_timer pause_; // the back-off after a failed accept
 };
 
 } // namespace
@@ -348,7 +406,8 @@ void http_server::publish(std::string snapshot_json) {
 
 server_counters http_server::counters() const {
   const auto& s = *impl_->state;
-  return server_counters{s.http_requests, s.websocket_opened, s.websocket_open, s.messages_sent};
+  return server_counters{s.http_requests, s.websocket_opened, s.websocket_open, s.messages_sent,
+                         s.refused, s.accept_failures};
 }
 
 } // namespace warpforge::dashboard

@@ -7,6 +7,10 @@
 //   GET /ws             WebSocket: the latest snapshot at once, then each one published
 //   anything else       404 (405 for a method other than GET or HEAD)
 //
+// Every request, the WebSocket upgrade included, must name this dashboard in Host (and Origin,
+// when sent): anything else is answered 403 and the connection closed (request_check.hpp says
+// why and the exact rule), so no other web page, nor a DNS-rebound name, can read the snapshots.
+//
 // publish() may be called from any thread; the server runs on its own thread (one io_context,
 // so sessions need no strands) and sends each page only the newest snapshot when it falls behind.
 // It binds to a loopback address unless allowed otherwise (the feed's rule: a campaign's
@@ -15,6 +19,7 @@
 #include "dashboard/dashboard_error.hpp"
 #include "expected/expected.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +29,11 @@ namespace warpforge::dashboard {
 
 /// Where the dashboard listens unless told otherwise.
 inline constexpr std::string_view default_listen = "127.0.0.1:8757";
+
+/// How long the server waits before accepting again after accept failed (out of descriptors:
+/// EMFILE, ENFILE; or memory): the waiting connection stays readable, so an immediate retry would
+/// spin a core. Bounds the failed accepts to 20 a second [ms].
+inline constexpr std::chrono::milliseconds accept_backoff{50};
 
 struct listen_address {
   std::string host;       // numeric, as given ("127.0.0.1", "::1"); "localhost" becomes 127.0.0.1
@@ -45,6 +55,8 @@ struct server_counters {
   std::uint64_t websocket_opened = 0; // WebSocket sessions accepted
   std::uint64_t websocket_open = 0;  // WebSocket sessions open now
   std::uint64_t messages_sent = 0;   // snapshots written to WebSockets
+  std::uint64_t refused = 0;         // requests answered 403 (Host or Origin not this dashboard)
+  std::uint64_t accept_failures = 0; // accepts that failed and were retried after accept_backoff
 };
 
 class http_server {

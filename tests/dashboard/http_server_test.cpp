@@ -32,6 +32,40 @@ http_server start_server() {
   return std::move(*server);
 }
 
+/// "127.0.0.1:<port>": the Host a browser sends for the server's URL.
+std::string own_host(const http_server& server) {
+  return "127.0.0.1:" + std::to_string(server.port());
+}
+
+/// A request with the given Host (empty: none) and Origin (empty: none), as any client may send.
+http::response<http::string_body> get_as(const http_server& server, const std::string& target,
+                                         const std::string& host, const std::string& origin,
+                                         bool upgrade = false) {
+  net::io_context context;
+  beast::tcp_stream stream{context};
+  stream.expires_after(10s);
+  stream.connect(tcp::endpoint{net::ip::make_address("127.0.0.1"), server.port()});
+  http::request<http::string_body> request{http::verb::get, target, 11};
+  if (!host.empty())
+    request.set(http::field::host, host);
+  if (!origin.empty())
+    request.set(http::field::origin, origin);
+  if (upgrade) {
+    request.set(http::field::connection, "Upgrade");
+    request.set(http::field::upgrade, "websocket");
+    request.set(http::field::sec_websocket_version, "13");
+    request.set(http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+  }
+  http::write(stream, request);
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.skip(false);
+  http::read_header(stream, buffer, parser);
+  if (parser.get().result() != http::status::switching_protocols)
+    http::read(stream, buffer, parser);
+  return parser.release();
+}
+
 http::response<http::string_body> get(const http_server& server, const std::string& target,
                                       http::verb verb = http::verb::get) {
   net::io_context context;
@@ -39,7 +73,7 @@ http::response<http::string_body> get(const http_server& server, const std::stri
   stream.expires_after(10s);
   stream.connect(tcp::endpoint{net::ip::make_address("127.0.0.1"), server.port()});
   http::request<http::string_body> request{verb, target, 11};
-  request.set(http::field::host, "127.0.0.1");
+  request.set(http::field::host, own_host(server));
   http::write(stream, request);
   beast::flat_buffer buffer;
   http::response<http::string_body> response;
@@ -56,7 +90,7 @@ struct page_socket {
   explicit page_socket(const http_server& server) {
     beast::get_lowest_layer(ws).expires_after(10s);
     beast::get_lowest_layer(ws).connect(tcp::endpoint{net::ip::make_address("127.0.0.1"), server.port()});
-    ws.handshake("127.0.0.1", "/ws");
+    ws.handshake(own_host(server), "/ws");
   }
   std::string next() {
     beast::get_lowest_layer(ws).expires_after(10s);
@@ -150,6 +184,42 @@ TEST(HttpServer, AClosedPageIsForgotten) {
   EXPECT_EQ(server.counters().websocket_open, 0u);
   server.publish("nobody listens"); // must not touch the closed session
   EXPECT_EQ(get(server, "/").result(), http::status::ok);
+}
+
+TEST(HttpServer, OnlyRequestsNamingTheDashboardAreAnswered) {
+  auto server = start_server();
+  server.publish(R"({"snapshot":1,"secret":"/home/user/project"})");
+  const auto port = std::to_string(server.port());
+  const std::string own_origin = "http://127.0.0.1:" + port;
+  // Controls: the page's own requests.
+  for (auto deadline = std::chrono::steady_clock::now() + 10s;
+       get(server, "/snapshot.json").result() != http::status::ok && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(get_as(server, "/snapshot.json", own_host(server), own_origin).result(), http::status::ok);
+  EXPECT_EQ(get_as(server, "/", "localhost:" + port, "http://localhost:" + port).result(), http::status::ok);
+  EXPECT_EQ(get_as(server, "/ws", own_host(server), own_origin, true).result(), http::status::switching_protocols);
+  // Another site's page, a rebound name, another port, no Host: 403, nothing of the snapshot.
+  const std::uint64_t refused_before = server.counters().refused;
+  struct attempt {
+    std::string target, host, origin;
+    bool upgrade;
+  };
+  const attempt attempts[] = {
+    {"/snapshot.json", "attacker.example:" + port, "", false},
+    {"/snapshot.json", own_host(server), "http://attacker.example", false},
+    {"/snapshot.json", "127.0.0.1:1", "", false},
+    {"/snapshot.json", "", "", false},
+    {"/ws", own_host(server), "http://attacker.example", true},
+    {"/ws", "attacker.example:" + port, "http://attacker.example:" + port, true},
+    {"/ws", own_host(server), "null", true},
+    {"/ws", own_host(server), "https://127.0.0.1:" + port, true},
+  };
+  for (const auto& a : attempts) {
+    auto response = get_as(server, a.target, a.host, a.origin, a.upgrade);
+    EXPECT_EQ(response.result(), http::status::forbidden) << a.target << " Host " << a.host << " Origin " << a.origin;
+    EXPECT_EQ(response.body().find("secret"), std::string::npos);
+  }
+  EXPECT_EQ(server.counters().refused - refused_before, std::size(attempts));
 }
 
 TEST(HttpServer, APortInUseIsASocketErrorNamingTheStep) {
