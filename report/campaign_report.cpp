@@ -94,6 +94,58 @@ std::vector<method_verdict> verdicts_of(const job_entry& job, double noise_thres
   return verdicts;
 }
 
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Why a branch has no time: its outcome and the first line of what it recorded.
+std::string branch_not_measured(const storage::branch_row& row) {
+  if (!row.outcome)
+    return "pending: not measured yet";
+  const std::string outcome{vocabulary::to_string(*row.outcome)};
+  const auto detail = first_line(row.detail);
+  return detail.empty() ? outcome : outcome + ": " + detail;
+}
+
+void explain_iteration(iteration_entry& iteration) {
+  if (!iteration.champion_time_s) {
+    const branch_entry* champion = nullptr;
+    for (const auto& b : iteration.branches)
+      if (iteration.row.champion_branch_id && b.row.id == *iteration.row.champion_branch_id)
+        champion = &b;
+    if (champion)
+      iteration.champion_not_measured = champion->time_not_measured;
+    else if (iteration.branches.empty())
+      iteration.champion_not_measured = "no branch recorded";
+    else if (const auto& first = iteration.branches.front(); !first.best_time_s)
+      iteration.champion_not_measured = "no champion; branch " + std::to_string(first.row.ordinal) + " " +
+                                        first.time_not_measured;
+    else
+      iteration.champion_not_measured = "no champion elected";
+  }
+  const auto& g = iteration.gaps;
+  if (!g.compute && !g.memory && !g.latency)
+    iteration.gaps_not_measured = "no profile recorded";
+}
+
+// Why each of the job's headline figures is absent. A job's own reason says it best (it failed
+// and why), else the campaign's (e.g. no GPU here), else how far the job got.
+job_not_measured explain_job(const storage::campaign_row& campaign, const job_entry& job) {
+  std::string why = job.row.reason.empty() ? campaign.reason : job.row.reason;
+  if (why.empty())
+    why = job.row.state == vocabulary::job_state::pending || job.row.state == vocabulary::job_state::running
+            ? "not measured yet"
+            : "no measurement recorded";
+  job_not_measured out;
+  if (!job.row.baseline_time_s)
+    out.baseline_time_s = why;
+  if (!job.row.best_time_s)
+    out.best_time_s = why;
+  if (!job.speedup)
+    out.speedup = !job.row.baseline_time_s || !job.row.best_time_s ? why : "the best time is 0";
+  if (!job.peak_fraction)
+    out.peak_fraction = !job.row.best_time_s ? why : "no profile with a rate and a peak recorded";
+  return out;
+}
+
 } // namespace
 
 expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir) {
@@ -133,10 +185,13 @@ expected<campaign_report, std::string> load_report(const std::filesystem::path& 
         for (const auto& m : branch.measurements)
           if (!branch.best_time_s || m.median_s < *branch.best_time_s)
             branch.best_time_s = m.median_s;
+        if (!branch.best_time_s)
+          branch.time_not_measured = branch_not_measured(branch_row);
         if (iteration_row.champion_branch_id && *iteration_row.champion_branch_id == branch_row.id)
           iteration.champion_time_s = branch.best_time_s;
         iteration.branches.push_back(std::move(branch));
       }
+      explain_iteration(iteration);
       job.iterations.push_back(std::move(iteration));
     }
     if (job_row.baseline_time_s && job_row.best_time_s && *job_row.best_time_s > 0)
@@ -144,6 +199,7 @@ expected<campaign_report, std::string> load_report(const std::filesystem::path& 
     job.peak = peak_fraction_of(job);
     if (job.peak)
       job.peak_fraction = job.peak->value;
+    job.not_measured = explain_job(report.campaign, job);
     job.methods = verdicts_of(job, report.noise_threshold);
     auto calls = db->load_llm_calls(job_row.id);
     if (!calls)

@@ -41,11 +41,15 @@ struct iteration_gaps {
   std::optional<double> duration;             // seconds, the profiled launch
 };
 
+// Every figure below that was not measured is nullopt, never 0, and its *_not_measured text says
+// why ("" when it was measured): each output writes "not measured (why)" or null with the reason.
+
 /// One branch and its fastest measurement over the GPUs it ran on.
 struct branch_entry {
   storage::branch_row row;
   std::vector<storage::measurement_row> measurements;
   std::optional<double> best_time_s; // fastest median over the GPUs
+  std::string time_not_measured;     // why best_time_s is absent: "not_run: ... need a GPU"
   std::vector<std::string> methods;  // from methods_json
 };
 
@@ -54,6 +58,8 @@ struct iteration_entry {
   iteration_gaps gaps;
   std::vector<branch_entry> branches;
   std::optional<double> champion_time_s;
+  std::string champion_not_measured; // why champion_time_s is absent
+  std::string gaps_not_measured;     // why the gaps are absent (no profile recorded)
 };
 
 /// effective / ineffective / implementation_failed / not_measured (docs/tuner.md).
@@ -64,13 +70,22 @@ struct method_verdict {
   std::string verdict;
 };
 
+/// Why each of a job's headline figures is absent; "" for one that was measured.
+struct job_not_measured {
+  std::string baseline_time_s;
+  std::string best_time_s;
+  std::string speedup;
+  std::string peak_fraction;
+};
+
 struct job_entry {
   storage::job_row row;
   std::vector<iteration_entry> iterations;
   std::vector<method_verdict> methods;
-  std::optional<double> speedup;       // baseline / best
+  std::optional<double> speedup;       // baseline / best; absent when either is
   std::optional<double> peak_fraction; // ratio: peak.value (report/peak_fraction.hpp)
   std::optional<report::peak_fraction> peak; // the binding axis, its peak, and the basis
+  job_not_measured not_measured;       // why a figure above (or the row's times) is absent
   llm_usage llm;                       // its language-model calls (empty: none, e.g. the tuner)
 };
 

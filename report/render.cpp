@@ -7,6 +7,7 @@
 
 #include "json/writer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <sstream>
@@ -41,6 +42,22 @@ std::string ratio_text(std::optional<double> ratio, const char* format = "%.1f%%
   return buffer;
 }
 
+// What a cell holds for a figure that was not measured: never a number, and why once per row
+// (`shown` collects the reasons already given in the row).
+std::string not_measured_text(const std::string& why, std::vector<std::string>& shown) {
+  if (why.empty() || std::find(shown.begin(), shown.end(), why) != shown.end())
+    return "not measured";
+  shown.push_back(why);
+  return "not measured (" + markdown_text(why) + ")";
+}
+
+// A figure's text, or "not measured (why)" when it is absent.
+template <class Figure>
+std::string figure_text(const Figure& text, std::optional<double> value, const std::string& why,
+                        std::vector<std::string>& shown) {
+  return value ? text(value) : not_measured_text(why, shown);
+}
+
 std::string utc_text(double unix_seconds) {
   if (unix_seconds <= 0)
     return "-";
@@ -54,6 +71,25 @@ std::string utc_text(double unix_seconds) {
 
 std::string outcome_text(const branch_entry& b) {
   return b.row.outcome ? std::string{vocabulary::to_string(*b.row.outcome)} : "pending";
+}
+
+// The headline's baseline | best | speed-up | peak fraction cells of a job.
+std::string headline_figures(const job_entry& job) {
+  std::vector<std::string> shown;
+  const auto& why = job.not_measured;
+  const auto time = [](std::optional<double> v) { return time_text(v); };
+  std::string out = figure_text(time, job.row.baseline_time_s, why.baseline_time_s, shown) + " | ";
+  out += figure_text(time, job.row.best_time_s, why.best_time_s, shown) + " | ";
+  out += figure_text([](std::optional<double> v) { return ratio_text(v, "%.2fx", 1); }, job.speedup, why.speedup,
+                     shown) + " | ";
+  return out + figure_text([](std::optional<double> v) { return ratio_text(v); }, job.peak_fraction,
+                           why.peak_fraction, shown);
+}
+
+std::string champion_text(const iteration_entry& it) {
+  std::vector<std::string> shown;
+  return figure_text([](std::optional<double> v) { return time_text(v); }, it.champion_time_s,
+                     it.champion_not_measured, shown);
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -78,8 +114,7 @@ std::string render_markdown(const campaign_report& report) {
      << "| --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& job : report.jobs)
     md << "| " << markdown_text(job.row.name) << " | " << vocabulary::to_string(job.row.state) << " | "
-       << time_text(job.row.baseline_time_s) << " | " << time_text(job.row.best_time_s) << " | "
-       << ratio_text(job.speedup, "%.2fx", 1) << " | " << ratio_text(job.peak_fraction) << " | "
+       << headline_figures(job) << " | "
        << job.row.iterations_done << " |\n";
   md << "\nPeak fraction: the best kernel's achieved rate on the axis that binds it (compute "
         "when its FLOP per DRAM byte reaches the ridge point, else DRAM bandwidth), against that "
@@ -99,11 +134,11 @@ std::string render_markdown(const campaign_report& report) {
     for (const auto& it : job.iterations)
       md << "| " << it.row.number << " | " << vocabulary::to_string(it.row.state) << " | "
          << utc_text(it.row.started_at) << " | " << it.branches.size() << " | "
-         << time_text(it.champion_time_s) << " | " << ratio_text(it.gaps.compute, "%.2f", 1) << " | "
+         << champion_text(it) << " | " << ratio_text(it.gaps.compute, "%.2f", 1) << " | "
          << ratio_text(it.gaps.memory, "%.2f", 1) << " | " << ratio_text(it.gaps.latency, "%.2f", 1)
          << " | " << (it.gaps.near_peak ? (*it.gaps.near_peak ? "yes" : "no") : "-") << " |\n";
     md << "\nThe gaps (Δc compute, Δm memory, Δl latency; 0 = at the peak) per iteration are the "
-          "bottleneck drift.\n";
+          "bottleneck drift; \"-\": not measured (no profile recorded for that iteration).\n";
 
     md << llm_markdown(job.llm, "###");
 
@@ -127,7 +162,8 @@ std::string render_markdown(const campaign_report& report) {
           detail = detail.substr(0, 120) + "...";
         md << "| " << it.row.number << " | " << b.row.ordinal << " | " << vocabulary::to_string(b.row.kind)
            << " | " << outcome_text(b) << " | " << joined(b.methods) << " | `" << markdown_code(b.row.defines_json)
-           << "` | " << time_text(b.best_time_s) << " | " << markdown_text(detail) << " |\n";
+           << "` | " << (b.best_time_s ? time_text(b.best_time_s) : std::string{"not measured"}) << " | "
+           << markdown_text(detail) << " |\n";
       }
   }
   return md.str();
@@ -141,6 +177,30 @@ std::string render_json(const campaign_report& report) {
       out.value(*v);
     else
       out.null();
+  };
+  // What was not measured is null, with the reason beside it: a text for one figure, an object
+  // of figure -> reason where an entry has several; null when everything was measured.
+  auto reason_or_null = [&](std::string_view key, const std::string& why) {
+    out.key(key);
+    why.empty() ? out.null() : out.value(why);
+  };
+  auto job_reasons = [&](const job_not_measured& why) {
+    out.key("not_measured_reason");
+    const std::pair<std::string_view, const std::string*> figures[] = {
+      {"baseline_time_s", &why.baseline_time_s}, {"best_time_s", &why.best_time_s},
+      {"speedup", &why.speedup}, {"peak_fraction", &why.peak_fraction}};
+    bool any = false;
+    for (const auto& [key, text] : figures)
+      any = any || !text->empty();
+    if (!any) {
+      out.null();
+      return;
+    }
+    out.begin_object();
+    for (const auto& [key, text] : figures)
+      if (!text->empty())
+        out.key(key).value(*text);
+    out.end_object();
   };
   out.begin_object();
   out.key("campaign").value(report.campaign.name);
@@ -156,6 +216,7 @@ std::string render_json(const campaign_report& report) {
     optional_number("best_time_s", job.row.best_time_s);
     optional_number("speedup", job.speedup);
     optional_number("peak_fraction", job.peak_fraction);
+    job_reasons(job.not_measured);
     if (job.peak)
       out.key("peak").begin_object().key("axis").value(job.peak->axis).key("achieved")
         .value(job.peak->achieved).key("peak").value(job.peak->peak).key("peak_name")
@@ -166,9 +227,11 @@ std::string render_json(const campaign_report& report) {
       out.key("number").value(it.row.number);
       out.key("state").value(vocabulary::to_string(it.row.state));
       optional_number("champion_time_s", it.champion_time_s);
+      reason_or_null("champion_not_measured_reason", it.champion_not_measured);
       optional_number("gap_compute", it.gaps.compute);
       optional_number("gap_memory", it.gaps.memory);
       optional_number("gap_latency", it.gaps.latency);
+      reason_or_null("gaps_not_measured_reason", it.gaps_not_measured);
       out.key("branches").begin_array();
       for (const auto& b : it.branches) {
         out.begin_object();
@@ -178,6 +241,7 @@ std::string render_json(const campaign_report& report) {
         out.key("methods").raw(b.row.methods_json);
         out.key("defines").raw(b.row.defines_json);
         optional_number("best_time_s", b.best_time_s);
+        reason_or_null("not_measured_reason", b.time_not_measured);
         out.key("detail").value(b.row.detail);
         out.end_object();
       }
@@ -191,7 +255,7 @@ std::string render_json(const campaign_report& report) {
       out.key("iteration").value(m.iteration);
       out.key("method").value(m.method);
       optional_number("attribution_s", m.attribution_s);
-      out.key("verdict").value(m.verdict);
+      out.key("verdict").value(m.verdict); // "not_measured" says why attribution_s is null
       out.end_object();
     }
     out.end_array();
@@ -214,8 +278,9 @@ std::string render_csv(const campaign_report& report) {
     return out + "\"";
   };
   std::ostringstream csv;
+  // A branch without a measurement has empty figures (never 0) and says why in the last column.
   csv << "job,iteration,branch,kind,outcome,methods,defines,gpu,gpu_name,mode,median_s,cv,ci95_low_s,"
-         "ci95_high_s,samples\n";
+         "ci95_high_s,samples,not_measured_reason\n";
   for (const auto& job : report.jobs)
     for (const auto& it : job.iterations)
       for (const auto& b : it.branches) {
@@ -224,11 +289,11 @@ std::string render_csv(const campaign_report& report) {
                                  std::string{vocabulary::to_string(b.row.kind)} + "," + outcome_text(b) + "," +
                                  quoted(b.row.methods_json) + "," + quoted(b.row.defines_json) + ",";
         if (b.measurements.empty())
-          csv << head << ",,,,,,,\n";
+          csv << head << ",,,,,,,," << quoted(b.time_not_measured) << "\n";
         for (const auto& m : b.measurements)
           csv << head << m.gpu << "," << quoted(m.gpu_name) << "," << vocabulary::to_string(m.mode) << ","
               << m.median_s << "," << m.cv << "," << m.ci95_low_s << "," << m.ci95_high_s << ","
-              << m.samples << "\n";
+              << m.samples << ",\n";
       }
   return csv.str();
 }
