@@ -141,7 +141,7 @@ public:
   void parse(const toml::table& root, campaign_spec& spec) {
     static constexpr std::string_view root_keys[] = {
       "name", "kind", "run_root", "run_dir_mode", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log",
-      "supervision", "calibrate", "deploy"};
+      "supervision", "calibrate", "deploy", "verify"};
     r_.set_root_keys(root_keys);
     r_.check_keys(root, "", root_keys);
     if (auto name = r_.string(root, "", "name", presence::required)) {
@@ -207,6 +207,12 @@ private:
     auto value = r_.integer(table, path, key, presence::optional);
     if (!value)
       return std::nullopt;
+    if (const auto* verify = r_.table(root, "", "verify", presence::optional)) {
+      static constexpr std::string_view verify_keys[] = {"sanitize"};
+      r_.check_keys(*verify, "verify", verify_keys);
+      if (auto sanitize = r_.boolean(*verify, "verify", "sanitize", presence::optional))
+        spec.sanitize_champion = *sanitize;
+    }
     if (*value < min || *value > max) {
       r_.error(table.get(key)->source(), join_key(path, key),
                "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "]" +

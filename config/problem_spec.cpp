@@ -117,10 +117,10 @@ constexpr std::string_view range_keys[] = {"from", "to", "step"};
 constexpr std::string_view buffer_keys[] = {"name", "dtype", "count", "role", "init"};
 constexpr std::string_view scalar_keys[] = {"name", "dtype", "value"};
 constexpr std::string_view launch_keys[] = {"grid", "block", "dynamic_smem"};
-constexpr std::string_view reference_self_keys[] = {"kind", "rtol", "atol"};
+constexpr std::string_view reference_self_keys[] = {"kind", "rtol", "atol", "allow_lower_precision"};
 constexpr std::string_view reference_kernel_keys[] = {"kind",   "source", "entry", "flags",
-                                                      "launch", "rtol",   "atol"};
-constexpr std::string_view reference_file_keys[] = {"kind", "path", "rtol", "atol"};
+                                                      "launch", "rtol",   "atol",  "allow_lower_precision"};
+constexpr std::string_view reference_file_keys[] = {"kind", "path", "rtol", "atol", "allow_lower_precision"};
 constexpr std::string_view init_uniform_keys[] = {"kind", "low", "high"};
 constexpr std::string_view init_normal_keys[] = {"kind", "mean", "stddev"};
 constexpr std::string_view init_constant_keys[] = {"kind", "value"};
@@ -193,7 +193,8 @@ public:
       spec.launch = parse_launch(*launch, "launch");
     if (const auto* reference = r_.table(root, "", "reference", presence::optional))
       spec.reference = parse_reference(*reference);
-    else
+      check_lower_precision(*reference, spec);
+    } else
       spec.reference.kind = reference_kind::self;
   }
 
@@ -767,6 +768,24 @@ private:
       if (auto value = r_.number(table, path, name, presence::optional)) {
         if (!(*value >= 0.0))
           r_.error(table.get(name)->source(), join_key(path, name),
+  // allow_lower_precision speaks of float outputs: on a problem without one it would say nothing.
+  void check_lower_precision(const toml::table& table, problem_spec& spec) {
+    const auto allowed = r_.boolean(table, "reference", "allow_lower_precision", presence::optional);
+    if (!allowed)
+      return;
+    const bool float_output = std::any_of(spec.args.begin(), spec.args.end(), [](const arg_spec& arg) {
+      const auto* b = std::get_if<buffer_spec>(&arg);
+      return b != nullptr && b->role != arg_role::input && is_floating_point(b->type);
+    });
+    if (!float_output && !spec.args.empty()) {
+      r_.error(table.get("allow_lower_precision")->source(), "reference.allow_lower_precision",
+               "the problem has no float output (output or inout buffer of f16, bf16, f32 or f64)",
+               "remove it: lower precision is about float arithmetic narrower than the outputs");
+      return;
+    }
+    spec.reference.allow_lower_precision = *allowed;
+  }
+
                    std::string{name} + " must be >= 0, got " + std::to_string(*value),
                    "tolerances are |got - want| <= atol + rtol * |want|");
         else

@@ -296,5 +296,21 @@ TEST(CampaignSpec, LlmLimitsAndBudgetsAreReadAndCheckedWithTheirPlace) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CampaignSpec, VerifySanitizeSetsSanitizeChampionAndIsOffByDefault) {
+  const std::string job = "[[jobs]]\nproblem = \"valid_problem.toml\"\n";
+  auto plain = parse_campaign("name = \"v\"\n" + job, fixture("minimal.toml"));
+  ASSERT_TRUE(plain.has_value()) << to_string(plain.error());
+  EXPECT_FALSE(plain->sanitize_champion);
+  auto on = parse_campaign("name = \"v\"\n" + job + "[verify]\nsanitize = true\n", fixture("minimal.toml"));
+  ASSERT_TRUE(on.has_value()) << to_string(on.error());
+  EXPECT_TRUE(on->sanitize_champion);
+  auto typo = parse_campaign("name = \"v\"\n" + job + "[verify]\nsanitise = true\n", fixture("minimal.toml"));
+  ASSERT_FALSE(typo.has_value());
+  EXPECT_NE(testing::find_error(typo.error(), "verify.sanitise"), nullptr) << to_string(typo.error());
+  auto wrong = parse_campaign("name = \"v\"\n" + job + "[verify]\nsanitize = 1\n", fixture("minimal.toml"));
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_NE(testing::find_error(wrong.error(), "verify.sanitize"), nullptr) << to_string(wrong.error());
+}
+
 } // namespace
 } // namespace warpforge::config

@@ -416,5 +416,34 @@ TEST(ProblemSpecChecks, ReferenceKeysDependOnItsKind) {
   EXPECT_NE(testing::find_error(errors, "reference.rtol"), nullptr) << to_string(errors);
 }
 
+// --- [reference] allow_lower_precision (issue 21) ----------------------------------------------
+
+problem_spec inline_spec(const std::string& body) {
+  auto spec = parse_problem("name = \"inline\"\n[kernel]\nsource = \"kernel.cu\"\nentry = \"scale\"\n" + body,
+                            fixture("inline.toml"));
+  EXPECT_TRUE(spec.has_value()) << to_string(spec.error());
+  return spec ? *spec : problem_spec{};
+}
+
+TEST(ProblemSpecLowerPrecision, UnsetItIsNoneAndGivenItIsRead) {
+  EXPECT_EQ(inline_spec(output_arg + launch).reference.allow_lower_precision, std::nullopt);
+  EXPECT_EQ(inline_spec(output_arg + launch + "[reference]\nkind = \"self\"\nallow_lower_precision = true\n")
+                .reference.allow_lower_precision,
+            std::optional<bool>{true});
+  EXPECT_EQ(inline_spec(output_arg + launch + "[reference]\nkind = \"self\"\nallow_lower_precision = false\n")
+                .reference.allow_lower_precision,
+            std::optional<bool>{false});
+}
+
+TEST(ProblemSpecLowerPrecision, ANonBooleanOrAnIntegerProblemIsAPlacedError) {
+  auto errors = inline_errors(output_arg + launch + "[reference]\nkind = \"self\"\nallow_lower_precision = \"yes\"\n");
+  EXPECT_NE(testing::find_error(errors, "reference.allow_lower_precision"), nullptr) << to_string(errors);
+  const std::string integer_output = "[[args]]\nname = \"y\"\ndtype = \"i32\"\ncount = 64\nrole = \"output\"\n";
+  errors = inline_errors(integer_output + launch + "[reference]\nkind = \"self\"\nallow_lower_precision = true\n");
+  const auto* error = testing::find_error(errors, "reference.allow_lower_precision");
+  ASSERT_NE(error, nullptr) << to_string(errors);
+  EXPECT_TRUE(contains(to_string(*error), "no float output")) << to_string(*error);
+}
+
 } // namespace
 } // namespace warpforge::config
