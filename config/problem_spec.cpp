@@ -191,7 +191,7 @@ public:
       spec.args = parse_args(*args);
     if (const auto* launch = r_.table(root, "", "launch", presence::required))
       spec.launch = parse_launch(*launch, "launch");
-    if (const auto* reference = r_.table(root, "", "reference", presence::optional))
+    if (const auto* reference = r_.table(root, "", "reference", presence::optional)) {
       spec.reference = parse_reference(*reference);
       check_lower_precision(*reference, spec);
     } else
