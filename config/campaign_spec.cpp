@@ -187,6 +187,12 @@ public:
       if (auto at_end = r_.boolean(*deploy, "deploy", "at_end", presence::optional))
         spec.deploy_at_end = *at_end;
     }
+    if (const auto* verify = r_.table(root, "", "verify", presence::optional)) {
+      static constexpr std::string_view verify_keys[] = {"sanitize"};
+      r_.check_keys(*verify, "verify", verify_keys);
+      if (auto sanitize = r_.boolean(*verify, "verify", "sanitize", presence::optional))
+        spec.sanitize_champion = *sanitize;
+    }
     if (auto kind = r_.enumeration(root, "", "kind", presence::optional, all_campaign_kinds,
                                    &campaign_kind_from_string))
       spec.kind = *kind;
@@ -207,12 +213,6 @@ private:
     auto value = r_.integer(table, path, key, presence::optional);
     if (!value)
       return std::nullopt;
-    if (const auto* verify = r_.table(root, "", "verify", presence::optional)) {
-      static constexpr std::string_view verify_keys[] = {"sanitize"};
-      r_.check_keys(*verify, "verify", verify_keys);
-      if (auto sanitize = r_.boolean(*verify, "verify", "sanitize", presence::optional))
-        spec.sanitize_champion = *sanitize;
-    }
     if (*value < min || *value > max) {
       r_.error(table.get(key)->source(), join_key(path, key),
                "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "]" +
