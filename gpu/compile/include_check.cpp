@@ -1,15 +1,12 @@
 #include "gpu/compile/include_check.hpp"
 
+#include "gpu/compile/file_references.hpp"
+
+#include <algorithm>
 #include <cctype>
 
 namespace warpforge::gpu {
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  return text;
-}
 
 // Whether a relative path climbs above where it starts ("a/../../b" does, "a/../b" does not).
 bool climbs_out(std::string_view path) {
@@ -30,30 +27,186 @@ bool climbs_out(std::string_view path) {
   return false;
 }
 
+// "line 3 column 1" of a byte offset in the source.
+std::string place_of(std::string_view source, std::size_t offset) {
+  offset = std::min(offset, source.size());
+  const auto before = source.substr(0, offset);
+  const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+  const auto line_start = before.rfind('\n');
+  const auto column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return "line " + std::to_string(line) + " column " + std::to_string(column);
+}
+
+// The reference as the preprocessor reads it: #include "a.h", __has_include(<a.h>), import "a.h".
+std::string spelled(const file_reference& reference) {
+  if (reference.keyword.starts_with("__has_"))
+    return reference.keyword + (reference.literal ? "(" + reference.target + ")" : "");
+  return (reference.has_hash ? "#" : "") + reference.keyword + " " + reference.target;
+}
+
+std::optional<std::string> reference_refusal(const file_reference& reference) {
+  if (!reference.literal) {
+    const bool operator_piece = reference.keyword.starts_with("__has") &&
+                                reference.keyword != "__has_include" &&
+                                reference.keyword != "__has_include_next" && reference.keyword != "__has_embed";
+    if (operator_piece)
+      return "a piece of __has_include or __has_embed (joined with ## it would test a file "
+             "this check cannot see); do not test for files";
+    return "a file must be named in quotes or angle brackets right after " +
+           (reference.has_hash ? "#" + reference.keyword : reference.keyword) +
+           " (a macro cannot be checked)";
+  }
+  return path_refusal(std::string_view{reference.target}.substr(1, reference.target.size() - 2));
+}
+
+// A path's parts with "." and empty parts dropped and "a/.." folded ("../x" keeps its "..").
+struct normal_path {
+  bool absolute = false;
+  std::vector<std::string_view> parts;
+};
+
+normal_path normalised(std::string_view path) {
+  normal_path out;
+  out.absolute = path.starts_with('/');
+  while (!path.empty()) {
+    const auto slash = path.find('/');
+    const auto part = path.substr(0, slash);
+    if (part == ".." && !out.parts.empty() && out.parts.back() != "..")
+      out.parts.pop_back();
+    else if (!part.empty() && part != "." && !(part == ".." && out.absolute))
+      out.parts.push_back(part);
+    if (slash == std::string_view::npos)
+      break;
+    path.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+// Whether `file` lies inside `folder`, lexically (as NVRTC prints it: the -I folder, '/', the
+// name): ".." may not climb back out of it.
+bool inside(std::string_view file, std::string_view folder) {
+  const auto f = normalised(file);
+  const auto d = normalised(folder);
+  return f.absolute == d.absolute && f.parts.size() > d.parts.size() &&
+         std::equal(d.parts.begin(), d.parts.end(), f.parts.begin()) &&
+         std::find(f.parts.begin() + static_cast<std::ptrdiff_t>(d.parts.size()), f.parts.end(), "..") ==
+           f.parts.end();
+}
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  return text;
+}
+
+// The file a diagnostic line starts with ("kernel.cu(12): error: ..." gives kernel.cu).
+std::optional<std::string_view> diagnostic_file(std::string_view line) {
+  if (line.empty() || std::isspace(static_cast<unsigned char>(line.front())))
+    return std::nullopt;
+  for (auto open = line.find('('); open != std::string_view::npos; open = line.find('(', open + 1)) {
+    std::size_t i = open + 1;
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
+      ++i;
+    if (i > open + 1 && line.substr(i, 3) == "): ")
+      return line.substr(0, open);
+  }
+  return std::nullopt;
+}
+
+// The files of "at line 12 of some/file.h" in an instantiation context line.
+std::vector<std::string_view> context_files(std::string_view line) {
+  std::vector<std::string_view> out;
+  constexpr std::string_view at_line = "at line ";
+  for (auto at = line.find(at_line); at != std::string_view::npos; at = line.find(at_line, at + 1)) {
+    std::size_t i = at + at_line.size();
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
+      ++i;
+    if (line.substr(i, 4) == " of ")
+      out.push_back(trimmed(line.substr(i + 4)));
+  }
+  return out;
+}
+
+bool allowed_in_log(std::string_view file, std::string_view source_name, const include_roots& roots) {
+  if (file == source_name)
+    return true;
+  if (std::any_of(roots.files.begin(), roots.files.end(), [&](const auto& f) { return file == f; }))
+    return true;
+  if (std::any_of(roots.folders.begin(), roots.folders.end(), [&](const auto& d) { return inside(file, d); }))
+    return true;
+  return !path_refusal(file).has_value();
+}
+
+std::string shortened(std::string_view text) {
+  return text.size() <= max_quoted_bytes ? std::string{text}
+                                         : std::string{text.substr(0, max_quoted_bytes - 3)} + "...";
+}
+
 } // namespace
 
+std::optional<std::string> path_refusal(std::string_view path) {
+  if (path.empty())
+    return "names no file";
+  if (path.starts_with('/') || path.find('\\') != std::string_view::npos)
+    return "only relative paths inside the problem's folder, or CUDA headers, may be included";
+  if (climbs_out(path))
+    return "the path climbs out of the problem's folder with \"..\"";
+  return std::nullopt;
+}
+
 std::optional<std::string> include_refusal(std::string_view source) {
-  std::size_t line_number = 0;
-  while (!source.empty()) {
-    ++line_number;
-    const auto end = source.find('\n');
-    auto line = trimmed(source.substr(0, end));
-    source.remove_prefix(end == std::string_view::npos ? source.size() : end + 1);
-    if (line.empty() || line.front() != '#')
-      continue;
-    line = trimmed(line.substr(1));
-    if (!line.starts_with("include"))
-      continue;
-    const auto target = trimmed(line.substr(7));
-    const auto where = "line " + std::to_string(line_number) + ": #include " + std::string{target} + ": ";
-    if (target.empty() || (target.front() != '"' && target.front() != '<'))
-      return where + "an #include must name its file in quotes or angle brackets (a macro cannot be checked)";
-    const char close = target.front() == '"' ? '"' : '>';
-    const auto path = target.substr(1, target.find(close, 1) - 1);
-    if (path.starts_with('/') || path.find('\\') != std::string_view::npos)
-      return where + "only relative paths inside the problem's folder, or CUDA headers, may be included";
-    if (climbs_out(path))
-      return where + "the path climbs out of the problem's folder with \"..\"";
+  for (const auto reading : every_reading) {
+    const auto scan = scan_file_references(source, reading);
+    for (const auto& reference : scan.references)
+      if (auto reason = reference_refusal(reference))
+        return place_of(source, reference.offset) + ": " + spelled(reference) + ": " + *reason;
+    if (scan.problem)
+      return place_of(source, scan.problem->offset) + ": " + std::string{describe(scan.problem->fault)};
+  }
+  return std::nullopt;
+}
+
+include_roots allowed_include_roots(std::span<const std::string> options) {
+  include_roots out;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const std::string_view option = options[i];
+    const bool has_next = i + 1 < options.size();
+    if (option == "-I" || option == "--include-path") {
+      if (has_next)
+        out.folders.push_back(options[++i]);
+    } else if (option == "-include" || option == "--pre-include") {
+      if (has_next)
+        out.files.push_back(options[++i]);
+    } else if (option.starts_with("--include-path=")) {
+      out.folders.emplace_back(option.substr(15));
+    } else if (option.starts_with("--pre-include=")) {
+      out.files.emplace_back(option.substr(14));
+    } else if (option.starts_with("-include=")) {
+      out.files.emplace_back(option.substr(9));
+    } else if (option.starts_with("-I")) {
+      out.folders.emplace_back(option.substr(2));
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> log_file_refusal(std::string_view log, std::string_view source_name,
+                                            const include_roots& roots) {
+  while (!log.empty()) {
+    const auto end = log.find('\n');
+    const auto line = log.substr(0, end);
+    log.remove_prefix(end == std::string_view::npos ? log.size() : end + 1);
+    std::vector<std::string_view> files = context_files(line);
+    if (const auto file = diagnostic_file(line))
+      files.push_back(*file);
+    for (const auto file : files)
+      if (!allowed_in_log(file, source_name, roots))
+        return "NVRTC's log names \"" + shortened(file) +
+               "\", a file outside the problem's include folders and the CUDA headers: the "
+               "source names a file the include check did not see, so the compile is refused "
+               "and its log withheld";
   }
   return std::nullopt;
 }

@@ -1,21 +1,53 @@
 #pragma once
-// Which files a kernel source may #include: relative paths that stay inside the folders NVRTC is
-// given (the problem's folder) and the CUDA headers NVRTC carries. An absolute path or one that
-// climbs out with ".." is refused before NVRTC reads it, since NVRTC would copy a line of any file
-// the process can read (/etc/passwd, a key) into its error log, and from there into compile.log,
-// the store, summary.md and the events. An #include whose file is a macro is refused too: what
-// it names cannot be checked before preprocessing.
+// Which files a kernel source may name for the preprocessor: relative paths that stay inside the
+// folders NVRTC is given (the problem's -I folders; compile_kernel passes --no-source-include, so
+// the process's working folder is not one of them) and the headers NVRTC carries. An absolute
+// path, one with a backslash, or one that climbs out with ".." is refused before NVRTC reads it,
+// since NVRTC copies lines of the file it includes (/etc/passwd, a key) into its error log, and
+// from there into compile.log, the store, the model's fix_compile prompt and the events. A file
+// named by a macro is refused too: what it names cannot be checked before preprocessing.
+//
+// The check reads the source as the preprocessor does (file_references.hpp: line splices,
+// comments, digraphs, trigraphs, literals, raw strings), under every reading a -std flag could
+// choose: #include, #include_next, #import, #embed, __has_include, __has_include_next and
+// __has_embed (which tell whether a file exists) all follow the same rule.
+//
+// After NVRTC, as defence in depth, log_file_refusal checks every file its log names (NVRTC 13
+// has no dependency output, -MD/-M/--generate-dependencies are refused as unknown options): one
+// outside the allowed set means something got past the check, and the log is withheld.
 //
 //   if (auto refusal = include_refusal(request.source)) return compile_error(*refusal);
+//   ... compile ...
+//   if (auto refusal = log_file_refusal(log, request.source_name, allowed_include_roots(options)))
+//     return compile_error(*refusal);   // never the log itself
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace warpforge::gpu {
 
-/// Why `source` may not be compiled ("line 3: #include "/etc/passwd": ..."); nullopt when every
-/// #include is a relative path inside the include folders or a header in angle brackets.
+/// Why `source` may not be compiled ("line 3 column 1: #include "/etc/passwd": only relative
+/// paths..."), quoting only the source; nullopt when every file it names is allowed.
 std::optional<std::string> include_refusal(std::string_view source);
+
+/// Why `path` (a header name without its delimiters) is not allowed; nullopt when it is.
+std::optional<std::string> path_refusal(std::string_view path);
+
+/// What a compile's options allow files to come from: each -I / --include-path folder and each
+/// -include / --pre-include file, as written.
+struct include_roots {
+  std::vector<std::string> folders;
+  std::vector<std::string> files;
+};
+include_roots allowed_include_roots(std::span<const std::string> options);
+
+/// Why a compiler log that names a file outside the allowed set (the source itself, a file
+/// inside an include root, a relative path `path_refusal` allows) must be withheld; the reason
+/// names the file, never a line of the log. nullopt when every file it names is allowed.
+std::optional<std::string> log_file_refusal(std::string_view log, std::string_view source_name,
+                                            const include_roots& roots);
 
 } // namespace warpforge::gpu

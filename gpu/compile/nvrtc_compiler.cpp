@@ -14,6 +14,10 @@ namespace {
 // Real targets (sm_XX) give a CUBIN; compute_XX gives PTX only, with a CUBIN size of 0.
 constexpr std::string_view real_arch_prefix = "sm_";
 
+// NVRTC would otherwise search the source's own folder for "..." includes: with a bare source
+// name ("variant.cu") that is the process's working folder, whatever it holds (include_check.hpp).
+constexpr std::string_view no_source_folder_option = "--no-source-include";
+
 unexpected<compile_failure> failure(compile_failure_kind kind, std::string log) {
   return unexpected(compile_failure{kind, std::move(log)});
 }
@@ -87,7 +91,8 @@ compile_result compile_kernel(const compile_request& request) {
     return failure(compile_failure_kind::internal, r.error().to_string());
   const program_handle program{raw};
 
-  const auto options = canonical_options(request);
+  auto options = canonical_options(request);
+  options.emplace_back(no_source_folder_option);
   std::vector<const char*> option_pointers;
   option_pointers.reserve(options.size());
   for (const auto& option : options)
@@ -96,6 +101,10 @@ compile_result compile_kernel(const compile_request& request) {
   const auto compiled = WARPFORGE_GPU_CALL(nvrtcCompileProgram(
       program.get(), static_cast<int>(option_pointers.size()), option_pointers.data()));
   std::string log = program_log(program.get());
+  // Defence in depth: a file the log names that include_refusal would not allow means the check
+  // was bypassed; the log (which quotes that file's lines) goes nowhere.
+  if (auto refusal = log_file_refusal(log, request.source_name, allowed_include_roots(options)))
+    return failure(compile_failure_kind::compile_error, request.source_name + ": " + *refusal);
   if (!compiled) {
     switch (static_cast<nvrtcResult>(compiled.error().code)) {
     case NVRTC_ERROR_COMPILATION:
