@@ -1,5 +1,6 @@
 #include "llm/reply/code_check.hpp"
 
+#include "llm/reply/phrases.hpp"
 #include "llm/reply/source_text.hpp"
 
 #include <algorithm>
@@ -9,7 +10,6 @@
 #include <cstdio>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 
 namespace warpforge::llm {
@@ -124,23 +124,51 @@ std::string trimmed(std::string_view text) {
   return std::string{text.substr(first, last - first + 1)};
 }
 
+using phrases::phrase;
+
+// `text` with each run of whitespace written as one space ("same   as\tbefore" -> "same as before").
+std::string single_spaced(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const bool space = std::isspace(static_cast<unsigned char>(c)) != 0;
+    if (!space)
+      out += c;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
+  }
+  return out;
+}
+
+// Each marker of elided code, as the alternatives of one phrase; the first marker (in this
+// order) found in a comment wins.
+const std::vector<std::vector<phrase>>& elision_markers() {
+  static const std::vector<std::vector<phrase>> markers{
+    {{{"todo"}}, {{"fixme"}}},
+    {{{"unchanged"}}},
+    {{{"same", "as", "before"}, true}, {{"same", "as", "above"}, true},
+     {{"same", "as", "the", "original"}, true}, {{"same", "as", "the", "previous"}, true}},
+    {{{"as", "in", "the", "original"}}, {{"as", "in", "the", "previous"}}},
+    {{{"rest", "of", "code"}}, {{"rest", "of", "kernel"}}, {{"rest", "of", "function"}},
+     {{"rest", "of", "body"}}, {{"rest", "of", "loop"}}, {{"rest", "of", "implementation"}},
+     {{"rest", "of", "file"}}, {{"rest", "of", "the", "code"}}, {{"rest", "of", "the", "kernel"}},
+     {{"rest", "of", "the", "function"}}, {{"rest", "of", "the", "body"}}, {{"rest", "of", "the", "loop"}},
+     {{"rest", "of", "the", "implementation"}}, {{"rest", "of", "the", "file"}}},
+    {{{"your", "code", "here"}}, {{"your", "code", "goes", "here"}}, {{"the", "code", "here"}},
+     {{"the", "code", "goes", "here"}}},
+    {{{"fill", "in"}}, {{"implement", "this"}}, {{"implement", "here"}}, {{"for", "brevity"}},
+     {{"not", "shown"}}, {{"elided"}}}};
+  return markers;
+}
+
 // The elision marker in a comment's text, or nullopt.
 std::optional<std::string> elision_marker(std::string_view comment) {
-  static const std::array<std::regex, 8> markers{
-    std::regex{R"(\b(todo|fixme)\b)"},
-    std::regex{R"(\bunchanged\b)"},
-    std::regex{R"(\bsame\s+as\s+(before|above|the\s+original|the\s+previous))"},
-    std::regex{R"(\bas\s+in\s+the\s+(original|previous)\b)"},
-    std::regex{R"(\brest\s+of\s+(the\s+)?(code|kernel|function|body|loop|implementation|file)\b)"},
-    std::regex{R"(\b(your|the)\s+code\s+(goes\s+)?here\b)"},
-    std::regex{R"(\b(fill\s+in|implement\s+(this|here)|for\s+brevity|not\s+shown|elided)\b)"},
-    std::regex{R"(^\.\.\.)"}};
   const std::string text = lowercase(trimmed(comment));
-  for (const auto& marker : markers) {
-    std::smatch match;
-    if (std::regex_search(text, match, marker))
-      return match.str(0);
-  }
+  const auto words = phrases::words_of(text);
+  for (const auto& marker : elision_markers())
+    if (auto found = phrases::find_phrase(text, words, marker))
+      return single_spaced(found->text);
+  if (text.starts_with("..."))
+    return "...";
   return std::nullopt;
 }
 
@@ -234,25 +262,53 @@ void check_entry(const std::vector<source_text::function_definition>& definition
 
 namespace {
 
-struct host_pattern {
-  std::regex pattern;
-  std::string_view reason;
-};
+// Host-side constructs, found on the code with comments and literals blanked: each found with
+// its offset and the text quoted.
+constexpr std::string_view host_main =
+  "a host main(); kernel mode compiles device code only, the runner allocates and launches";
+constexpr std::string_view host_streams = "CUDA streams and events are host-side; the runner times the kernel";
+constexpr std::string_view host_runtime = "a host CUDA runtime call; the runner allocates, copies and launches";
+constexpr std::string_view host_library = "a host C++ library facility; device code cannot use it";
+constexpr std::string_view host_launch =
+  "a kernel launch (<<< >>>); the runner launches the entry with the problem's (or the variant's) launch geometry";
 
-// Host-side constructs, matched on the code with comments and literals blanked.
-const std::vector<host_pattern>& host_patterns() {
-  static const std::vector<host_pattern> patterns{
-    {std::regex{R"(\bmain\s*\()"},
-     "a host main(); kernel mode compiles device code only, the runner allocates and launches"},
-    {std::regex{R"(\bcuda(Stream|Event)\w*)"},
-     "CUDA streams and events are host-side; the runner times the kernel"},
-    {std::regex{R"(\bcuda(Malloc|Memcpy|Memset|Free|DeviceSynchronize|DeviceReset|SetDevice|GetDevice|LaunchKernel|Graph|FuncSetAttribute|HostAlloc)\w*)"},
-     "a host CUDA runtime call; the runner allocates, copies and launches"},
-    {std::regex{R"(\bstd\s*::\s*(chrono|cout|cerr|thread|vector|string|map)\b)"},
-     "a host C++ library facility; device code cannot use it"},
-    {std::regex{R"(<<<)"}, "a kernel launch (<<< >>>); the runner launches the entry with the "
-                           "problem's (or the variant's) launch geometry"}};
-  return patterns;
+void add_host(collector& out, std::size_t offset, std::string_view text, std::string_view reason) {
+  std::string message = "'";
+  message.append(text).append("': ").append(reason);
+  out.add(reply_fault::host_code, offset, std::move(message));
+}
+
+void check_host_calls(std::string_view code, collector& out) {
+  const auto words = phrases::words_of(code);
+  for (const auto& w : words)
+    if (w.text == "main") {
+      const std::size_t paren = phrases::skip_space(code, w.offset + w.text.size());
+      if (paren < code.size() && code[paren] == '(')
+        add_host(out, w.offset, code.substr(w.offset, paren + 1 - w.offset), host_main);
+    }
+  for (const auto& found : phrases::words_starting_with(code, {"cudaStream", "cudaEvent"}))
+    add_host(out, found.offset, found.text, host_streams);
+  for (const auto& found : phrases::words_starting_with(
+         code, {"cudaMalloc", "cudaMemcpy", "cudaMemset", "cudaFree", "cudaDeviceSynchronize", "cudaDeviceReset",
+                "cudaSetDevice", "cudaGetDevice", "cudaLaunchKernel", "cudaGraph", "cudaFuncSetAttribute",
+                "cudaHostAlloc"}))
+    add_host(out, found.offset, found.text, host_runtime);
+  static constexpr std::array<std::string_view, 7> std_facilities{"chrono", "cout", "cerr", "thread",
+                                                                  "vector", "string", "map"};
+  for (std::size_t k = 0; k + 1 < words.size(); ++k) {
+    if (words[k].text != "std")
+      continue;
+    const std::size_t colons = phrases::skip_space(code, words[k].offset + 3);
+    if (code.substr(colons, 2) != "::")
+      continue;
+    const auto& next = words[k + 1];
+    const bool adjacent = phrases::skip_space(code, colons + 2) == next.offset;
+    if (adjacent && std::find(std_facilities.begin(), std_facilities.end(), next.text) != std_facilities.end())
+      add_host(out, words[k].offset, code.substr(words[k].offset, next.offset + next.text.size() - words[k].offset),
+               host_library);
+  }
+  for (auto at = code.find("<<<"); at != std::string_view::npos; at = code.find("<<<", at + 3))
+    add_host(out, at, "<<<", host_launch);
 }
 
 // Headers NVRTC does not have or that only serve host code. Device printf needs no include,
@@ -268,24 +324,36 @@ bool is_host_header(std::string_view header) {
          header.starts_with("cudnn") || header.starts_with("thrust/");
 }
 
+// The header of an "#include <h>" or "#include "h"" line (spaces and tabs around '#'), with its
+// offset; nullopt for any other line.
+std::optional<std::pair<std::size_t, std::string_view>> included_header(std::string_view line) {
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == std::string_view::npos || line[i] != '#')
+    return std::nullopt;
+  i = line.find_first_not_of(" \t", i + 1);
+  if (i == std::string_view::npos || line.substr(i, 7) != "include")
+    return std::nullopt;
+  i = line.find_first_not_of(" \t", i + 7);
+  if (i == std::string_view::npos || (line[i] != '<' && line[i] != '"'))
+    return std::nullopt;
+  const std::size_t end = line.find_first_of(">\"", i + 1);
+  if (end == std::string_view::npos || end == i + 1)
+    return std::nullopt;
+  return std::pair{i + 1, line.substr(i + 1, end - i - 1)};
+}
+
 void check_host_code(const source_text::views& views, collector& out) {
-  const std::string& code = views.code_only;
-  for (const auto& [pattern, reason] : host_patterns())
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), pattern);
-         it != std::sregex_iterator(); ++it) {
-      std::string message = "'";
-      message.append(it->str()).append("': ").append(reason);
-      out.add(reply_fault::host_code, static_cast<std::size_t>(it->position()), std::move(message));
-    }
-  static const std::regex include{R"((^|\n)[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"])"};
-  const std::string& text = views.without_comments;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), include);
-       it != std::sregex_iterator(); ++it)
-    if (is_host_header((*it)[2].str()))
-      out.add(reply_fault::host_code, static_cast<std::size_t>(it->position(2)),
-              "#include <" + (*it)[2].str() +
+  check_host_calls(views.code_only, out);
+  const std::string_view text = views.without_comments;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (const auto header = included_header(text.substr(start, end - start)); header && is_host_header(header->second))
+      out.add(reply_fault::host_code, start + header->first,
+              "#include <" + std::string{header->second} +
                 "> is a host header (NVRTC compiles device code with no host headers; device "
                 "printf needs no include); remove it");
+    start = end + 1;
+  }
 }
 
 } // namespace

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <optional>
-#include <regex>
 #include <set>
 #include <span>
 
@@ -215,12 +214,25 @@ void reply_reader::read_variant(element value, const std::string& where, propose
     read_ablations(*ablations, path(where, "ablations"), out);
 }
 
+// 1 to 64 of a-z, 0-9 and _ (a variant's name becomes a file and folder name).
+bool is_variant_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// A C identifier of at most 64 characters.
+bool is_macro_name(std::string_view name) {
+  const auto word = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
+  return !name.empty() && name.size() <= 64 && !(name.front() >= '0' && name.front() <= '9') &&
+         std::all_of(name.begin(), name.end(), word);
+}
+
 void reply_reader::read_name(object from, const std::string& where, std::string& out) {
-  static const std::regex valid{"[a-z0-9_]{1,64}"};
   auto name = string_field(from, "name", where, true);
   if (!name)
     return;
-  if (!std::regex_match(*name, valid))
+  if (!is_variant_name(*name))
     problem(reply_fault::schema, path(where, "name"),
             "'" + *name + "' is not a name: use 1 to 64 of a-z, 0-9 and _");
   else if (!names_.insert(*name).second)
@@ -302,7 +314,6 @@ namespace {
 
 void reply_reader::read_defines(element value, const std::string& where,
                                 expression::integer_values& out) {
-  static const std::regex identifier{"[A-Za-z_][A-Za-z0-9_]{0,63}"};
   object defines;
   if (value.get(defines) != simdjson::SUCCESS) {
     problem(reply_fault::bad_define, where,
@@ -313,7 +324,7 @@ void reply_reader::read_defines(element value, const std::string& where,
     const std::string name{key};
     const std::string place = path(where, name);
     std::int64_t number = 0;
-    if (!std::regex_match(name, identifier) || name.starts_with("__"))
+    if (!is_macro_name(name) || name.starts_with("__"))
       problem(reply_fault::bad_define, place,
               "'" + name + "' is not a macro name: use a C identifier not starting with __");
     else if (item.get(number) != simdjson::SUCCESS)
@@ -421,6 +432,11 @@ void reply_reader::read_ablations(element value, const std::string& where,
 
 expected<envelope, std::vector<reply_problem>> parse_reply(std::string_view reply_text,
                                                            const kernel_contract& contract) {
+  if (reply_text.size() > max_reply_bytes)
+    return unexpected(std::vector<reply_problem>{
+      {reply_fault::too_long, "reply",
+       "the reply is " + std::to_string(reply_text.size()) + " bytes; a reply may hold at most " +
+         std::to_string(max_reply_bytes) + " bytes"}});
   auto json = json_text::locate(reply_text);
   if (!json)
     return unexpected(std::vector<reply_problem>{json.error()});

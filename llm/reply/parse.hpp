@@ -20,6 +20,11 @@
 
 namespace warpforge::llm {
 
+/// The longest reply that is parsed (bytes): a longer one is refused whole (reply_fault::too_long)
+/// before any of it is read, so no check's cost grows past what this allows. Four variants of a
+/// large kernel with their ablations stay far below it.
+inline constexpr std::size_t max_reply_bytes = 1024 * 1024;
+
 /// The envelope in `reply_text`, or every problem found (never empty).
 expected<envelope, std::vector<reply_problem>> parse_reply(std::string_view reply_text,
                                                            const kernel_contract& contract);

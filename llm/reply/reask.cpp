@@ -9,6 +9,9 @@ namespace {
 // What to do instead, one line per fault.
 std::string_view advice(reply_fault fault) {
   switch (fault) {
+  case reply_fault::too_long:
+    return "Answer with only the variants asked for, each kernel once, and no text outside the "
+           "JSON object: the whole reply must stay under the size limit.";
   case reply_fault::no_json:
     return "Answer with one JSON object as the instructions describe, in a ```json fence.";
   case reply_fault::bad_json:

@@ -4,6 +4,7 @@ namespace warpforge::llm {
 
 std::string_view to_string(reply_fault fault) {
   switch (fault) {
+  case reply_fault::too_long: return "too_long";
   case reply_fault::no_json: return "no_json";
   case reply_fault::bad_json: return "bad_json";
   case reply_fault::schema: return "schema";

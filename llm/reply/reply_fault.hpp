@@ -26,6 +26,7 @@ enum class reply_fault : std::uint8_t {
   unknown_method,    // a method id that is not in the method catalog
   bad_define,        // a define that is not NAME: integer
   bad_launch,        // a launch that is malformed, does not evaluate or exceeds the device
+  too_long,          // the reply is longer than max_reply_bytes (parse.hpp); nothing of it is read
 };
 
 inline constexpr std::array all_reply_faults{
@@ -33,7 +34,8 @@ inline constexpr std::array all_reply_faults{
   reply_fault::no_variants,    reply_fault::too_many_variants, reply_fault::duplicate_name,
   reply_fault::no_code,        reply_fault::elided_code,       reply_fault::non_ascii,
   reply_fault::missing_entry,  reply_fault::changed_signature, reply_fault::host_code,
-  reply_fault::unknown_method, reply_fault::bad_define,        reply_fault::bad_launch};
+  reply_fault::unknown_method, reply_fault::bad_define,        reply_fault::bad_launch,
+  reply_fault::too_long};
 
 std::string_view to_string(reply_fault fault);
 std::optional<reply_fault> reply_fault_from_string(std::string_view text);

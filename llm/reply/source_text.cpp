@@ -1,9 +1,10 @@
 #include "llm/reply/source_text.hpp"
 
+#include "llm/reply/phrases.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <regex>
 
 namespace warpforge::llm::source_text {
 
@@ -94,18 +95,28 @@ std::string describe(position at) {
 
 namespace {
 
-// The offset of the bracket closing the one at `open` ('(' or '{'), or text.size().
-std::size_t matching(std::string_view text, std::size_t open) {
-  const char opening = text[open];
-  const char closing = opening == '(' ? ')' : '}';
-  std::size_t depth = 0;
-  for (std::size_t i = open; i < text.size(); ++i) {
-    if (text[i] == opening)
-      ++depth;
-    else if (text[i] == closing && --depth == 0)
-      return i;
+// For each '(' and '{' of `text`, the offset of the bracket of the same kind that closes it
+// (text.size() when none does), found in one pass with a stack per kind: looking each one up
+// by scanning forward was quadratic on a reply of unclosed parentheses.
+std::vector<std::size_t> closing_brackets(std::string_view text) {
+  std::vector<std::size_t> out(text.size(), text.size());
+  std::vector<std::size_t> parens;
+  std::vector<std::size_t> braces;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '(')
+      parens.push_back(i);
+    else if (c == '{')
+      braces.push_back(i);
+    else if (c == ')' && !parens.empty()) {
+      out[parens.back()] = i;
+      parens.pop_back();
+    } else if (c == '}' && !braces.empty()) {
+      out[braces.back()] = i;
+      braces.pop_back();
+    }
   }
-  return text.size();
+  return out;
 }
 
 std::size_t skip_space(std::string_view text, std::size_t i) {
@@ -118,7 +129,8 @@ std::size_t skip_space(std::string_view text, std::size_t i) {
 // outside parentheses (so __launch_bounds__(...) stays in it).
 std::size_t declaration_start(std::string_view code, std::size_t name) {
   std::size_t depth = 0;
-  for (std::size_t i = name; i > 0; --i) {
+  const std::size_t limit = name > max_declaration_bytes ? name - max_declaration_bytes : 0;
+  for (std::size_t i = name; i > limit; --i) {
     const char c = code[i - 1];
     if (c == ')')
       ++depth;
@@ -127,7 +139,7 @@ std::size_t declaration_start(std::string_view code, std::size_t name) {
     else if (depth == 0 && (c == ';' || c == '{' || c == '}'))
       return i;
   }
-  return 0;
+  return limit;
 }
 
 // `text` without its preprocessor lines (#define, #endif...), which precede a definition but
@@ -160,20 +172,38 @@ bool has_token(std::string_view text, std::string_view token) {
   return false;
 }
 
-bool has_extern_c(const std::string& text) {
-  static const std::regex extern_c{R"(\bextern\s*"C")"};
-  return std::regex_search(text, extern_c);
+// The offset just past each `extern "C"` (a word "extern", optional whitespace, "C" in quotes).
+std::vector<std::size_t> extern_c_ends(std::string_view text) {
+  std::vector<std::size_t> out;
+  constexpr std::string_view keyword = "extern";
+  for (auto at = text.find(keyword); at != std::string_view::npos; at = text.find(keyword, at + 1)) {
+    if (at > 0 && is_identifier_char(text[at - 1]))
+      continue;
+    const std::size_t quote = phrases::skip_space(text, at + keyword.size());
+    if (text.substr(quote, 3) == "\"C\"")
+      out.push_back(quote + 3);
+  }
+  return out;
 }
 
-// [open, close] of every extern "C" { ... } block.
-std::vector<std::pair<std::size_t, std::size_t>> extern_c_blocks(const views& source) {
-  static const std::regex block{R"(\bextern\s*"C"\s*\{)"};
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  const std::string& text = source.without_comments;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), block); it != std::sregex_iterator();
-       ++it) {
-    const auto open = static_cast<std::size_t>(it->position() + it->length() - 1);
-    out.emplace_back(open, matching(source.code_only, open));
+bool has_extern_c(std::string_view text) { return !extern_c_ends(text).empty(); }
+
+// For each offset, whether it lies inside an extern "C" { ... } block (between its braces).
+std::vector<bool> inside_extern_c_blocks(const views& source, const std::vector<std::size_t>& closing) {
+  const std::string_view text = source.without_comments;
+  std::vector<int> starts_minus_ends(text.size() + 1, 0);
+  for (const auto end : extern_c_ends(text)) {
+    const std::size_t open = phrases::skip_space(text, end);
+    if (open < text.size() && text[open] == '{') {
+      ++starts_minus_ends[open + 1];
+      --starts_minus_ends[std::max(open + 1, closing[open])];
+    }
+  }
+  std::vector<bool> out(text.size(), false);
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    depth += starts_minus_ends[i];
+    out[i] = depth > 0;
   }
   return out;
 }
@@ -188,10 +218,11 @@ bool is_control_keyword(std::string_view name) {
 
 std::vector<function_definition> find_definitions(const views& source) {
   const std::string_view code = source.code_only;
-  const auto blocks = extern_c_blocks(source);
+  const auto closing = closing_brackets(code);
+  const auto in_extern_c_block = inside_extern_c_blocks(source, closing);
   std::vector<function_definition> out;
   std::size_t i = 0;
-  while (i < code.size()) {
+  while (i < code.size() && out.size() < max_definitions) {
     if (!is_identifier_char(code[i]) || std::isdigit(static_cast<unsigned char>(code[i])) ||
         (i > 0 && is_identifier_char(code[i - 1]))) {
       ++i;
@@ -202,9 +233,10 @@ std::vector<function_definition> find_definitions(const views& source) {
       ++end;
     const std::size_t paren = skip_space(code, end);
     if (paren < code.size() && code[paren] == '(' && !is_control_keyword(code.substr(i, end - i))) {
-      const std::size_t close = matching(code, paren);
+      const std::size_t close = closing[paren];
       const std::size_t brace = skip_space(code, close + 1);
-      if (close < code.size() && brace < code.size() && code[brace] == '{') {
+      const bool readable = close < code.size() && close - paren <= max_declaration_bytes;
+      if (readable && brace < code.size() && code[brace] == '{') {
         function_definition definition;
         definition.name = std::string{code.substr(i, end - i)};
         definition.name_offset = i;
@@ -212,13 +244,12 @@ std::vector<function_definition> find_definitions(const views& source) {
         definition.prefix = without_directives(code.substr(start, i - start));
         definition.parameters = std::string{code.substr(paren + 1, close - paren - 1)};
         definition.body_open = brace;
-        definition.body_close = matching(code, brace);
+        definition.body_close = closing[brace];
         definition.is_global = has_token(definition.prefix, "__global__");
         definition.is_device = has_token(definition.prefix, "__device__");
         definition.is_extern_c = has_extern_c(without_directives(
           std::string_view{source.without_comments}.substr(start, i - start)));
-        for (const auto& [open, close_brace] : blocks)
-          definition.is_extern_c = definition.is_extern_c || (open < i && i < close_brace);
+        definition.is_extern_c = definition.is_extern_c || in_extern_c_block[i];
         out.push_back(std::move(definition));
       }
     }

@@ -51,6 +51,16 @@ struct function_definition {
   bool is_extern_c = false;      // extern "C" in the prefix, or inside an extern "C" { } block
 };
 
+/// How far back from a function's name its declaration is looked for, and the longest parameter
+/// list read as one (bytes): a longer prefix is cut there and a longer list is not taken for a
+/// definition, so that many (or nested) definitions cost linear time and memory, not quadratic.
+inline constexpr std::size_t max_declaration_bytes = 4096;
+
+/// The most definitions read from one source; later ones are not seen (a kernel has tens).
+inline constexpr std::size_t max_definitions = 1000;
+
+/// Every function definition (the first max_definitions), in one pass: linear in the source's
+/// length.
 std::vector<function_definition> find_definitions(const views& source);
 
 /// The parameter types of a parameter list, normalised: names, __restrict__ and

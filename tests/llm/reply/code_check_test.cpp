@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 namespace warpforge::llm {
@@ -153,6 +154,60 @@ TEST(CodeCheck, HostNamesInCommentsAndStringsAreNotHostCode) {
                            "__device__ void note() { printf(\"cudaMemcpy <<<\\n\"); }\n" +
                            scale_kernel;
   EXPECT_TRUE(check(code).empty()) << check(code).front().reason;
+}
+
+// Issue 22: libstdc++'s std::regex recursed once per character, and "// same" followed by 60,000
+// spaces overflowed the coordinator's stack. The checks now scan words in one pass.
+TEST(CodeCheck, ACommentOf60000SpacesIsCheckedWithoutRecursion) {
+  const std::string spaces(60'000, ' ');
+  EXPECT_TRUE(check("// same" + spaces + "\n" + scale_kernel).empty());
+  const auto problem = only_problem(edited("y[i] = 2.0f * x[i];", "// same" + spaces + "as before"),
+                                    reply_fault::elided_code);
+  EXPECT_NE(problem.reason.find("('same as before')"), std::string::npos)
+    << "the marker quoted with its spaces as one: " << problem.reason.substr(0, 200);
+  EXPECT_LT(problem.reason.size(), 400u);
+  EXPECT_TRUE(check("   " + spaces + "#" + spaces + "include " + spaces + "<cuda_fp16.h>\n" + scale_kernel).empty());
+  const auto header = only_problem(spaces + "#" + spaces + "include <vector>\n" + scale_kernel, reply_fault::host_code);
+  EXPECT_EQ(header.where, "variants[0].code line 1 column " + std::to_string(2 * spaces.size() + 11));
+  const auto host = check("__device__ int f() { return std" + spaces + "::" + spaces + "cout; }\n" + scale_kernel);
+  ASSERT_EQ(host.size(), 1u);
+  EXPECT_EQ(host.front().fault, reply_fault::host_code);
+}
+
+TEST(CodeCheck, TenMegabyteCodesOfEveryShapeAreCheckedInLinearTime) {
+  const std::size_t ten_mb = 10u << 20;
+  const auto started = std::chrono::steady_clock::now();
+  auto repeated = [&](const std::string& piece) {
+    std::string out;
+    out.reserve(ten_mb + piece.size());
+    while (out.size() < ten_mb)
+      out += piece;
+    return out;
+  };
+  EXPECT_TRUE(check("// " + std::string(ten_mb, ' ') + "\n" + scale_kernel).empty());
+  EXPECT_FALSE(check(repeated("a(")).empty()) << "no entry";
+  EXPECT_FALSE(check(repeated("a(){") + scale_kernel).empty());
+  EXPECT_FALSE(check(repeated("a(){}) ") + scale_kernel).empty());
+  EXPECT_TRUE(check(repeated("extern \"C\" {") + scale_kernel).empty()) << "inside unclosed extern \"C\" blocks";
+  const auto launches = check(repeated("<<<") + scale_kernel);
+  ASSERT_FALSE(launches.empty());
+  EXPECT_EQ(launches.back().reason.substr(launches.back().reason.find(" more like")), " more like the 3 above");
+  EXPECT_FALSE(check(repeated("/* same as before */") + scale_kernel).empty());
+  EXPECT_FALSE(check(repeated(" ... ") + scale_kernel).empty());
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_LT(elapsed, std::chrono::seconds{60}) << "linear passes; a quadratic one would take hours";
+}
+
+TEST(CodeCheck, ElisionMarkersKeepTheirMeaningAsWords) {
+  for (const std::string comment : {"// same as beforehand", "// the rest of the code", "// FIXME later",
+                                    "// implement this", "// your code goes here", "// as in the previous",
+                                    "// for brevity"})
+    EXPECT_EQ(only_problem(edited("y[i] = 2.0f * x[i];", comment), reply_fault::elided_code).fault,
+              reply_fault::elided_code)
+      << comment;
+  for (const std::string comment : {"// todos", "// unchangedness", "// same-as before", "// fill inside",
+                                    "// rest_of the code", "// the codes here"})
+    EXPECT_TRUE(check(edited("// y = 2 x", comment)).empty()) << comment;
 }
 
 } // namespace

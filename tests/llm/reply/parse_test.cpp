@@ -227,5 +227,30 @@ TEST(ParseReply, EveryProblemOfAReplyIsReportedNotOnlyTheFirst) {
   EXPECT_EQ(faults[reply_fault::no_code], 1);
 }
 
+// A reply over max_reply_bytes is refused whole before any check reads it (issue 22).
+TEST(ParseReply, AReplyOverTheSizeBoundIsRefusedAsTooLong) {
+  const std::string padding(max_reply_bytes, ' ');
+  const auto problem = only(reply_of(variant("a")) + padding, reply_fault::too_long);
+  EXPECT_EQ(problem.where, "reply");
+  EXPECT_TRUE(mentions(problem, "at most " + std::to_string(max_reply_bytes) + " bytes")) << problem.reason;
+  const std::string fits = reply_of(variant("a")) + std::string(max_reply_bytes / 2, ' ');
+  EXPECT_TRUE(parse(fits).has_value()) << "a long reply under the bound is read";
+  EXPECT_NE(reask_text({problem}).find("too_long"), std::string::npos);
+}
+
+TEST(ParseReply, NamesAndDefinesAreCheckedWithoutRegexOnLongText) {
+  const std::string long_name(100'000, 'a');
+  EXPECT_TRUE(mentions(only(reply_of(variant(long_name)), reply_fault::schema), "1 to 64"));
+  EXPECT_TRUE(parse(reply_of(variant(std::string(64, 'a')))).has_value());
+  EXPECT_TRUE(mentions(only(reply_of(variant(std::string(65, 'a'))), reply_fault::schema), "1 to 64"));
+  const auto define = [&](const std::string& name) {
+    return reply_of(variant("a", R"(, "defines": {")" + name + R"(": 4})"));
+  };
+  EXPECT_TRUE(parse(define("TILE_2")).has_value());
+  EXPECT_TRUE(parse(define(std::string(64, 'T'))).has_value());
+  for (const std::string& bad : {std::string(65, 'T'), std::string{"2TILE"}, std::string{"TI-LE"}, std::string(100'000, 'T')})
+    EXPECT_EQ(only(define(bad), reply_fault::bad_define).fault, reply_fault::bad_define) << bad.substr(0, 10);
+}
+
 } // namespace
 } // namespace warpforge::llm
