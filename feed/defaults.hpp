@@ -5,6 +5,7 @@
 // Dependencies flow one way: config/ reads the feed's defaults, the feed never includes config/.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -12,7 +13,7 @@ namespace warpforge::feed {
 
 /// Where the publisher binds and `warpforge tail` connects unless told otherwise (loopback only).
 inline constexpr std::string_view default_endpoint = "tcp://127.0.0.1:5757";
-/// Events queued per subscriber before publish() starts dropping [messages].
+/// Events queued per subscriber before ZeroMQ drops that subscriber's next events [messages].
 inline constexpr int default_high_water_mark = 10'000;
 /// How long closing the publisher waits to flush queued events to subscribers [ms].
 inline constexpr std::chrono::milliseconds default_linger{250};
@@ -33,5 +34,40 @@ inline constexpr std::uint32_t max_replay_page = 10'000;
 inline constexpr std::chrono::milliseconds default_replay_catch_up{2000};
 /// How long a monitor waits for a replay reply.
 inline constexpr std::chrono::milliseconds default_replay_timeout{5000};
+
+// Bounds on what a peer can make the coordinator hold. Every socket a peer can write to sets
+// ZMQ_MAXMSGSIZE: ZeroMQ reads a frame's size before its body and disconnects a peer that
+// announces more, so an oversized frame is never allocated (docs/events.md, "Limits").
+/// The largest frame a subscriber may send the publisher [bytes]: a subscription is one marker
+/// byte and a topic prefix, and the longest topic (an event type) is under 32 bytes.
+inline constexpr std::int64_t max_subscription_bytes = 256;
+/// Frames a subscriber may have queued at the publisher before ZeroMQ stops reading its
+/// connection [messages]; subscriptions are tiny and read at every publish.
+inline constexpr int subscription_high_water_mark = 1000;
+/// The most subscription messages one call reads from the publisher's socket [messages]: a peer
+/// that floods subscriptions cannot keep publish() from sending; the rest wait for the next call.
+inline constexpr std::size_t max_subscriptions_read_per_call = 10'000;
+/// The largest frame a replay request may be [bytes]: a request is a short JSON object.
+inline constexpr std::int64_t max_replay_request_bytes = 4096;
+/// The most frames one replay request may carry, its ZeroMQ envelope included [frames]; a request
+/// with more is read to its end and dropped unanswered.
+inline constexpr std::size_t max_replay_request_frames = 8;
+/// Requests a replay client may have queued at the server [messages].
+inline constexpr int replay_request_high_water_mark = 100;
+/// Replies queued to one replay client that does not read them; beyond it ZeroMQ drops the
+/// reply and the client's request times out [messages].
+inline constexpr int replay_reply_high_water_mark = 4;
+/// The most event bytes one replay reply carries [bytes]; a reply that reaches it stops early
+/// with `more` (at least one event is always sent), so no reply is larger than this plus one event.
+inline constexpr std::size_t max_replay_reply_bytes = 4 * 1024 * 1024;
+/// Requests waiting for the store to reach their `until` at once [requests]; beyond it a request
+/// is answered at once with what is stored (the client sees stored_last below its until).
+inline constexpr std::size_t max_replay_requests_waiting = 64;
+/// The largest seq a request may name [seq]: the store keeps seqs as SQLite's signed 64-bit
+/// integers, so larger values are refused rather than wrapped.
+inline constexpr std::uint64_t max_replay_seq = 9'223'372'036'854'775'807ULL; // 2^63 - 1
+/// The largest frame a subscriber or replay client accepts from the feed's host [bytes]; events
+/// are a few kB, so only a broken or hostile peer sends more, and ZeroMQ disconnects it.
+inline constexpr std::int64_t max_event_bytes = 16 * 1024 * 1024;
 
 } // namespace warpforge::feed

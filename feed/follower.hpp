@@ -11,7 +11,8 @@
 //   if (f->health() == feed_health::silent) ...    // nothing heard for the silence timeout
 //
 // Gaps: a live event whose seq is more than one above the last handed out (a late start, the
-// slow-joiner loss, a feed_dropped), or a heartbeat whose seq is above it (events missed in a
+// slow-joiner loss, this monitor's own queue overflowing while it was slow: the publisher drops
+// per subscriber and tells nobody), or a heartbeat whose seq is above it (events missed in a
 // quiet stretch). The events after the gap are held back until the replay endpoint has sent the
 // missing ones; a gap it cannot fill within the silence timeout (no replay endpoint, the store
 // lost them) is skipped and counted in missed(), so a monitor never stalls for good.

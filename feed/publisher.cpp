@@ -45,9 +45,10 @@ struct publisher::impl {
     return true;
   }
 
-  /// Reads every waiting subscription message, so none pile up in the socket.
+  /// Reads the waiting subscription messages, so none pile up in the socket; at most
+  /// max_subscriptions_read_per_call, so a peer that floods subscriptions cannot hold the caller.
   void drain() {
-    while (read_subscription()) {
+    for (std::size_t read = 0; read < max_subscriptions_read_per_call && read_subscription(); ++read) {
     }
   }
 };
@@ -70,7 +71,12 @@ expected<publisher, feed_error> publisher::bind(const publisher_options& options
   try {
     state->socket.set(zmq::sockopt::sndhwm, options.high_water_mark);
     state->socket.set(zmq::sockopt::linger, static_cast<int>(options.linger.count()));
-    state->socket.set(zmq::sockopt::xpub_nodrop, 1);
+    // A subscriber writes only subscriptions: a frame larger than one disconnects it before
+    // ZeroMQ allocates it, and only a few may wait to be read.
+    state->socket.set(zmq::sockopt::maxmsgsize, max_subscription_bytes);
+    state->socket.set(zmq::sockopt::rcvhwm, subscription_high_water_mark);
+    // No ZMQ_XPUB_NODROP: with it one full queue refuses the event to every subscriber. Without
+    // it ZeroMQ drops only for the subscriber whose queue is full (see publisher.hpp).
     // Every subscribe and unsubscribe reaches us, duplicates included, so the count stays right.
     state->socket.set(zmq::sockopt::xpub_verboser, 1);
     if (address->ipv6)
@@ -91,6 +97,8 @@ bool publisher::publish(const event& e) {
   impl_->drain();
   auto topic = to_string(e.type);
   auto body = encode(e);
+  // Without XPUB_NODROP ZeroMQ accepts every message and drops it per full subscriber queue, so
+  // a refusal here means the socket itself could not take it (it is counted all the same).
   if (!impl_->socket.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
     ++impl_->dropped;
     return false;

@@ -1,17 +1,22 @@
 #pragma once
 // The feed's sending end: every event, as JSON, on a ZeroMQ XPUB socket, topic = event type.
 //
-// publish() never blocks the pipeline. The socket runs with ZMQ_XPUB_NODROP and every send with
-// ZMQ_DONTWAIT: when a subscriber's queue (high_water_mark events, plus its own receive queue and
-// the kernel's TCP buffers) is full, the send fails with EAGAIN and the event is counted in
-// dropped() instead. The trade-off of NODROP: the event is dropped for *every* subscriber whose
-// topics match it, not only the stalled one, because ZeroMQ sends a message to all matching
-// subscribers or to none. We take that for the count: a plain PUB drops silently per subscriber
-// and nobody can tell. Nothing is lost for good: the store keeps every event, a monitor that saw a
-// gap (or a feed_dropped report) replays from the store by seq (docs/events.md).
-// The high-water mark also bounds bursts: a healthy subscriber drops too when more than
-// high_water_mark events are published faster than its connection carries them, so size it for
-// the largest burst (the default suits thousands of events a second).
+// publish() never blocks the pipeline, and a slow subscriber costs only itself: every send is
+// ZMQ_DONTWAIT, and each subscriber has its own queue of high_water_mark events (plus its own
+// receive queue and the kernel's TCP buffers). When one subscriber's queue is full, ZeroMQ drops
+// the event *for that subscriber only*; every other subscriber still gets it, heartbeats included.
+// (ZMQ_XPUB_NODROP is not set: with it, one stalled subscriber made ZeroMQ refuse every event to
+// every subscriber, so a monitor that stopped reading blinded all the others.) ZeroMQ does not
+// say which subscriber lost what, so these drops are not counted here: a monitor detects its own
+// gap by seq (a later event's seq, or a heartbeat's) and fills it from the replay endpoint; the
+// store keeps every event (docs/events.md). The high-water mark also bounds bursts: a subscriber
+// loses events when more than high_water_mark are published faster than its connection carries
+// them, so size it for the largest burst (the default suits thousands of events a second).
+//
+// What a subscriber can make the publisher hold is bounded (feed/defaults.hpp): a subscription
+// frame over max_subscription_bytes disconnects it (ZMQ_MAXMSGSIZE, checked before the frame is
+// allocated), at most subscription_high_water_mark of its frames wait to be read, and each call
+// reads at most max_subscriptions_read_per_call of them.
 //
 // One thread only: the feed actor owns the publisher and is its only caller. It is movable, not
 // copyable; closing waits at most `linger` to flush queued events.
@@ -50,13 +55,16 @@ public:
   /// The endpoint actually bound, with the real port: "tcp://127.0.0.1:41237".
   const std::string& endpoint() const;
 
-  /// Sends two frames, the topic (to_string(e.type)) then encode(e). Never blocks: false when a
-  /// matching subscriber's queue is full, and the event counts in dropped(). True also when no
-  /// subscriber wants the event. Reads pending subscription messages first.
+  /// Sends two frames, the topic (to_string(e.type)) then encode(e). Never blocks. True when the
+  /// socket took the event: also when no subscriber wants it, and when a full subscriber queue
+  /// made ZeroMQ drop it for that subscriber (the others still get it). False only when the
+  /// socket refused it for all, and the event counts in dropped(). Reads pending subscription
+  /// messages first.
   bool publish(const event& e);
 
-  std::uint64_t published() const;            // events accepted since bind
-  std::uint64_t dropped() const;              // events refused since bind
+  std::uint64_t published() const;            // events the socket took since bind
+  std::uint64_t dropped() const;              // events the socket refused since bind (not the
+                                              // per-subscriber drops, which ZeroMQ does not tell)
   std::uint64_t dropped_since_report() const; // events refused since the last take_dropped_report
 
   /// A feed_dropped event for the drops since the last report, and starts a new count. Detail:

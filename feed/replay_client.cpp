@@ -1,5 +1,6 @@
 #include "feed/replay_client.hpp"
 
+#include "feed/defaults.hpp"
 #include "feed/endpoint.hpp"
 
 #include <zmq.hpp>
@@ -8,6 +9,9 @@
 
 namespace warpforge::feed {
 namespace {
+
+// A reply is a header and at most max_replay_page events (feed/defaults.hpp).
+constexpr std::size_t max_reply_frames = std::size_t{max_replay_page} + 1;
 
 unexpected<feed_error> fail(feed_errc code, std::string_view place, std::string message) {
   return unexpected{feed_error{code, std::string{place}, std::move(message)}};
@@ -26,24 +30,34 @@ struct replay_client::impl {
     socket.emplace(context, zmq::socket_type::req);
     // Closing never waits: an unanswered request is abandoned with its socket.
     socket->set(zmq::sockopt::linger, 0);
+    // A frame beyond any event comes from a broken or hostile server: refused before allocation.
+    socket->set(zmq::sockopt::maxmsgsize, max_event_bytes);
     if (ipv6)
       socket->set(zmq::sockopt::ipv6, 1);
     socket->connect(endpoint);
   }
 
-  /// Waits for the reply's frames; nullopt on timeout.
-  std::optional<std::vector<zmq::message_t>> read_reply(std::chrono::milliseconds timeout) {
+  /// Waits for the reply's frames; nullopt on timeout. Keeps at most max_reply_frames of them
+  /// (reading the rest and counting them in `discarded`), so a hostile server's endless reply
+  /// cannot grow this process.
+  std::optional<std::vector<zmq::message_t>> read_reply(std::chrono::milliseconds timeout,
+                                                        std::size_t& discarded) {
     zmq::pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
     if (zmq::poll(&item, 1, timeout) == 0)
       return std::nullopt;
     std::vector<zmq::message_t> frames;
-    do {
+    discarded = 0;
+    for (bool more = true; more;) {
       zmq::message_t frame;
       // The frames of one message arrive together: once the first is here, the rest are too.
       if (!socket->recv(frame, zmq::recv_flags::dontwait))
         break;
-      frames.push_back(std::move(frame));
-    } while (frames.back().more());
+      more = frame.more();
+      if (frames.size() < max_reply_frames)
+        frames.push_back(std::move(frame));
+      else
+        ++discarded;
+    }
     return frames;
   }
 };
@@ -75,10 +89,11 @@ const std::string& replay_client::endpoint() const {
 expected<replay_page, feed_error> replay_client::fetch(const replay_request& request,
                                                        std::chrono::milliseconds timeout) {
   std::optional<std::vector<zmq::message_t>> frames;
+  std::size_t discarded = 0;
   try {
     const auto text = encode(request);
     impl_->socket->send(zmq::buffer(text), zmq::send_flags::none);
-    frames = impl_->read_reply(timeout);
+    frames = impl_->read_reply(timeout, discarded);
     if (!frames) {
       impl_->open(); // lazy pirate: this socket still waits for a reply that may never come
       return fail(feed_errc::no_reply, "replay",
@@ -91,6 +106,10 @@ expected<replay_page, feed_error> replay_client::fetch(const replay_request& req
   }
   if (frames->empty())
     return fail(feed_errc::bad_message, "frames", "an empty reply");
+  if (discarded > 0)
+    return fail(feed_errc::bad_message, "frames",
+                "a reply of " + std::to_string(frames->size() + discarded) + " frames, above the " +
+                  std::to_string(max_reply_frames) + " a reply may have");
 
   auto header = decode_replay_header(frames->front().to_string_view());
   if (!header)

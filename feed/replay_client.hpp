@@ -5,6 +5,9 @@
 //
 // A REQ socket cannot send again before its reply came, so a request whose reply does not come in
 // time replaces the socket (the ZeroMQ guide's "lazy pirate"): the next fetch starts clean.
+// What the server can make it hold is bounded (feed/defaults.hpp): a frame over max_event_bytes
+// drops the connection before it is allocated, and a reply of more than max_replay_page + 1
+// frames is refused (bad_message) with its extra frames read and let go.
 // One thread at a time; movable, not copyable.
 
 #include "expected/expected.hpp"
@@ -39,7 +42,8 @@ public:
 
   /// One request, one reply. Errors: no_reply (nothing within `timeout`; the socket is replaced),
   /// replay_refused (the server's status was not ok: its place and message), bad_message (frame
-  /// count differs from the header's count), the decode errors of event_json.hpp for an event
+  /// count differs from the header's count, or is above the bound), the decode errors of
+  /// event_json.hpp for an event
   /// frame, socket_error.
   expected<replay_page, feed_error> fetch(const replay_request& request,
                                           std::chrono::milliseconds timeout);

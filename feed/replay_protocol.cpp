@@ -1,5 +1,6 @@
 #include "feed/replay_protocol.hpp"
 
+#include "feed/defaults.hpp"
 #include "json/writer.hpp"
 
 #include <simdjson.h>
@@ -16,8 +17,15 @@ unexpected<feed_error> fail(feed_errc code, std::string_view place, std::string 
 expected<simdjson::dom::object, feed_error> parse_object(simdjson::dom::parser& parser,
                                                           std::string_view text) {
   simdjson::dom::element root;
-  if (auto error = parser.parse(text.data(), text.size()).get(root))
+  if (auto error = parser.parse(text.data(), text.size()).get(root)) {
+    // simdjson refuses the whole text for an integer beyond 64 bits (as for any malformed
+    // number), without naming its member.
+    if (error == simdjson::NUMBER_ERROR)
+      return fail(feed_errc::bad_field, "",
+                  "a malformed number, or an integer beyond 64 bits (a seq is at most 2^63 - 1 = " +
+                    std::to_string(max_replay_seq) + ")");
     return fail(feed_errc::bad_json, "", simdjson::error_message(error));
+  }
   simdjson::dom::object object;
   if (root.get_object().get(object))
     return fail(feed_errc::bad_json, "", "expected a JSON object");
@@ -34,6 +42,18 @@ expected<std::optional<std::uint64_t>, feed_error> optional_count(simdjson::dom:
   if (member.get_uint64().get(number))
     return fail(feed_errc::bad_field, name, "expected an integer >= 0 or null");
   return std::optional{number};
+}
+
+/// An optional seq member: absent or null = nullopt; above max_replay_seq is refused, never
+/// wrapped (the store's seqs are signed 64-bit).
+expected<std::optional<std::uint64_t>, feed_error> optional_seq(simdjson::dom::object object,
+                                                                std::string_view name) {
+  auto value = optional_count(object, name);
+  if (value && *value && **value > max_replay_seq)
+    return fail(feed_errc::bad_field, name,
+                std::to_string(**value) + " is above the largest seq (2^63 - 1 = " +
+                  std::to_string(max_replay_seq) + ")");
+  return value;
 }
 
 void optional_value(json::writer& w, std::string_view name, std::optional<std::uint64_t> value) {
@@ -77,7 +97,7 @@ expected<replay_request, feed_error> decode_replay_request(std::string_view text
     return unexpected{object.error()};
 
   replay_request request;
-  auto after = optional_count(*object, "after");
+  auto after = optional_seq(*object, "after");
   if (!after)
     return unexpected{after.error()};
   if (!*after)
@@ -85,7 +105,7 @@ expected<replay_request, feed_error> decode_replay_request(std::string_view text
                 "required: the last seq you have (0 for everything)");
   request.after = **after;
 
-  auto until = optional_count(*object, "until");
+  auto until = optional_seq(*object, "until");
   if (!until)
     return unexpected{until.error()};
   if (*until && **until < request.after)

@@ -5,17 +5,21 @@
 //
 // Request: one frame, a JSON object
 //   {"after": 41, "until": 120, "limit": 1000}
-//   after  integer >= 0, required: events with seq > after
-//   until  integer >= after, optional: and seq <= until. The server waits up to
+//   after  integer 0..2^63-1 (max_replay_seq), required: events with seq > after
+//   until  integer after..2^63-1, optional: and seq <= until. The server waits up to
 //          default_replay_catch_up (feed/defaults.hpp) for its store to hold seq `until`
 //          (the store lags the PUB socket by milliseconds), then answers with what it has.
-//   limit  integer 1..feed_replay_max_page, optional (default feed_replay_page): events per reply
+//   limit  integer >= 1, optional (default default_replay_page, cut to max_replay_page): events
+//          per reply
+//   A seq above 2^63-1 is refused (bad_request naming the member), never wrapped: the store's
+//   seqs are SQLite's signed 64-bit integers.
 // Reply: several frames: the header, then one frame per event, each its JSON exactly as published
 //   {"status":"ok","after":41,"until":120,"count":79,"first":42,"last":120,"stored_last":130,
 //    "more":false}
 //   {"status":"bad_request","place":"after","message":"required"}             (no event frames)
-// `more` is true when the reply stopped at `limit` and the store holds further events in range:
-// ask again with after = last. docs/events.md has the client recipe.
+// `more` is true when the reply stopped at `limit` (or at max_replay_reply_bytes of events) and
+// the store holds further events in range: ask again with after = last. docs/events.md has the
+// client recipe.
 
 #include "expected/expected.hpp"
 #include "feed/feed_error.hpp"
@@ -63,8 +67,9 @@ struct replay_header {
 };
 
 std::string encode(const replay_request& request);
-/// Fails with bad_json (not a JSON object) or bad_field naming the member (after, until, limit),
-/// or missing_field for a missing `after`. Unknown members are ignored.
+/// Fails with bad_json (not a JSON object) or bad_field naming the member (after, until, limit;
+/// a seq above max_replay_seq, an until below after, a limit of 0), or missing_field for a
+/// missing `after`. Unknown members are ignored.
 expected<replay_request, feed_error> decode_replay_request(std::string_view text);
 
 std::string encode(const replay_header& header);

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <iterator>
+#include <list>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -16,7 +18,9 @@
 namespace warpforge::feed {
 namespace {
 
-// How often a request with `until` looks at the store again while it catches up.
+using clock = std::chrono::steady_clock;
+
+// How often requests waiting for their `until` look at the store again.
 constexpr std::chrono::milliseconds catch_up_poll{20};
 
 unexpected<feed_error> fail(feed_errc code, std::string_view place, std::string message) {
@@ -37,21 +41,37 @@ replay_reply refusal(replay_status status, std::string place, std::string messag
   return reply;
 }
 
+/// One request as the ROUTER socket hands it over: the envelope that routes the reply back (the
+/// peer's routing id, then, from a REQ socket, the empty delimiter) and the request's own frames.
+struct routed_request {
+  std::vector<zmq::message_t> envelope;
+  std::vector<zmq::message_t> body;
+  std::size_t frames = 0; // every frame of the message, those let go beyond the bound included
+};
+
+/// A well-formed request whose `until` the store has not reached yet.
+struct waiting_request {
+  std::vector<zmq::message_t> envelope;
+  replay_request request;
+  clock::time_point deadline; // answered with what is stored by then
+};
+
 } // namespace
 
 struct replay_server::impl {
   replay_server_options options;
   zmq::context_t context{1};
-  zmq::socket_t socket{context, zmq::socket_type::rep};
+  zmq::socket_t socket{context, zmq::socket_type::router};
   std::string endpoint;
   std::optional<storage::database> db; // opened on the first request that finds the file
+  std::list<waiting_request> waiting;  // at most max_replay_requests_waiting
   std::atomic<bool> stopping{false};
   std::atomic<std::uint64_t> requests{0};
   std::atomic<std::uint64_t> events_served{0};
   std::atomic<std::uint64_t> refused{0};
   std::thread thread;
 
-  /// Stops the thread: the blocked recv() returns ETERM once the context shuts down.
+  /// Stops the thread: the blocked poll() fails with ETERM once the context shuts down.
   ~impl() {
     stopping = true;
     context.shutdown();
@@ -75,94 +95,161 @@ struct replay_server::impl {
     return static_cast<std::uint64_t>(*next - 1);
   }
 
-  replay_reply answer(std::string_view text) {
-    auto request = decode_replay_request(text);
-    if (!request)
-      return refusal(replay_status::bad_request, request.error().place, request.error().message);
-    const auto limit = std::min(request->limit.value_or(options.default_page), options.max_page);
-
-    auto last = stored_last();
-    // The store lags the PUB socket: a monitor that saw seq `until` live may ask before the
-    // store has written it. Wait a little for it rather than answer short.
-    const auto deadline = std::chrono::steady_clock::now() + options.catch_up;
-    while (last && request->until && *last < *request->until && !stopping &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(catch_up_poll);
-      last = stored_last();
-    }
+  /// One page from the store: at most the request's limit (cut to max_page) and at most
+  /// max_replay_reply_bytes of events (at least one event), so every reply is bounded.
+  replay_reply answer(const replay_request& request, const expected<std::uint64_t, std::string>& last) {
     if (!last)
       return refusal(replay_status::unavailable, "store", last.error());
-
-    // One row beyond the page tells whether more remain in range.
-    auto rows = db->events_since(static_cast<std::int64_t>(request->after),
+    const auto limit = std::min(request.limit.value_or(options.default_page), options.max_page);
+    // One row beyond the page tells whether more remain in range. Both seqs fit: the protocol
+    // refuses any above max_replay_seq.
+    auto rows = db->events_since(static_cast<std::int64_t>(request.after),
                                  static_cast<std::int64_t>(limit) + 1);
     if (!rows) {
       db.reset();
       return refusal(replay_status::unavailable, "store", storage::to_string(rows.error()));
     }
-    auto in_range = [&](const storage::event_row& row) {
-      return !request->until || static_cast<std::uint64_t>(row.seq) <= *request->until;
-    };
 
     replay_reply reply;
-    reply.header.after = request->after;
-    reply.header.until = request->until;
+    reply.header.after = request.after;
+    reply.header.until = request.until;
     reply.header.stored_last = *last;
-    for (const auto& row : *rows) {
-      if (!in_range(row))
+    std::size_t bytes = 0;
+    for (auto& row : *rows) {
+      const auto seq = static_cast<std::uint64_t>(row.seq);
+      if (request.until && seq > *request.until)
         break;
-      if (reply.events.size() == limit) {
+      if (reply.events.size() == limit ||
+          (!reply.events.empty() && bytes + row.json.size() > max_replay_reply_bytes)) {
         reply.header.more = true;
         break;
       }
-      const auto seq = static_cast<std::uint64_t>(row.seq);
       if (!reply.header.first)
         reply.header.first = seq;
       reply.header.last = seq;
-      reply.events.push_back(row.json);
+      bytes += row.json.size();
+      reply.events.push_back(std::move(row.json));
     }
     reply.header.count = reply.events.size();
     return reply;
   }
 
-  /// Sends the reply's frames (throws zmq::error_t ETERM when the context shuts down).
-  void send(const replay_reply& reply) {
+  /// Sends the reply's frames behind `envelope`. A ROUTER never blocks on a send: a peer that
+  /// is gone, or has replay_reply_high_water_mark replies it did not read, loses this one.
+  void send(std::vector<zmq::message_t>& envelope, const replay_reply& reply) {
+    ++requests;
+    events_served += reply.events.size();
+    if (reply.header.status != replay_status::ok)
+      ++refused;
+    for (auto& frame : envelope)
+      socket.send(frame, zmq::send_flags::sndmore | zmq::send_flags::dontwait);
     const auto header = encode(reply.header);
-    auto more = [&](bool last_frame) {
-      return last_frame ? zmq::send_flags::none : zmq::send_flags::sndmore;
+    auto flags = [&](bool last_frame) {
+      return (last_frame ? zmq::send_flags::none : zmq::send_flags::sndmore) |
+             zmq::send_flags::dontwait;
     };
-    socket.send(zmq::buffer(header), more(reply.events.empty()));
+    socket.send(zmq::buffer(header), flags(reply.events.empty()));
     for (std::size_t index = 0; index < reply.events.size(); ++index)
-      socket.send(zmq::buffer(reply.events[index]), more(index + 1 == reply.events.size()));
+      socket.send(zmq::buffer(reply.events[index]), flags(index + 1 == reply.events.size()));
   }
 
-  /// The server's thread: one request, one reply, until the context shuts down.
+  /// Reads one waiting message, if any: its envelope (the frames up to and including the first
+  /// empty one; the routing id alone when there is none) and at most max_replay_request_frames
+  /// frames in all. Every frame of it is read (ZeroMQ delivers a message whole), the extra ones
+  /// let go.
+  std::optional<routed_request> read_request() {
+    routed_request in;
+    bool in_envelope = true;
+    for (bool more = true; more;) {
+      zmq::message_t frame;
+      if (!socket.recv(frame, zmq::recv_flags::dontwait))
+        break;
+      more = frame.more();
+      ++in.frames;
+      if (in.frames > max_replay_request_frames)
+        continue;
+      const bool delimiter = frame.size() == 0;
+      if (in_envelope)
+        in.envelope.push_back(std::move(frame));
+      else
+        in.body.push_back(std::move(frame));
+      if (delimiter)
+        in_envelope = false;
+    }
+    if (in.frames == 0)
+      return std::nullopt;
+    if (in_envelope && in.envelope.size() > 1) { // no delimiter: the routing id, then the body
+      std::move(in.envelope.begin() + 1, in.envelope.end(), std::back_inserter(in.body));
+      in.envelope.resize(1);
+    }
+    return in;
+  }
+
+  /// Answers a request now, or parks it while the store catches up with its `until`.
+  void take(routed_request in) {
+    if (in.frames > max_replay_request_frames)
+      return; // its envelope may be cut: no reply could find its way back
+    if (in.body.size() != 1) {
+      send(in.envelope, refusal(replay_status::bad_request, "frames",
+                                "expected 1 (the JSON request), got " + std::to_string(in.body.size())));
+      return;
+    }
+    auto request = decode_replay_request(in.body.front().to_string_view());
+    if (!request) {
+      send(in.envelope,
+           refusal(replay_status::bad_request, request.error().place, request.error().message));
+      return;
+    }
+    auto last = stored_last();
+    // The store lags the PUB socket: a monitor that saw seq `until` live may ask before the
+    // store has written it. Wait a little for it rather than answer short, but never on this
+    // thread's time: the request waits in a bounded list while others are answered.
+    if (last && request->until && *last < *request->until &&
+        waiting.size() < max_replay_requests_waiting) {
+      waiting.push_back(
+        waiting_request{std::move(in.envelope), *request, clock::now() + options.catch_up});
+      return;
+    }
+    send(in.envelope, answer(*request, last));
+  }
+
+  /// Answers the waiting requests whose `until` is stored now, or whose catch-up is over.
+  void answer_waiting() {
+    if (waiting.empty())
+      return;
+    auto last = stored_last();
+    const auto now = clock::now();
+    for (auto it = waiting.begin(); it != waiting.end();) {
+      const bool caught_up = !last || *last >= *it->request.until;
+      if (caught_up || now >= it->deadline || stopping) {
+        send(it->envelope, answer(it->request, last));
+        it = waiting.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  /// The server's thread: reads the requests that came, answers or parks each, then looks at
+  /// the parked ones, until the context shuts down.
   void serve() {
     for (;;) {
       try {
-        std::vector<zmq::message_t> frames;
-        do {
-          zmq::message_t frame;
-          if (!socket.recv(frame))
+        zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
+        const auto wait = waiting.empty() ? std::chrono::milliseconds{-1} : catch_up_poll;
+        zmq::poll(&item, 1, wait);
+        // Bounded per round, so parked requests are looked at even under a stream of new ones.
+        for (int read = 0; read < replay_request_high_water_mark; ++read) {
+          auto in = read_request();
+          if (!in)
             break;
-          frames.push_back(std::move(frame));
-        } while (frames.back().more());
-        if (frames.empty())
-          continue;
-        auto reply = frames.size() == 1
-                       ? answer(frames.front().to_string_view())
-                       : refusal(replay_status::bad_request, "frames",
-                                 "expected 1 (the JSON request), got " +
-                                   std::to_string(frames.size()));
-        ++requests;
-        events_served += reply.events.size();
-        if (reply.header.status != replay_status::ok)
-          ++refused;
-        send(reply);
+          take(std::move(*in));
+        }
+        answer_waiting();
       } catch (const zmq::error_t& error) {
         if (error.num() == ETERM)
           break;
-        // EINTR (a signal) or a peer that vanished mid-reply: REP resets, the next request comes.
+        // EINTR (a signal): go on with the next round.
       }
     }
     socket.close();
@@ -188,6 +275,11 @@ expected<replay_server, feed_error> replay_server::start(const replay_server_opt
   try {
     // Closing never waits for a reply to a monitor that went away.
     state->socket.set(zmq::sockopt::linger, 0);
+    // What a peer can make the server hold (feed/defaults.hpp): a frame beyond a request
+    // disconnects it before it is allocated; few requests and replies queue per peer.
+    state->socket.set(zmq::sockopt::maxmsgsize, max_replay_request_bytes);
+    state->socket.set(zmq::sockopt::rcvhwm, replay_request_high_water_mark);
+    state->socket.set(zmq::sockopt::sndhwm, replay_reply_high_water_mark);
     if (address->ipv6)
       state->socket.set(zmq::sockopt::ipv6, 1);
     state->socket.bind(bind_text(*address));

@@ -6,8 +6,18 @@
 // It reads the database read-only through storage/ (WAL: beside the store actor, the one writer)
 // and opens it on the first request, since the store may still be creating it when the feed
 // binds. It runs on its own thread with its own ZeroMQ context, so a slow query never holds the
-// feed actor; destroying the server stops the thread (within one catch-up poll) and unbinds.
+// feed actor; destroying the server stops the thread and unbinds.
 // The same loopback-unless-allowed rule as the feed applies to its endpoint.
+//
+// No request holds the thread: the socket is a ROUTER (REQ clients talk to it as to a REP), so a
+// request whose `until` the store has not reached waits in a bounded list (at most
+// max_replay_requests_waiting, each at most `catch_up`) while other requests are answered, and
+// every reply is one bounded page (at most max_page events and max_replay_reply_bytes of them).
+// What a peer can make it hold is bounded too (feed/defaults.hpp): a frame over
+// max_replay_request_bytes disconnects the peer before it is allocated (ZMQ_MAXMSGSIZE), a
+// message of more than max_replay_request_frames frames is dropped unanswered, at most
+// replay_request_high_water_mark requests queue per peer, and replies to a peer that does not
+// read them are dropped beyond replay_reply_high_water_mark (its request times out; ask again).
 
 #include "feed/defaults.hpp"
 #include "expected/expected.hpp"

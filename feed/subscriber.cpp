@@ -83,6 +83,9 @@ expected<subscriber, feed_error> subscriber::connect(const subscriber_options& o
   state->endpoint = options.endpoint;
   try {
     state->socket.set(zmq::sockopt::rcvhwm, options.high_water_mark);
+    // A frame beyond any event comes from a broken or hostile peer: ZeroMQ disconnects it before
+    // allocating the frame (and reconnects, as it does after any lost connection).
+    state->socket.set(zmq::sockopt::maxmsgsize, max_event_bytes);
     // Closing a subscriber never waits: it only ever sends subscriptions.
     state->socket.set(zmq::sockopt::linger, 0);
     if (address->ipv6)

@@ -4,6 +4,8 @@
 //
 // A malformed message (wrong frame count, bad JSON, a topic that is not its type) is returned as
 // an error naming what was wrong; the message is consumed and the subscriber stays usable.
+// A frame larger than max_event_bytes (feed/defaults.hpp) makes ZeroMQ drop the connection
+// before the frame is allocated, so a hostile feed cannot exhaust a monitor's memory.
 // One thread at a time; movable, not copyable.
 
 #include "expected/expected.hpp"

@@ -1,8 +1,11 @@
 #include "feed/replay_protocol.hpp"
 
+#include "feed/defaults.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 
 namespace warpforge::feed {
 namespace {
@@ -54,6 +57,36 @@ TEST(ReplayRequest, RefusalsNameTheMemberAtFault) {
     EXPECT_EQ(request.error().code, code) << text;
     EXPECT_EQ(request.error().place, place) << text;
   }
+}
+
+TEST(ReplayRequest, ASeqAboveTwoToTheSixtyThreeIsRefusedNotWrapped) {
+  // The store's seqs are signed 64-bit: 2^63 used to become -2^63 and replay from seq 1.
+  for (auto [text, place] : {std::pair{R"({"after":9223372036854775808})", "after"},
+                             std::pair{R"({"after":18446744073709551615})", "after"},
+                             std::pair{R"({"after":0,"until":9223372036854775808})", "until"},
+                             std::pair{R"({"after":0,"until":18446744073709551615})", "until"}}) {
+    auto request = decode_replay_request(text);
+    ASSERT_FALSE(request) << text;
+    EXPECT_EQ(request.error().place, place) << text;
+    EXPECT_NE(request.error().code, feed_errc::missing_field) << text;
+  }
+  auto refused = decode_replay_request(R"({"after":9223372036854775808})");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, feed_errc::bad_field);
+  EXPECT_EQ(refused.error().message,
+            "9223372036854775808 is above the largest seq (2^63 - 1 = 9223372036854775807)");
+
+  // Beyond 64 bits the JSON parser refuses the text without naming the member; still a refusal
+  // that says why.
+  auto beyond = decode_replay_request(R"({"after":184467440737095516150})");
+  ASSERT_FALSE(beyond);
+  EXPECT_EQ(beyond.error().code, feed_errc::bad_field);
+  EXPECT_NE(beyond.error().message.find("beyond 64 bits"), std::string::npos) << beyond.error().message;
+
+  auto largest = decode_replay_request(R"({"after":9223372036854775807,"until":9223372036854775807})");
+  ASSERT_TRUE(largest) << to_string(largest.error());
+  EXPECT_EQ(largest->after, max_replay_seq);
+  EXPECT_EQ(largest->until, max_replay_seq);
 }
 
 TEST(ReplayHeader, RoundTripsAnAnswerAndARefusal) {

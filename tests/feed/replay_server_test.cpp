@@ -213,5 +213,115 @@ TEST_F(ReplayServer, AClientWhoseRequestIsNeverAnsweredTimesOutAndCanAskAgain) {
   EXPECT_EQ(again.error().code, feed_errc::no_reply) << "the socket was replaced, not stuck";
 }
 
+TEST_F(ReplayServer, ARequestWaitingForItsUntilDoesNotHoldTheOthers) {
+  auto db = database_with_events(db_path, 5);
+  replay_server_options options;
+  options.catch_up = 1500ms; // far longer than the other request may take
+  auto server = start(options);
+
+  // A request the store will not reach: it waits out its catch-up...
+  zmq::context_t context;
+  zmq::socket_t waiting{context, zmq::socket_type::req};
+  waiting.set(zmq::sockopt::linger, 0);
+  waiting.connect(server.endpoint());
+  const auto asked = std::chrono::steady_clock::now();
+  waiting.send(zmq::str_buffer(R"({"after":0,"until":9223372036854775807})"));
+
+  // ... while another is answered at once.
+  auto client = client_of(server);
+  auto page = client.fetch(replay_request{0, std::nullopt, std::nullopt}, 500ms);
+  ASSERT_TRUE(page) << to_string(page.error());
+  EXPECT_EQ(page->header.count, 5u);
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, options.catch_up);
+
+  zmq::pollitem_t item{waiting.handle(), 0, ZMQ_POLLIN, 0};
+  ASSERT_EQ(zmq::poll(&item, 1, io_timeout), 1);
+  EXPECT_GE(std::chrono::steady_clock::now() - asked, options.catch_up);
+  zmq::message_t header;
+  ASSERT_TRUE(waiting.recv(header));
+  EXPECT_NE(header.to_string().find(R"("stored_last":5)"), std::string::npos) << header.to_string();
+  EXPECT_NE(header.to_string().find(R"("count":5)"), std::string::npos) << header.to_string();
+}
+
+TEST_F(ReplayServer, AReplyStopsAtTheByteBoundAndSaysMore) {
+  constexpr std::uint64_t large_events = 6;
+  constexpr std::size_t padding_bytes = max_replay_reply_bytes / 4; // 4 fill a reply
+  auto db = storage::database::open(db_path);
+  ASSERT_TRUE(db);
+  const auto padded = detail{}.add("padding", std::string(padding_bytes, 'x')).json();
+  for (std::uint64_t seq = 1; seq <= large_events; ++seq)
+    testing::store_event(*db, numbered_event(seq, event_type::branch_measured, padded));
+  auto server = start();
+  auto client = client_of(server);
+
+  std::vector<std::uint64_t> all;
+  std::uint64_t after = 0;
+  for (bool more = true; more;) {
+    auto page = client.fetch(replay_request{after, std::nullopt, std::nullopt}, io_timeout);
+    ASSERT_TRUE(page) << to_string(page.error());
+    ASSERT_GE(page->events.size(), 1u);
+    std::size_t bytes = 0;
+    for (const auto& e : page->events)
+      bytes += e.json.size();
+    EXPECT_LE(bytes, max_replay_reply_bytes) << "every page within the bound";
+    EXPECT_LT(page->events.size(), large_events);
+    for (auto seq : seqs(*page))
+      all.push_back(seq);
+    more = page->header.more;
+    after = *page->header.last;
+  }
+  EXPECT_EQ(all, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST_F(ReplayServer, AnOversizedOrManyFramedRequestIsDroppedAndTheServerGoesOn) {
+  auto db = database_with_events(db_path, 2);
+  auto server = start();
+  zmq::context_t context;
+
+  // One byte over the bound: ZeroMQ disconnects the peer before reading the frame.
+  zmq::socket_t oversized{context, zmq::socket_type::req};
+  oversized.set(zmq::sockopt::linger, 0);
+  oversized.connect(server.endpoint());
+  std::string big(static_cast<std::size_t>(max_replay_request_bytes) + 1, ' ');
+  big.replace(0, 9, R"({"after":)");
+  big.back() = '}';
+  big[big.size() - 2] = '0';
+  oversized.send(zmq::buffer(big));
+
+  // A message of more frames than a request has.
+  zmq::socket_t many_frames{context, zmq::socket_type::dealer};
+  many_frames.set(zmq::sockopt::linger, 0);
+  many_frames.connect(server.endpoint());
+  many_frames.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
+  for (std::size_t frame = 0; frame < max_replay_request_frames; ++frame)
+    many_frames.send(zmq::str_buffer("{}"), zmq::send_flags::sndmore);
+  many_frames.send(zmq::str_buffer(R"({"after":0})"));
+
+  auto client = client_of(server);
+  auto page = client.fetch(replay_request{0, std::nullopt, std::nullopt}, io_timeout);
+  ASSERT_TRUE(page) << to_string(page.error());
+  EXPECT_EQ(page->header.count, 2u);
+  zmq::pollitem_t items[] = {{oversized.handle(), 0, ZMQ_POLLIN, 0},
+                             {many_frames.handle(), 0, ZMQ_POLLIN, 0}};
+  EXPECT_EQ(zmq::poll(items, 2, testing::quiet_period), 0) << "neither was answered";
+  EXPECT_EQ(server.counters().requests, 1u);
+}
+
+TEST_F(ReplayServer, ASeqAboveTwoToTheSixtyThreeIsABadRequestNamingIt) {
+  auto db = database_with_events(db_path, 3);
+  auto server = start();
+  zmq::context_t context;
+  zmq::socket_t raw{context, zmq::socket_type::req};
+  raw.set(zmq::sockopt::linger, 0);
+  raw.connect(server.endpoint());
+  raw.send(zmq::str_buffer(R"({"after":9223372036854775808})"));
+  zmq::message_t reply;
+  ASSERT_TRUE(raw.recv(reply));
+  EXPECT_EQ(reply.to_string(),
+            R"x({"status":"bad_request","place":"after","message":"9223372036854775808 is above )x"
+            R"x(the largest seq (2^63 - 1 = 9223372036854775807)"})x");
+  EXPECT_FALSE(reply.more()) << "no event follows a refusal";
+}
+
 } // namespace
 } // namespace warpforge::feed
