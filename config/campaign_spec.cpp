@@ -110,6 +110,26 @@ std::optional<gpu_selection_kind> gpu_selection_kind_from_string(std::string_vie
   return std::nullopt;
 }
 
+std::optional<std::string> job_name_problem(std::string_view name) {
+  if (name.empty())
+    return std::string{"is empty"};
+  if (name.size() > defaults::max_job_name_chars)
+    return "has " + std::to_string(name.size()) + " characters, more than " +
+           std::to_string(defaults::max_job_name_chars);
+  if (name.front() == '.' || name.front() == '-')
+    return "'" + std::string{name} + "' starts with '" + name.front() + "'";
+  for (char c : name) {
+    const bool allowed = std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+    if (!allowed) {
+      const auto shown = std::isprint(static_cast<unsigned char>(c)) != 0
+                           ? "'" + std::string(1, c) + "'"
+                           : "byte " + std::to_string(static_cast<unsigned>(static_cast<unsigned char>(c)));
+      return "'" + std::string{name.substr(0, 64)} + (name.size() > 64 ? "..." : "") + "' holds " + shown;
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 using toml_reader::index_key;
@@ -594,6 +614,14 @@ private:
       }
       job.problem = std::move(*loaded);
       job.name = name.value_or(job.problem.name);
+      const toml::node* given = table->get("name");
+      if (auto why = job_name_problem(job.name)) {
+        r_.error(given != nullptr ? given->source() : at, join_key(path, "name"),
+                 (given != nullptr ? "the job name " : "the job name (the problem's name) ") + *why,
+                 "a job name becomes a folder: 1 to " + std::to_string(defaults::max_job_name_chars) +
+                   " letters, digits, '_', '-' or '.', not starting with '.' or '-'; set name = \"...\"");
+        continue;
+      }
       if (!names.insert(job.name).second) {
         const toml::node* name_node = table->get("name");
         r_.error(name_node != nullptr ? name_node->source() : at, join_key(path, "name"),

@@ -180,6 +180,10 @@ struct campaign_spec {
   bool operator==(const campaign_spec&) const = default;
 };
 
+/// Why `name` cannot name a job, or nullopt when it can: 1 to defaults::max_job_name_chars
+/// characters from [A-Za-z0-9_.-], not starting with '.' or '-' (it becomes a folder of the run).
+std::optional<std::string> job_name_problem(std::string_view name);
+
 /// Reads and validates the campaign at `path` and every problem spec its jobs name.
 expected<campaign_spec, toml_reader::placed_errors>
 load_campaign(const std::filesystem::path& path);

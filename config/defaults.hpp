@@ -37,6 +37,20 @@ inline constexpr double atol_f64 = 1e-14; // absolute
 inline constexpr double rtol_integer = 0.0; // integers compare exactly
 inline constexpr double atol_integer = 0.0;
 
+// --- tunables and the search space (bounds on what a spec may ask for) ---------------------------
+// A value list is checked for duplicates in O(n) and the grid is mixed-radix ordinals, so these are
+// not speed limits of the loader: they keep a typo (a range with a tiny step, a generated list run
+// wild) from becoming a campaign that can never be searched, and a spec's memory bounded.
+inline constexpr std::size_t max_tunable_values = 4096;  // values of one tunable (`values` or `range`)
+inline constexpr std::uint64_t max_search_space_points = std::uint64_t{1} << 40; // grid points: the
+                                                          // product of the tunables' value counts
+                                                          // (2^40, about 1.1e12)
+
+// --- jobs -----------------------------------------------------------------------------------------
+// A job's name is a folder under <run>/jobs/ (and <run>/llm/): a bound well under NAME_MAX (255
+// bytes) and a portable charset keep every path built from it valid on any file system.
+inline constexpr std::size_t max_job_name_chars = 128; // characters (bytes) of a job name
+
 // --- campaign -------------------------------------------------------------------------------------
 inline constexpr std::string_view run_root = "runs"; // folder, relative to the campaign file
 inline constexpr std::uint32_t iterations = 10;       // optimisation iterations per job

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 namespace warpforge::config {
@@ -126,8 +127,8 @@ constexpr std::string_view init_normal_keys[] = {"kind", "mean", "stddev"};
 constexpr std::string_view init_constant_keys[] = {"kind", "value"};
 constexpr std::string_view init_plain_keys[] = {"kind"};
 
-// Upper bound on the values of one tunable (a `range` with a tiny step is most likely a typo).
-constexpr std::size_t max_tunable_values = 4096;
+using defaults::max_search_space_points;
+using defaults::max_tunable_values;
 
 bool mentions_word(std::string_view text, std::string_view word) {
   const auto is_word_char = [](char c) {
@@ -178,8 +179,10 @@ public:
       spec.kernel = parse_kernel(*kernel, "kernel", kernel_keys);
     if (const auto* dims = r_.table(root, "", "dims", presence::optional))
       spec.dims = parse_dims(*dims);
-    if (const auto* tunables = r_.array(root, "", "tunables", presence::optional))
+    if (const auto* tunables = r_.array(root, "", "tunables", presence::optional)) {
       spec.tunables = parse_tunables(*tunables);
+      check_space_size(spec.tunables);
+    }
     detail::read_configs(root, r_, spec, broken_, options_.read_configs_file);
     if (const auto* deploy = r_.table(root, "", "deploy", presence::optional))
       spec.deploy = deploy::read_deploy_table(*deploy, "deploy", r_, file_);
@@ -300,6 +303,25 @@ private:
     return out;
   }
 
+  // The grid is the product of the value counts: past max_search_space_points, the tunable where
+  // the product crossed the bound is named.
+  void check_space_size(const std::vector<tunable_spec>& tunables) {
+    std::uint64_t points = 1;
+    for (std::size_t i = 0; i < tunables.size(); ++i) {
+      const auto count = static_cast<std::uint64_t>(tunables[i].values.size());
+      if (count == 0)
+        continue;
+      if (points > max_search_space_points / count) {
+        r_.error(tunables[i].place, index_key("tunables", i),
+                 "the tunables up to '" + tunables[i].name + "' span more than " +
+                   std::to_string(max_search_space_points) + " grid points (the product of their value counts)",
+                 "list fewer values, or split the problem; constraints do not shrink the grid");
+        return;
+      }
+      points *= count;
+    }
+  }
+
   std::optional<tunable_spec> parse_tunable(const toml::table& table, const std::string& path) {
     r_.check_keys(table, path, tunable_keys);
     tunable_spec out;
@@ -367,6 +389,16 @@ private:
       r_.error(node.source(), key, "must not be empty", "list at least one value");
       return out;
     }
+    if (array->size() > max_tunable_values) { // refused before a value is read
+      r_.error(node.source(), key,
+               "the list has " + std::to_string(array->size()) + " values, more than " +
+                 std::to_string(max_tunable_values),
+               "a tunable takes at most " + std::to_string(max_tunable_values) + " values; list fewer");
+      return {};
+    }
+    out.reserve(array->size());
+    std::unordered_set<std::int64_t> listed; // duplicates in O(n)
+    listed.reserve(array->size());
     for (std::size_t i = 0; i < array->size(); ++i) {
       const auto& element = *array->get(i);
       const auto* value = element.as_integer();
@@ -375,7 +407,7 @@ private:
                       element.is_boolean() ? "write 0 or 1 for on/off tunables" : "");
         return {};
       }
-      if (std::find(out.begin(), out.end(), value->get()) != out.end()) {
+      if (!listed.insert(value->get()).second) {
         r_.error(element.source(), index_key(key, i),
                  "value " + std::to_string(value->get()) + " is listed twice", "remove one");
         return {};
@@ -736,6 +768,24 @@ private:
   }
 
   // --- [reference] ------------------------------------------------------------------------------
+  // allow_lower_precision speaks of float outputs: on a problem without one it would say nothing.
+  void check_lower_precision(const toml::table& table, problem_spec& spec) {
+    const auto allowed = r_.boolean(table, "reference", "allow_lower_precision", presence::optional);
+    if (!allowed)
+      return;
+    const bool float_output = std::any_of(spec.args.begin(), spec.args.end(), [](const arg_spec& arg) {
+      const auto* b = std::get_if<buffer_spec>(&arg);
+      return b != nullptr && b->role != arg_role::input && is_floating_point(b->type);
+    });
+    if (!float_output && !spec.args.empty()) {
+      r_.error(table.get("allow_lower_precision")->source(), "reference.allow_lower_precision",
+               "the problem has no float output (output or inout buffer of f16, bf16, f32 or f64)",
+               "remove it: lower precision is about float arithmetic narrower than the outputs");
+      return;
+    }
+    spec.reference.allow_lower_precision = *allowed;
+  }
+
   reference_spec parse_reference(const toml::table& table) {
     reference_spec out;
     const std::string path = "reference";
@@ -768,24 +818,6 @@ private:
       if (auto value = r_.number(table, path, name, presence::optional)) {
         if (!(*value >= 0.0))
           r_.error(table.get(name)->source(), join_key(path, name),
-  // allow_lower_precision speaks of float outputs: on a problem without one it would say nothing.
-  void check_lower_precision(const toml::table& table, problem_spec& spec) {
-    const auto allowed = r_.boolean(table, "reference", "allow_lower_precision", presence::optional);
-    if (!allowed)
-      return;
-    const bool float_output = std::any_of(spec.args.begin(), spec.args.end(), [](const arg_spec& arg) {
-      const auto* b = std::get_if<buffer_spec>(&arg);
-      return b != nullptr && b->role != arg_role::input && is_floating_point(b->type);
-    });
-    if (!float_output && !spec.args.empty()) {
-      r_.error(table.get("allow_lower_precision")->source(), "reference.allow_lower_precision",
-               "the problem has no float output (output or inout buffer of f16, bf16, f32 or f64)",
-               "remove it: lower precision is about float arithmetic narrower than the outputs");
-      return;
-    }
-    spec.reference.allow_lower_precision = *allowed;
-  }
-
                    std::string{name} + " must be >= 0, got " + std::to_string(*value),
                    "tolerances are |got - want| <= atol + rtol * |want|");
         else
