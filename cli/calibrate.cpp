@@ -156,11 +156,21 @@ public:
     std::lock_guard lock{mutex_};
     const bool passed = cal::is_passing(r.result);
     const std::string status{cal::to_string(r.result)};
-    set_state(r.name, passed ? vocabulary::job_state::finished : vocabulary::job_state::failed,
-              passed ? "" : status + (r.notes.empty() ? "" : ": " + r.notes.front()));
+    const std::string reason = passed ? "" : status + (r.notes.empty() ? "" : ": " + r.notes.front());
+    set_state(r.name, passed ? vocabulary::job_state::finished : vocabulary::job_state::failed, reason);
+    // What was not measured is null with the reason beside it, never 0 (docs/events.md).
     feed::detail detail;
-    detail.add("status", status).add("value", r.value).add("unit", r.unit).add("cv", r.stats.cv)
-      .add("trials", static_cast<std::uint64_t>(r.stats.n)).add("sass", r.sass_verdict);
+    detail.add("status", status);
+    r.value ? detail.add("value", *r.value) : detail.add_null("value");
+    detail.add("unit", r.unit);
+    cal::has_spread(r.stats) && r.value ? detail.add("cv", r.stats.cv) : detail.add_null("cv");
+    detail.add("trials", static_cast<std::uint64_t>(r.stats.n)).add("sass", r.sass_verdict);
+    if (!passed)
+      detail.add("reason", reason); // job_failed's reason (docs/events.md), as the job row has it
+    if (!r.value)
+      detail.add("not_measured_reason", cal::not_measured_reason(r));
+    else if (!cal::has_spread(r.stats))
+      detail.add("not_measured_reason", "cv: " + cal::missing_spread_reason(r.stats));
     emit(passed ? feed::event_type::job_finished : feed::event_type::job_failed, r.name, gpu.ordinal, detail.json());
   }
 
@@ -228,19 +238,31 @@ cal::calibration_options engine_options(const config::campaign_spec& spec, const
   return options;
 }
 
-// One line per parameter: status, value, CV, the published value and the GPU.
+// One line per parameter: status, value, CV, the published value and the GPU. A parameter without
+// a value reads "not measured" and why, never a number; a CV needs two kept trials.
 void print_summary(const cal::run_summary& summary, const fs::path& run_dir) {
   std::printf("\n%-30s %-20s %14s %-12s %7s %12s  %s\n", "parameter", "status", "value", "unit", "cv", "known", "gpu");
   for (const auto& r : summary.results) {
     char known[32] = "-";
     if (r.known)
       std::snprintf(known, sizeof known, "%.6g", r.known->value);
-    std::printf("%-30s %-20s %14.6g %-12s %6.2f%% %12s  %s\n", r.name.c_str(),
-                std::string{cal::to_string(r.result)}.c_str(), r.value, r.unit.c_str(), r.stats.cv * 100,
-                known, r.gpu_name.c_str());
+    const std::string status{cal::to_string(r.result)};
+    if (!r.value) {
+      std::printf("%-30s %-20s not measured: %s\n", r.name.c_str(), status.c_str(),
+                  cal::not_measured_reason(r).c_str());
+      continue;
+    }
+    char cv[32] = "-";
+    if (cal::has_spread(r.stats))
+      std::snprintf(cv, sizeof cv, "%.2f%%", r.stats.cv * 100);
+    std::printf("%-30s %-20s %14.6g %-12s %7s %12s  %s\n", r.name.c_str(), status.c_str(), *r.value,
+                r.unit.c_str(), cv, known, r.gpu_name.c_str());
   }
-  std::printf("\n%zu of %zu passed; %zu measured now, %zu kept from before, %zu deferred%s\n", summary.passing(),
-              summary.results.size(), summary.measured.size(), summary.kept.size(), summary.deferred.size(),
+  const std::size_t attempted = summary.attempted.size(), measured = summary.measured_now();
+  std::printf("\n%zu of %zu passed; %zu measured now", summary.passing(), summary.results.size(), measured);
+  if (attempted > measured)
+    std::printf(" (%zu more tried, not measured)", attempted - measured);
+  std::printf(", %zu kept from before, %zu deferred%s\n", summary.kept.size(), summary.deferred.size(),
               summary.interrupted ? "; INTERRUPTED (warpforge calibrate --resume <run-dir>)" : "");
   for (const auto& problem : summary.problems)
     std::printf("  problem: %s\n", problem.c_str());

@@ -117,9 +117,12 @@ std::map<std::string, cal::parameter_result> kept_results(std::vector<cal::param
 }
 
 std::string result_detail(const cal::parameter_result& r) {
+  const std::string status{cal::to_string(r.result)};
+  if (!r.value)
+    return status + ", not measured: " + cal::not_measured_reason(r);
   char value[48];
-  std::snprintf(value, sizeof value, " %.6g ", r.value);
-  return std::string{cal::to_string(r.result)} + value + r.unit + (r.notes.empty() ? "" : "; " + r.notes.front());
+  std::snprintf(value, sizeof value, " %.6g ", *r.value);
+  return status + value + r.unit + (r.notes.empty() ? "" : "; " + r.notes.front());
 }
 
 // Each parameter in scope, in the schedule's order: its kept result, else the plan's verdict.

@@ -30,6 +30,12 @@ std::size_t run_summary::passing() const {
     std::count_if(results.begin(), results.end(), [](const parameter_result& r) { return is_passing(r.result); }));
 }
 
+std::size_t run_summary::measured_now() const {
+  return static_cast<std::size_t>(std::count_if(results.begin(), results.end(), [&](const parameter_result& r) {
+    return was_measured(r) && std::find(attempted.begin(), attempted.end(), r.name) != attempted.end();
+  }));
+}
+
 namespace {
 
 std::shared_ptr<spdlog::logger> log() {
@@ -145,8 +151,11 @@ parameter_result calibration_run::measure(const parameter& what, const gpu_slot&
 
 void calibration_run::record(parameter_result result, const gpu_slot& gpu) {
   const auto name = result.name;
-  log()->info("{}: {} {} {} ({} trials kept)", name, to_string(result.result), result.value, result.unit,
-              result.stats.n);
+  if (result.value)
+    log()->info("{}: {} {} {} ({} trials kept)", name, to_string(result.result), *result.value, result.unit,
+                result.stats.n);
+  else
+    log()->info("{}: {}, not measured: {}", name, to_string(result.result), not_measured_reason(result));
   {
     std::lock_guard lock{mutex_};
     if (is_final(result.result))
@@ -154,7 +163,7 @@ void calibration_run::record(parameter_result result, const gpu_slot& gpu) {
     if (is_final(result.result) && !is_passing(result.result))
       notes_.annotate(name, std::string{to_string(result.result)} +
                               (result.notes.empty() ? std::string{} : ": " + result.notes.front()));
-    summary_.measured.push_back(name);
+    summary_.attempted.push_back(name);
     results_[name] = result;
     save_notes_and_reports();
   }

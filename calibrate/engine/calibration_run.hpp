@@ -45,13 +45,15 @@ bool is_final(status result);
 
 struct run_summary {
   std::vector<parameter_result> results;                   // all the run directory holds, catalog order
-  std::vector<std::string> measured;                       // measured by this call, in finishing order
+  std::vector<std::string> attempted;                      // handed to a worker by this call, in finishing
+                                                           // order (measured or not: see measured_now)
   std::vector<std::string> kept;                           // final results of an earlier run, not measured again
   std::vector<std::pair<std::string, std::string>> deferred; // name, reason
   std::vector<std::string> problems;                       // files not written
   bool interrupted = false;                                // stopped before every parameter was handed out
 
-  std::size_t passing() const; // results that pass (PASS, PASS_WITH_NOTE)
+  std::size_t passing() const;      // results that pass (PASS, PASS_WITH_NOTE)
+  std::size_t measured_now() const; // attempted by this call and given a value (not NO_DATA etc.)
 };
 
 /// Where a parameter's benchmark comes from: the built-in registry (bench/registry.hpp) in a

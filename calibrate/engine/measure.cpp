@@ -185,8 +185,7 @@ parameter_result start_result(const measure_request& request) {
   parameter_result out;
   out.name = request.what->name;
   out.unit = request.what->unit;
-  out.result = status::no_data;
-  out.value = 0;
+  out.result = status::no_data; // and no value until a trial gives one
   out.gpu_name = request.gpu.name;
   out.sass_verdict = "not checked";
   out.counter_verdict = "not validated";
@@ -263,14 +262,18 @@ void trials_step(const measure_request& request, const built_benchmark& built, b
     return;
   }
   out.stats = summarize(harvest.trials, request.throttle_fraction);
-  out.value = out.stats.median;
-  out.curve = representative_curve(harvest, out.stats.median);
   const auto verdict = judge(*request.what, out.stats, out.known);
   out.result = verdict.result;
   out.notes.insert(out.notes.end(), verdict.notes.begin(), verdict.notes.end());
+  if (!has_center(out.stats)) { // every trial non-finite: judge said NO_DATA and why
+    out.counter_verdict = "not validated: nothing was measured";
+    return;
+  }
+  out.value = out.stats.median;
+  out.curve = representative_curve(harvest, out.stats.median);
   out.counter_verdict = request.what->validation_metrics.empty()
                           ? "not validated: the catalog lists no validation metric"
-                          : steps.validate_counters(built, *request.what, out.value, request.gpu, dir);
+                          : steps.validate_counters(built, *request.what, *out.value, request.gpu, dir);
 }
 
 } // namespace

@@ -23,17 +23,24 @@ std::string archive_header(const parameter_result& r) {
   std::string out = "// warpforge calibrate: archived benchmark (generated; the source follows)\n";
   out += line("parameter", r.name);
   out += line("status", to_string(r.result));
-  out += line("value", format_value(r.value) + " " + r.unit);
+  // Only passing results are archived, and they have a value; still, nothing unmeasured is
+  // written as a number here either.
+  const std::string absent = "not measured (" + not_measured_reason(r) + ")";
+  const bool center = r.value && has_center(r.stats), spread = r.value && has_spread(r.stats);
+  const std::string no_spread = "not measured (" + missing_spread_reason(r.stats) + ")";
+  out += line("value", r.value ? format_value(*r.value) + " " + r.unit : absent);
   out += line("trials", std::to_string(r.stats.n) + " kept, " + std::to_string(r.stats.discarded) +
                             " throttled discarded");
-  out += line("median / mean / stddev", format_value(r.stats.median) + " / " +
-                                            format_value(r.stats.mean) + " / " +
-                                            format_value(r.stats.stddev) + " " + r.unit);
-  out += line("CV", format_percent(r.stats.cv));
-  out += line("95% CI of the median", "[" + format_value(r.stats.ci95_low) + ", " +
-                                          format_value(r.stats.ci95_high) + "] " + r.unit);
+  out += line("median / mean / stddev",
+              center ? format_value(r.stats.median) + " / " + format_value(r.stats.mean) + " / " +
+                         (spread ? format_value(r.stats.stddev) : std::string{"-"}) + " " + r.unit
+                     : absent);
+  out += line("CV", spread ? format_percent(r.stats.cv) : no_spread);
+  out += line("95% CI of the median", center ? "[" + format_value(r.stats.ci95_low) + ", " +
+                                                 format_value(r.stats.ci95_high) + "] " + r.unit
+                                             : absent);
   if (r.known) {
-    const auto delta = relative_delta(r.value, r.known);
+    const auto delta = r.value ? relative_delta(*r.value, r.known) : std::nullopt;
     out += line("known value", format_value(r.known->value) + " " + r.unit + " (" + r.known->arch +
                                    ", " + r.known->source + ")" +
                                    (delta ? ", delta " + format_signed_percent(*delta) : ""));

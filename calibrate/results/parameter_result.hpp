@@ -19,8 +19,10 @@ struct parameter_result {
   std::string unit;                 // the catalog's unit ("cycles", "GB/s", ...)
   status result = status::no_data;
   trial_stats stats;                // over the kept trials (empty when nothing was timed)
-  double value = 0;                 // the parameter's unit: the reported value (the median, or
-                                    // what the engine derived from the curve, e.g. a knee's size)
+  // The parameter's unit: the reported value (the median of the kept trials; for a cache size each
+  // trial's value is its curve's knee). nullopt: nothing was measured (no GPU, a build failure,
+  // a deferral, no usable trial); not_measured_reason says why. Never 0 for "not measured".
+  std::optional<double> value;
   std::optional<known_value> known; // the published value for this arch, when the catalog has one
   // Verdict texts. By convention a text starting with "PASS" or "ok" (any case) means validated,
   // anything else is the reason it was not, and "" means not checked (see verdict_passed).
@@ -35,6 +37,14 @@ struct parameter_result {
 
   bool operator==(const parameter_result&) const = default;
 };
+
+/// Whether the parameter has a measured value.
+bool was_measured(const parameter_result& result);
+
+/// Why `result` has no value, one sentence for a report ("built and SASS-checked; not run: no
+/// GPU"): the engine's last note (it appends the reason it stopped last), else what the status
+/// means. "" when the value was measured.
+std::string not_measured_reason(const parameter_result& result);
 
 /// Whether a verdict text means "validated": it starts with "PASS" or "ok", in any case.
 bool verdict_passed(std::string_view verdict_text);

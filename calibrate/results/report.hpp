@@ -18,24 +18,26 @@ namespace warpforge::calibrate {
 
 /// Markdown: a summary by status, then one row per parameter in catalog order (value, unit,
 /// status, CV, 95% CI, known value with its source, delta %, notes), the disagreements with
-/// published values and why, and the catalog's parameters that have no result.
+/// published values and why, and every parameter without a value ("not measured" and why).
 std::string render_markdown(const std::vector<parameter_result>& results, const catalog& cat);
 
-/// JSON: {"schema":"warpforge.calibrate.results/1","parameters":[...]} with every field.
+/// JSON: {"schema":"warpforge.calibrate.results/1","parameters":[...]} with every field. What was
+/// not measured is null (value, delta, the statistics), with `not_measured_reason` beside it.
 std::string render_json(const std::vector<parameter_result>& results);
 
 /// render_json's text back; the error names the JSON pointer of the first bad field.
 expected<std::vector<parameter_result>, std::string> read_json(std::string_view text);
 
-/// TSV with the seed's columns (README.md): a header row, then one row per result. Tabs and line
-/// breaks inside a field become spaces.
+/// TSV with the seed's columns (README.md), then `not_measured_reason`: a header row, then one row
+/// per result. A value or statistic that was not measured is an empty field, never 0, and the
+/// last column says why. Tabs and line breaks inside a field become spaces.
 std::string render_tsv(const std::vector<parameter_result>& results);
 
-/// The seed's TSV columns, in order.
+/// The seed's TSV columns, in order, then ours: why a value or statistic is empty.
 inline constexpr std::string_view tsv_columns[] = {
   "parameter", "value", "unit",    "mean",   "median",        "std_dev",        "CV",
   "CI_low",    "CI_high", "trials", "status", "ncu_validated", "sass_validated", "notes",
-  "timestamp",
+  "timestamp", "not_measured_reason",
 };
 
 /// The comment block put on top of an archived benchmark (CUDA source): parameter, status, value

@@ -14,21 +14,48 @@ namespace {
 
 constexpr std::string_view schema = "warpforge.calibrate.results/1";
 
+// A number, or null when it was not measured (the reason is written beside it).
+void number_or_null(json::writer& w, std::string_view key, std::optional<double> number) {
+  w.key(key);
+  number ? w.value(*number) : w.null();
+}
+
+// A reason, or null when there is nothing to explain.
+void reason_or_null(json::writer& w, std::string_view key, const std::string& reason) {
+  w.key(key);
+  reason.empty() ? w.null() : w.value(reason);
+}
+
+std::optional<double> if_set(bool set, double number) {
+  return set ? std::optional<double>{number} : std::nullopt;
+}
+
+// Statistics that were not measured are null, never 0: the centre needs a kept trial, the spread
+// two (trials.hpp); `not_measured_reason` says why any is null.
 void write_stats(json::writer& w, const trial_stats& s) {
+  const bool center = has_center(s), spread = has_spread(s);
   w.key("stats").begin_object();
   w.key("n").value(static_cast<std::uint64_t>(s.n));
   w.key("discarded").value(static_cast<std::uint64_t>(s.discarded));
   w.key("invalid").value(static_cast<std::uint64_t>(s.invalid));
-  w.key("median").value(s.median).key("mean").value(s.mean).key("stddev").value(s.stddev);
-  w.key("cv").value(s.cv).key("ci95_low").value(s.ci95_low).key("ci95_high").value(s.ci95_high);
-  w.key("ci_level").value(s.ci_level).key("max_clock_mhz").value(s.max_clock_mhz);
+  number_or_null(w, "median", if_set(center, s.median));
+  number_or_null(w, "mean", if_set(center, s.mean));
+  number_or_null(w, "stddev", if_set(spread, s.stddev));
+  number_or_null(w, "cv", if_set(spread, s.cv));
+  number_or_null(w, "ci95_low", if_set(center, s.ci95_low));
+  number_or_null(w, "ci95_high", if_set(center, s.ci95_high));
+  number_or_null(w, "ci_level", if_set(spread, s.ci_level));
+  number_or_null(w, "max_clock_mhz", if_set(s.max_clock_mhz > 0, s.max_clock_mhz)); // 0: no clock known
+  reason_or_null(w, "not_measured_reason", missing_spread_reason(s));
   w.end_object();
 }
 
 void write_result(json::writer& w, const parameter_result& r) {
   w.begin_object();
   w.key("name").value(r.name).key("unit").value(r.unit);
-  w.key("status").value(to_string(r.result)).key("value").value(r.value);
+  w.key("status").value(to_string(r.result));
+  number_or_null(w, "value", r.value);
+  reason_or_null(w, "not_measured_reason", not_measured_reason(r));
   write_stats(w, r.stats);
   w.key("known");
   if (r.known)
@@ -36,11 +63,8 @@ void write_result(json::writer& w, const parameter_result& r) {
         .key("source").value(r.known->source).end_object();
   else
     w.null();
-  w.key("delta"); // (value - known) / known, 1.0 = 100%
-  if (auto delta = relative_delta(r.value, r.known))
-    w.value(*delta);
-  else
-    w.null();
+  // (value - known) / known, 1.0 = 100%; null without a measured value or a known one.
+  number_or_null(w, "delta", r.value ? relative_delta(*r.value, r.known) : std::nullopt);
   w.key("sass_verdict").value(r.sass_verdict).key("counter_verdict").value(r.counter_verdict);
   w.key("arch").value(r.arch).key("gpu_name").value(r.gpu_name);
   w.key("notes").begin_array();
@@ -80,7 +104,20 @@ struct field_reader {
     auto e = at(object, path, key);
     if (e && !e->is_null() && e->get_double().get(out) != simdjson::SUCCESS)
       wrong(path, key, "a number");
-    return out; // null: a non-finite number was written, read as 0
+    return out; // null: not measured (or a non-finite number), read as 0 (trials.hpp)
+  }
+  // A number, or nullopt for null: what was not measured stays not measured.
+  std::optional<double> number_or_absent(simdjson::dom::element object, const std::string& path,
+                                         std::string_view key) {
+    auto e = at(object, path, key);
+    if (!e || e->is_null())
+      return std::nullopt;
+    double out = 0;
+    if (e->get_double().get(out) != simdjson::SUCCESS) {
+      wrong(path, key, "a number or null");
+      return std::nullopt;
+    }
+    return out;
   }
   std::size_t count(simdjson::dom::element object, const std::string& path, std::string_view key) {
     std::uint64_t out = 0;
@@ -137,9 +174,12 @@ parameter_result read_result(field_reader& f, simdjson::dom::element e, const st
     r.result = *s;
   else if (f.error.empty())
     f.error = path + "/status: unknown status '" + status_text + "'";
-  r.value = f.number(e, path, "value");
+  r.value = f.number_or_absent(e, path, "value");
   if (auto stats = f.at(e, path, "stats"))
     r.stats = read_stats(f, *stats, path + "/stats");
+  // Written by an older warpforge, which said 0 where no trial was kept: nothing was measured.
+  if (r.value && *r.value == 0 && r.stats.n == 0)
+    r.value.reset();
   if (auto known = f.at(e, path, "known"); known && !known->is_null())
     r.known = known_value{f.text(*known, path + "/known", "arch"),
                           f.number(*known, path + "/known", "value"),

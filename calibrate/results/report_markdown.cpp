@@ -2,6 +2,7 @@
 #include "calibrate/results/number_format.hpp"
 #include "calibrate/results/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -31,7 +32,10 @@ std::string joined(const std::vector<std::string>& notes) {
   return out;
 }
 
-bool was_timed(const parameter_result& r) { return r.stats.n > 0; }
+// "not measured (no GPU)": what every cell of a value that was not measured says.
+std::string not_measured_text(const std::string& reason) {
+  return "not measured" + (reason.empty() ? std::string{} : " (" + cell(reason) + ")");
+}
 
 std::string header(const std::vector<parameter_result>& results) {
   std::string gpu, arch;
@@ -42,9 +46,11 @@ std::string header(const std::vector<parameter_result>& results) {
       arch = r.arch;
   }
   std::string out = "# Calibration report\n\n";
+  const auto measured = std::count_if(results.begin(), results.end(), was_measured);
   out += "GPU: " + (gpu.empty() ? std::string{"unknown"} : gpu) + " (" +
-         (arch.empty() ? std::string{"arch unknown"} : arch) + "), " +
-         std::to_string(results.size()) + " parameter(s) measured.\n\n";
+         (arch.empty() ? std::string{"arch unknown"} : arch) + "), " + std::to_string(results.size()) +
+         " parameter(s): " + std::to_string(measured) + " measured, " +
+         std::to_string(results.size() - static_cast<std::size_t>(measured)) + " not measured.\n\n";
   out += "Value: the median of the kept trials (throttled trials discarded); 95% CI: of the "
          "median; delta: (value - known) / known.\n\n";
   std::map<std::string_view, std::size_t> counts;
@@ -57,20 +63,22 @@ std::string header(const std::vector<parameter_result>& results) {
   return out + "\n";
 }
 
+// A parameter without a value says "not measured (why)" in its value cell and a dash in every
+// cell computed from the value (CV, CI, delta): no number stands where nothing was measured.
 std::string row(const parameter_result& r, const parameter* spec) {
-  const bool timed = was_timed(r);
-  const auto delta = relative_delta(r.value, r.known);
+  const bool center = r.value && has_center(r.stats), spread = r.value && has_spread(r.stats);
+  const auto delta = r.value ? relative_delta(*r.value, r.known) : std::nullopt;
   std::string out = "| " + cell(r.name);
   out += " | " + (spec ? std::to_string(spec->priority) : std::string{"—"});
   out += " | " + (spec ? std::string{to_string(spec->group)} : std::string{"—"});
-  out += " | " + (timed || r.value != 0 ? format_value(r.value) : std::string{"—"});
+  out += " | " + (r.value ? format_value(*r.value) : not_measured_text(not_measured_reason(r)));
   out += " | " + cell(r.unit);
   out += " | " + std::string{to_string(r.result)};
-  out += " | " + (timed ? format_percent(r.stats.cv) : std::string{"—"});
-  out += " | " + (timed ? "[" + format_value(r.stats.ci95_low) + ", " +
-                              format_value(r.stats.ci95_high) + "]"
-                        : std::string{"—"});
-  out += " | " + (timed ? std::to_string(r.stats.n) : std::string{"0"});
+  out += " | " + (spread ? format_percent(r.stats.cv) : std::string{"—"});
+  out += " | " + (center ? "[" + format_value(r.stats.ci95_low) + ", " +
+                               format_value(r.stats.ci95_high) + "]"
+                         : std::string{"—"});
+  out += " | " + std::to_string(r.stats.n); // trials kept: a count, 0 when none was
   out += " | " + (r.known ? format_value(r.known->value) + " (" + r.known->arch + ")" : std::string{"—"});
   out += " | " + cell(r.known ? r.known->source : "");
   out += " | " + (delta ? format_signed_percent(*delta) : std::string{"—"});
@@ -98,12 +106,12 @@ std::string table(const std::vector<parameter_result>& results, const catalog& c
 std::string disagreements(const std::vector<parameter_result>& results) {
   std::string out;
   for (const auto& r : results) {
-    if (r.stats.n == 0) // nothing was measured (NO_DATA, deferred, a build failure): nothing to compare
+    if (!r.value) // nothing was measured (NO_DATA, deferred, a build failure): nothing to compare
       continue;
-    const auto delta = relative_delta(r.value, r.known);
+    const auto delta = relative_delta(*r.value, r.known);
     if (r.result != status::known_value_mismatch && !(delta && std::abs(*delta) > judge_rules{}.known_tolerance))
       continue;
-    out += "- **" + r.name + "**: " + format_value(r.value) + " " + r.unit + " against " +
+    out += "- **" + r.name + "**: " + format_value(*r.value) + " " + r.unit + " against " +
            (r.known ? format_value(r.known->value) + " (" + r.known->source + ")" : "—") +
            (delta ? ", " + format_signed_percent(*delta) : "") + ". " +
            (r.notes.empty() ? std::string{"No explanation recorded."} : cell(joined(r.notes))) + "\n";
@@ -111,15 +119,21 @@ std::string disagreements(const std::vector<parameter_result>& results) {
   return out.empty() ? "" : "## Disagreements with published values\n\n" + out + "\n";
 }
 
+// Every parameter without a value: those this run tried (with the reason), then the catalog's
+// parameters it has no result for.
 std::string not_measured(const std::vector<parameter_result>& results, const catalog& cat) {
-  std::set<std::string_view> measured;
-  for (const auto& r : results)
-    measured.insert(r.name);
+  std::set<std::string_view> with_result;
   std::string out;
+  for (const auto& r : results) {
+    with_result.insert(r.name);
+    if (!r.value)
+      out += "- " + r.name + ": " + std::string{to_string(r.result)} + ", " +
+             cell(not_measured_reason(r)) + "\n";
+  }
   for (const parameter& spec : cat.parameters())
-    if (!measured.contains(spec.name))
+    if (!with_result.contains(spec.name))
       out += "- " + spec.name + " (priority " + std::to_string(spec.priority) + ", " +
-             spec.unit + ")\n";
+             spec.unit + "): not in this run\n";
   return out.empty() ? "" : "## Not measured\n\n" + out + "\n";
 }
 

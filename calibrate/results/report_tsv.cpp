@@ -22,6 +22,9 @@ std::string number(double value) {
   return text;
 }
 
+// A statistic, or an empty field when it was not measured (the reason is the last column).
+std::string number_if(bool measured, double value) { return measured ? number(value) : std::string{}; }
+
 // The seed is Python: its booleans are spelled True / False.
 std::string_view boolean(bool flag) { return flag ? "True" : "False"; }
 
@@ -36,14 +39,27 @@ std::string render_tsv(const std::vector<parameter_result>& results) {
     std::string notes;
     for (const auto& note : r.notes)
       notes += (notes.empty() ? "" : "; ") + note;
+    const bool center = r.value && has_center(r.stats), spread = r.value && has_spread(r.stats);
+    std::string reason = not_measured_reason(r);
+    if (reason.empty())
+      reason = missing_spread_reason(r.stats);
     const std::string fields[] = {
-      field(r.name),           number(r.value),          field(r.unit),
-      number(r.stats.mean),    number(r.stats.median),   number(r.stats.stddev),
-      number(r.stats.cv),      number(r.stats.ci95_low), number(r.stats.ci95_high),
-      std::to_string(r.stats.n), std::string{to_string(r.result)},
+      field(r.name),
+      r.value ? number(*r.value) : std::string{},
+      field(r.unit),
+      number_if(center, r.stats.mean),
+      number_if(center, r.stats.median),
+      number_if(spread, r.stats.stddev),
+      number_if(spread, r.stats.cv),
+      number_if(center, r.stats.ci95_low),
+      number_if(center, r.stats.ci95_high),
+      std::to_string(r.stats.n),
+      std::string{to_string(r.result)},
       std::string{boolean(verdict_passed(r.counter_verdict))},
       std::string{boolean(verdict_passed(r.sass_verdict))},
-      field(notes),            field(r.measured_at),
+      field(notes),
+      field(r.measured_at),
+      field(reason),
     };
     static_assert(std::size(fields) == std::size(tsv_columns));
     for (std::size_t i = 0; i < std::size(fields); ++i)

@@ -25,7 +25,9 @@ expected<double, std::string> input(const result_index& results, const std::stri
     return unexpected(name + " was not measured");
   if (!is_passing(it->second->result))
     return unexpected(name + " is " + std::string{to_string(it->second->result)});
-  return it->second->value;
+  if (!it->second->value)
+    return unexpected(name + " was not measured (" + not_measured_reason(*it->second) + ")");
+  return *it->second->value;
 }
 
 std::string integer_or_value(double value, bool integer) {
@@ -80,9 +82,10 @@ std::string inputs_comment(const simulator_key& key, const result_index& results
       seen.push_back(name);
       auto it = results.find(name);
       out += (out.empty() ? "" : ", ") + name + " " +
-             (it == results.end() ? std::string{"not measured"}
-                                  : format_value(it->second->value) + " " + it->second->unit + " (" +
-                                        std::string{to_string(it->second->result)} + ")");
+             (it == results.end()       ? std::string{"not measured"}
+              : !it->second->value ? "not measured (" + std::string{to_string(it->second->result)} + ")"
+                                   : format_value(*it->second->value) + " " + it->second->unit + " (" +
+                                       std::string{to_string(it->second->result)} + ")");
     }
     if (part.formula == part_formula::literal)
       out += (out.empty() ? "" : ", ") + std::string{"literal "} + part.text + " from " + part.source;

@@ -7,6 +7,17 @@
 
 namespace warpforge::calibrate {
 
+bool has_center(const trial_stats& stats) { return stats.n >= 1; }
+bool has_spread(const trial_stats& stats) { return stats.n >= 2; }
+
+std::string missing_spread_reason(const trial_stats& stats) {
+  if (stats.n == 0)
+    return "no trial kept";
+  if (stats.n == 1)
+    return "one trial kept: no spread";
+  return "";
+}
+
 trial_stats summarize(const std::vector<trial>& trials, double throttle_fraction) {
   trial_stats out;
   for (const trial& t : trials)

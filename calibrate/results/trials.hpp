@@ -11,6 +11,7 @@
 // timing of warpforge), applied to the parameter's own unit instead of seconds.
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace warpforge::calibrate {
@@ -42,6 +43,14 @@ struct trial_stats {
 
   bool operator==(const trial_stats&) const = default;
 };
+
+/// Which statistics mean something. Kept trials give the centre (median, mean) and the CI's
+/// bounds (the extreme kept trials when n <= 5); a spread (stddev, CV, the CI's coverage) needs
+/// two. The fields of what is absent hold 0 and must be reported as not measured, never as 0.
+bool has_center(const trial_stats& stats); // n >= 1
+bool has_spread(const trial_stats& stats); // n >= 2
+/// Why the spread is absent ("no trial kept", "one trial kept: no spread"); "" when it is there.
+std::string missing_spread_reason(const trial_stats& stats);
 
 /// Statistics of `trials` (any order), throttled and non-finite trials left out and counted.
 trial_stats summarize(const std::vector<trial>& trials,

@@ -173,8 +173,8 @@ TEST_F(calibration_run_test, a_resume_measures_only_what_the_interrupted_run_did
   observer.stop_after_first_ = &stop;
   const auto interrupted = run(first, one_gpu(), observer, &stop);
   EXPECT_TRUE(interrupted.interrupted);
-  ASSERT_EQ(interrupted.measured.size(), 1u);
-  EXPECT_EQ(interrupted.measured.front(), "a");
+  ASSERT_EQ(interrupted.attempted.size(), 1u);
+  EXPECT_EQ(interrupted.attempted.front(), "a");
 
   options_.resume = true;
   fake_steps second{{}};
@@ -226,9 +226,23 @@ TEST_F(calibration_run_test, without_a_gpu_every_benchmark_is_built_and_gated_an
   for (const auto& r : summary.results) {
     EXPECT_EQ(r.result, status::no_data) << r.name;
     EXPECT_FALSE(is_final(r.result));
+    EXPECT_FALSE(r.value) << r.name << ": nothing was measured, so no value (not 0)";
   }
   EXPECT_EQ(steps.calls("c").disassemblies, 1);
   EXPECT_EQ(steps.calls("c").trial_runs, 0);
+  EXPECT_EQ(summary.attempted.size(), summary.results.size()) << "each was tried";
+  EXPECT_EQ(summary.measured_now(), 0u) << "and none measured: the count says so";
+}
+
+TEST_F(calibration_run_test, measured_now_counts_only_the_parameters_given_a_value) {
+  fake_steps steps{{{"d", behaviour::compile_error}}};
+  recording_observer observer;
+  const auto summary = run(steps, one_gpu(), observer);
+  std::size_t with_value = 0;
+  for (const auto& r : summary.results)
+    with_value += r.value.has_value();
+  EXPECT_GT(summary.attempted.size(), with_value) << "d did not compile";
+  EXPECT_EQ(summary.measured_now(), with_value);
 }
 
 TEST_F(calibration_run_test, max_priority_leaves_out_the_lower_priorities) {

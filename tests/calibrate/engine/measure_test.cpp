@@ -49,13 +49,14 @@ TEST_F(measure_test, a_steady_benchmark_passes_with_its_median_and_is_archived_w
   const auto result = measure("lat", steps);
   EXPECT_EQ(result.result, status::pass) << (result.notes.empty() ? "" : result.notes.front());
   EXPECT_EQ(result.stats.n, 10u);
-  EXPECT_NEAR(result.value, 4.0045, 1e-9);
+  ASSERT_TRUE(result.value);
+  EXPECT_NEAR(*result.value, 4.0045, 1e-9);
   EXPECT_EQ(result.arch, "sm_90");
   EXPECT_EQ(result.gpu_name, "NVIDIA H100 80GB HBM3");
   EXPECT_TRUE(verdict_passed(result.sass_verdict)) << result.sass_verdict;
   EXPECT_EQ(result.counter_verdict, "not validated: stand-in");
   EXPECT_EQ(steps.calls("lat").counter_checks, 1) << "once, after the trials";
-  EXPECT_DOUBLE_EQ(steps.calls("lat").counter_measured, result.value) << "told the measured value";
+  EXPECT_DOUBLE_EQ(steps.calls("lat").counter_measured, *result.value) << "told the measured value";
   const auto archived = read_whole_file(archive_path(dir_, "lat"));
   ASSERT_TRUE(archived);
   EXPECT_EQ(archived->rfind("// ", 0), 0u) << "the metadata header comes first";
@@ -115,7 +116,8 @@ TEST_F(measure_test, throttled_trials_are_discarded_and_the_rest_still_pass) {
   const auto result = measure("lat", steps);
   EXPECT_EQ(result.stats.discarded, 2u);
   EXPECT_EQ(result.stats.n, 8u);
-  EXPECT_NEAR(result.value, 4.0, 1e-9) << "the throttled trials' slower values are left out";
+  ASSERT_TRUE(result.value);
+  EXPECT_NEAR(*result.value, 4.0, 1e-9) << "the throttled trials' slower values are left out";
   EXPECT_TRUE(is_passing(result.result)) << to_string(result.result);
 }
 
@@ -138,6 +140,24 @@ TEST_F(measure_test, without_a_gpu_the_benchmark_is_built_and_gated_but_not_run)
   EXPECT_EQ(steps.calls("lat").trial_runs, 0);
   EXPECT_EQ(steps.calls("lat").counter_checks, 0) << "no GPU ran trials: no counters to read";
   EXPECT_TRUE(verdict_passed(result.sass_verdict));
+  EXPECT_FALSE(result.value) << "nothing was measured: no value, not 0";
+  EXPECT_NE(not_measured_reason(result).find("no GPU"), std::string::npos) << not_measured_reason(result);
+}
+
+TEST_F(measure_test, every_way_of_measuring_nothing_leaves_no_value_and_says_why) {
+  const std::pair<behaviour, std::string_view> cases[] = {
+    {behaviour::sass_mismatch, "SASS gate"}, {behaviour::compile_error, "build for"},
+    {behaviour::timeout, "timeout"},         {behaviour::crash, "trial 10"},
+    {behaviour::no_value, "no value"},
+  };
+  for (const auto& [how, reason] : cases) {
+    fake_steps steps{{{"lat", how}}};
+    const auto result = measure("lat", steps);
+    EXPECT_FALSE(result.value) << to_string(result.result) << " has value " << result.value.value_or(-1);
+    EXPECT_FALSE(was_measured(result));
+    EXPECT_NE(not_measured_reason(result).find(reason), std::string::npos)
+      << to_string(result.result) << ": " << not_measured_reason(result);
+  }
 }
 
 TEST_F(measure_test, without_a_disassembler_the_trials_run_and_the_verdict_says_not_checked) {

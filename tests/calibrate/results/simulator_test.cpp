@@ -99,6 +99,22 @@ TEST(simulator, a_missing_parameter_is_named_as_not_measured) {
             std::string::npos);
 }
 
+TEST(simulator, a_parameter_tried_but_not_measured_shows_no_number_in_the_comment) {
+  auto results = h100_results();
+  for (auto& r : results)
+    if (r.name == "l1_hit_latency") {
+      r.result = status::no_data;
+      r.value.reset();
+      r.stats = {};
+      r.notes = {"built and SASS-checked; not run: no GPU"};
+    }
+  const auto accel = accel_sim_config(results);
+  const auto line = line_of(accel, "# -gpgpu_l1_latency ?");
+  EXPECT_NE(line.find("l1_hit_latency is NO_DATA"), std::string::npos) << line;
+  EXPECT_NE(accel.find("l1_hit_latency not measured (NO_DATA)"), std::string::npos) << accel;
+  EXPECT_EQ(accel.find("l1_hit_latency 0 "), std::string::npos) << accel;
+}
+
 TEST(simulator, a_placeholder_leaves_the_key_for_the_user) {
   const auto line = line_of(accel_sim_config(h100_results()), "# -gpgpu_clock_domains 1755:");
   EXPECT_EQ(line.rfind("# -gpgpu_clock_domains 1755:1755:1755:<DRAM clock, MHz>", 0), 0u) << line;
