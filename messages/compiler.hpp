@@ -32,14 +32,20 @@ typename Inspector::result_type inspect(Inspector& f, compile_request& x) {
 namespace warpforge::pipeline {
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, code_policy& x) {
+  return f(caf::meta::type_name("code_policy"), x.problem_type, x.lower_precision_allowed);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, compile_order& x) {
-  return f(caf::meta::type_name("compile_order"), x.ref, x.request, x.output_dir, x.file_stem, x.keep_files);
+  return f(caf::meta::type_name("compile_order"), x.ref, x.request, x.output_dir, x.file_stem, x.keep_files,
+           x.code);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, built_kernel& x) {
   return f(caf::meta::type_name("built_kernel"), x.ref, x.outcome, x.arch, x.cubin_path, x.log,
-           x.compile_s, x.cache_hit);
+           x.compile_s, x.cache_hit, x.note);
 }
 
 } // namespace warpforge::pipeline

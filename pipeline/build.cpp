@@ -64,6 +64,7 @@ compile_order compile_order_for(const job_setup& job, const candidate& what,
   order.request.extra_flags = job.problem.kernel.flags;
   order.output_dir = dir.string();
   order.file_stem = "kernel-" + arch;
+  order.code = policy_for(job.problem);
   return order;
 }
 
@@ -108,6 +109,17 @@ built_kernel compile(const compile_order& order, const compile_function& compile
     out.outcome = vocabulary::branch_outcome::not_run;
     out.log = "compiled, but the CUBIN could not be written to " + cubin.string();
     return out;
+  }
+  write_file(dir / (order.file_stem + ".ptx"), result->ptx);
+  if (order.ref.branch >= 0) { // a branch; the reference kernel is the problem's own
+    auto verdict = check_code(result->ptx, cubin, order.code);
+    if (verdict.outcome != vocabulary::branch_outcome::passed) {
+      out.outcome = verdict.outcome;
+      out.log = verdict.detail + " (checked: " + verdict.checked + ")";
+      write_file(dir / (order.file_stem + ".log"), out.log);
+      return out;
+    }
+    out.note = std::move(verdict.note);
   }
   out.outcome = vocabulary::branch_outcome::passed;
   out.cubin_path = cubin.string();

@@ -13,6 +13,7 @@
 #include "gpu/compile/compile_options.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"
 #include "pipeline/branch_ref.hpp"
+#include "pipeline/code_check.hpp"
 #include "pipeline/job_driver.hpp"
 #include "pipeline/job_setup.hpp"
 #include "sass/method_check.hpp"
@@ -32,16 +33,21 @@ struct compile_order {
   std::string file_stem;         // "kernel-sm_90" or "reference-sm_90": <stem>.cubin, .log
   bool keep_files = true;        // false: compile ahead into the content cache only (a variant
                                  // likely needed soon), nothing written to the folder
+  code_policy code;              // what a branch's PTX/SASS is checked against (code_check.hpp);
+                                 // the reference kernel (branch -1) is not checked
   friend bool operator==(const compile_order&, const compile_order&) = default;
 };
 
 /// What the compiler made of an order.
 struct built_kernel {
   branch_ref ref;
-  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run; // passed, compile_error
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run; // passed, compile_error;
+                              // a branch's code check: sass_rejected, incorrect (code_check.hpp)
   std::string arch;           // what was compiled for ("sm_90")
   std::string cubin_path;     // the CUBIN in the order's folder (passed only)
-  std::string log;            // the compiler's log: the errors, or warnings
+  std::string log;            // the compiler's log: the errors, or warnings; a refused branch:
+                              // the code check's reason
+  std::string note;           // passed: what the code check noticed and allowed (lower precision)
   double compile_s = 0;       // wall seconds; 0 on a cache hit
   bool cache_hit = false;
   friend bool operator==(const built_kernel&, const built_kernel&) = default;
@@ -96,7 +102,9 @@ compile_order compile_order_for(const job_setup& job, const candidate& what,
 compile_order reference_order_for(const job_setup& job, const branch_ref& job_ref, const std::string& arch,
                                   const std::filesystem::path& dir);
 
-/// Compiles `order` with `compile` and writes the CUBIN (or the compile log) into its folder.
+/// Compiles `order` with `compile` and writes the CUBIN and PTX (or the compile log) into its
+/// folder; a branch's code is then checked (check_code): refused, it ends sass_rejected or
+/// incorrect with the reason as its log.
 built_kernel compile(const compile_order& order, const compile_function& compile);
 
 /// The SASS check of `kernel`'s claims, the listing kept at `listing_path`.

@@ -327,9 +327,13 @@ void campaign_engine::built(ticket id, const built_kernel& kernel) {
     return pump();
   }
   slot.cubin_path = kernel.cubin_path;
+  slot.code_note = kernel.note;
+  feed::detail compiled;
+  compiled.add("arch", kernel.arch).add("cache_hit", kernel.cache_hit).add("compile_s", kernel.compile_s);
+  if (!kernel.note.empty()) // the code check's note: lower precision the problem allows
+    compiled.add("note", kernel.note);
   out_.events.push_back(job_event(feed::event_type::branch_compiled, job.setup.name, b.iteration, b.ordinal, feed::no_gpu,
-                                  feed::detail{}.add("arch", kernel.arch).add("cache_hit", kernel.cache_hit)
-                                    .add("compile_s", kernel.compile_s).json()));
+                                  compiled.json()));
   // The claims are checked in the SASS; diagnose looks for every method the SASS can show.
   auto methods = setup_.mode == campaign_mode::diagnose ? sass_checkable_methods() : b.what.methods;
   if (!methods.empty() && b.what.kind != vocabulary::branch_kind::ablation) {

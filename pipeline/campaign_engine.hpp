@@ -29,6 +29,7 @@
 #include "pipeline/campaign.hpp"
 #include "pipeline/job_plan.hpp"
 #include "pipeline/job_setup.hpp"
+#include "pipeline/physical_limit.hpp"
 #include "pipeline/records.hpp"
 #include "report/campaign_report.hpp"
 #include "tuning/result_cache.hpp"
@@ -140,6 +141,11 @@ private:
   gpu::kernel_launch launch_of(const job_slot& job, const branch_slot& slot, std::size_t config) const;
   bool race_next_config(job_slot& job, order& o, const gpu::race_result& result, double request_s);
   void keep_launches(const job_slot& job, const race_plan& race, const gpu::race_request& request) const;
+  // the physical-limit gate (engine_gate.cpp): true while a fresh re-measure holds the race
+  bool limit_gate(job_slot& job, order& o, const gpu::device_info& device, gpu::race_result& result, double& request_s);
+  physical_limit job_limit(const job_slot& job, const gpu::device_info& device, bool fresh) const;
+  void mark_fresh(const order& o, gpu::race_request& request) const;
+  void sanitize_champion(job_slot& job, const order& o, const gpu::device_info& device, gpu::race_result& result);
   void gpu_busy(gpu_slot& gpu, bool busy);
   gpu_slot& gpu_of(int ordinal);
   void remember(job_slot& job, const planned_branch& b, const branch_result& r, const gpu::device_info& device);

@@ -207,6 +207,7 @@ bool campaign_engine::race_next_config(job_slot& job, order& o, const gpu::race_
   for (auto k : o.kernels)
     kernels.push_back(request.kernels.at(k));
   request.kernels = std::move(kernels);
+  mark_fresh(o, request);
   const auto t = next_ticket();
   orders_[t] = o;
   out_.races.push_back({t, o.gpu, ref_of(job, o.race.iteration, -1), std::move(request)});
@@ -223,8 +224,10 @@ void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu
   auto& job = *jobs_.at(o.job);
   if (race_next_config(job, o, raw, raw_request_s))
     return; // the GPU stays leased for the next configuration
-  const auto result = gpu::combine_config_races(o.race.ordinals.size() + (o.with_incumbent ? 1 : 0), o.parts);
-  const double request_s = o.request_s;
+  auto result = gpu::combine_config_races(o.race.ordinals.size() + (o.with_incumbent ? 1 : 0), o.parts);
+  double request_s = o.request_s;
+  if (limit_gate(job, o, device, result, request_s))
+    return; // a kernel faster than physics allows is re-measured first (engine_gate.cpp)
   auto& gpu = gpu_of(o.gpu);
   gpu_busy(gpu, false);
   ++gpu.usage.races;

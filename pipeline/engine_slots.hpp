@@ -23,6 +23,7 @@ struct campaign_engine::branch_slot {
                                                     // until then
   std::string cubin_path;                           // once built
   std::vector<std::string> sass_absent;             // claimed methods the SASS did not show
+  std::string code_note;                            // what the code check allowed (lower precision)
   bool ended = false;                               // its outcome is recorded
 };
 
@@ -52,6 +53,16 @@ struct campaign_engine::gpu_slot {
   gpu_usage usage;                      // where its time went so far
 };
 
+// A race whose answer waits for the fresh, cold re-measure of the kernels in it that were faster
+// than the physical limit (engine_gate.cpp).
+struct held_race {
+  race_plan race;                  // the race as the plan gave it
+  bool with_incumbent = false;
+  gpu::race_result result;         // its combined answer
+  std::vector<std::size_t> suspects; // indices into result.kernels, in the re-measure's order
+  double request_s = 0;            // seconds its requests took
+};
+
 struct campaign_engine::order {
   enum class kind { compile, compile_ahead, sass, proposal, race, profile };
   kind what = kind::compile;
@@ -67,6 +78,7 @@ struct campaign_engine::order {
                                             // incumbent, when it runs), those that passed so far
   std::vector<gpu::config_race_part> parts; // the configurations answered so far
   double request_s = 0;                     // seconds their requests took
+  std::optional<held_race> held;            // set: this race is the gate's fresh re-measure
 };
 
 } // namespace warpforge::pipeline
