@@ -3,12 +3,18 @@
 // mutating seed files with a seeded generator, so a CI run is reproducible and its time is fixed.
 // libFuzzer would find more in a night; this finds the shallow crashes every change could bring
 // back, on every CI run, with no extra toolchain. A failing input is written under the build tree
-// (fuzz-failures/) and its path printed, so it can be replayed by hand.
+// (fuzz-failures/) and its path printed, so it can be replayed by hand: on a throw or a slow input
+// by the test, on a crash (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL) by a signal handler running
+// on its own stack, so a stack overflow is caught too.
 //
 //   fuzz_campaign c{"replay_request", seeds, 20'000};
 //   c.run([](std::string_view input) { (void)decode_replay_request(input); });
 
 #include <gtest/gtest.h>
+
+#include <csignal>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -96,6 +102,64 @@ inline std::string read_text(const std::filesystem::path& file) {
   return text.str();
 }
 
+/// Writes the input in flight to a file when the process crashes on it.
+class crash_keeper {
+public:
+  explicit crash_keeper(const std::filesystem::path& file) {
+    std::filesystem::create_directories(file.parent_path());
+    fd_of() = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    stack_.resize(1 << 16);
+    stack_t alternate{};
+    alternate.ss_sp = stack_.data();
+    alternate.ss_size = stack_.size();
+    ::sigaltstack(&alternate, nullptr);
+    struct sigaction action{};
+    action.sa_handler = &crash_keeper::on_crash;
+    action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
+      ::sigaction(signal, &action, nullptr);
+  }
+  ~crash_keeper() {
+    for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL})
+      std::signal(signal, SIG_DFL);
+    release();
+    if (fd_of() >= 0)
+      ::close(fd_of());
+    fd_of() = -1;
+  }
+  crash_keeper(const crash_keeper&) = delete;
+  crash_keeper& operator=(const crash_keeper&) = delete;
+
+  void hold(const std::string& input) { in_flight() = &input; }
+  void release() { in_flight() = nullptr; }
+
+private:
+  static const std::string*& in_flight() {
+    static const std::string* input = nullptr;
+    return input;
+  }
+  static int& fd_of() {
+    static int fd = -1;
+    return fd;
+  }
+  static void on_crash(int signal) { // async-signal-safe: write(2), then die of the same signal
+    if (const auto* input = in_flight(); input && fd_of() >= 0) {
+      const char* at = input->data();
+      std::size_t left = input->size();
+      while (left > 0) {
+        const ssize_t n = ::write(fd_of(), at, left);
+        if (n <= 0)
+          break;
+        at += n;
+        left -= static_cast<std::size_t>(n);
+      }
+    }
+    ::raise(signal);
+  }
+
+  std::vector<char> stack_;
+};
+
 /// Runs a target over the seeds themselves, then `inputs` mutations. The target must return for
 /// every input without throwing or crashing, within `slowest_input` (a parser that is quadratic or
 /// recursive per byte shows up here).
@@ -110,20 +174,25 @@ struct fuzz_campaign {
   void run(const std::function<void(std::string_view)>& fuzz_one) const {
     ASSERT_FALSE(seeds.empty()) << target << ": no seed inputs";
     std::mt19937_64 rng{seed};
+    crash_keeper keeper{last_input_path()};
     for (std::size_t i = 0; i < seeds.size() + inputs; ++i) {
       const std::string input = i < seeds.size() ? seeds[i] : mutate(seeds[rng() % seeds.size()], seeds, rng, max_bytes);
-      keep(input); // written before the call: a crash leaves the input that caused it
+      keeper.hold(input);
       const auto start = std::chrono::steady_clock::now();
       try {
         fuzz_one(input);
       } catch (const std::exception& e) {
+        keep(input);
         FAIL() << target << ": input " << i << " threw " << e.what() << " (saved as " << last_input_path() << ")";
       }
       const auto took = std::chrono::steady_clock::now() - start;
+      if (took >= slowest_input)
+        keep(input);
       ASSERT_LT(took, slowest_input) << target << ": input " << i << " took "
                                      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
                                      << " ms (saved as " << last_input_path() << ")";
     }
+    keeper.release();
     std::filesystem::remove(last_input_path());
   }
 
@@ -133,7 +202,6 @@ struct fuzz_campaign {
 
 private:
   void keep(const std::string& input) const {
-    std::filesystem::create_directories(last_input_path().parent_path());
     std::ofstream{last_input_path(), std::ios::binary | std::ios::trunc} << input;
   }
 };

@@ -16,7 +16,7 @@ TEST(ReplayRequestFuzz, MutatedRequestsAreDecodedOrRefusedNamingTheMember) {
                                       .limit = std::nullopt}),
     R"({"after": 18446744073709551616, "until": -1, "limit": 1e30})",
     R"({"after": "1", "extra": [[[[[[[[[[]]]]]]]]]]})"};
-  fuzz_campaign campaign{"replay_request", seeds, 20'000};
+  fuzz_campaign campaign{"replay_request", seeds, 100'000};
   campaign.run([](std::string_view text) {
     const auto request = feed::decode_replay_request(text);
     if (request) { // what was accepted means one thing: encoding it gives the same request back
@@ -25,6 +25,19 @@ TEST(ReplayRequestFuzz, MutatedRequestsAreDecodedOrRefusedNamingTheMember) {
       EXPECT_EQ(*again, *request) << text;
     }
   });
+}
+
+// The fuzzer itself: an input that crashes its target is left on disk for replay, byte for byte.
+TEST(FuzzCampaignDeathTest, AnInputThatCrashesTheTargetIsKeptForReplay) {
+  fuzz_campaign campaign{"crash_keeper_check", {"a harmless seed", "CRASH here"}, 0};
+  std::filesystem::remove(campaign.last_input_path());
+  EXPECT_DEATH(campaign.run([](std::string_view input) {
+    if (input.find("CRASH") != std::string_view::npos)
+      std::abort();
+  }),
+               "");
+  EXPECT_EQ(read_text(campaign.last_input_path()), "CRASH here");
+  std::filesystem::remove(campaign.last_input_path());
 }
 
 } // namespace

@@ -15,8 +15,8 @@ const std::filesystem::path examples{WARPFORGE_SOURCE_DIR "/examples"};
 llm::kernel_contract transpose_contract() {
   auto contract = llm::contract_from_source(read_text(examples / "transpose" / "kernel.cu"), "transpose",
                                             {"memory.tiling_smem", "memory.bank_conflict"}, 8);
-  EXPECT_TRUE(contract.has_value());
-  return contract.value_or(llm::kernel_contract{});
+  EXPECT_TRUE(contract.has_value()) << contract.error();
+  return contract ? *contract : llm::kernel_contract{};
 }
 
 std::vector<std::string> reply_seeds() {
@@ -32,7 +32,7 @@ std::vector<std::string> reply_seeds() {
 
 TEST(ReplyParserFuzz, MutatedRepliesAreParsedOrRefusedWithReasons) {
   const auto contract = transpose_contract();
-  fuzz_campaign campaign{"reply", reply_seeds(), 4'000};
+  fuzz_campaign campaign{"reply", reply_seeds(), 10'000};
   campaign.run([&contract](std::string_view reply) {
     const auto parsed = llm::parse_reply(reply, contract);
     if (!parsed) {
@@ -48,7 +48,7 @@ TEST(ReplyParserFuzz, MutatedKernelCodeIsCheckedWithoutCrashing) {
                                  read_text(examples / "sgemm" / "kernel.cu"),
                                  read_text(examples / "softmax" / "kernel.cu"),
                                  "// same" + std::string(60'000, ' ') + "\n"};
-  fuzz_campaign campaign{"kernel_code", seeds, 4'000};
+  fuzz_campaign campaign{"kernel_code", seeds, 10'000};
   campaign.run([&contract](std::string_view code) { (void)llm::check_code(code, "variants[0].code", contract); });
 }
 

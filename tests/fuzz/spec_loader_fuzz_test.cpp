@@ -21,12 +21,13 @@ TEST(SpecLoaderFuzz, MutatedProblemSpecsAreAcceptedOrRefusedWithPlacedErrors) {
                          seeds_named({"transpose/problem.toml", "sgemm/problem.toml", "softmax/problem.toml",
                                       "row_reduction/problem.toml", "vector_add/problem.toml",
                                       "deploy/problem.toml"}),
-                         6'000};
+                         20'000};
   campaign.run([](std::string_view text) {
     // The example's folder, so the kernel and reference files it names resolve as they would.
     const auto parsed = config::parse_problem(text, examples / "transpose" / "problem.toml");
-    if (!parsed)
+    if (!parsed) {
       EXPECT_FALSE(parsed.error().empty()) << "a refusal names at least one problem";
+    }
   });
 }
 
@@ -34,11 +35,12 @@ TEST(SpecLoaderFuzz, MutatedCampaignSpecsAreAcceptedOrRefusedWithPlacedErrors) {
   fuzz_campaign campaign{"campaign_spec",
                          seeds_named({"quickstart.toml", "sweep.toml", "calibrate.toml", "llm/campaign.toml",
                                       "deploy/campaign.toml"}),
-                         4'000};
+                         10'000};
   campaign.run([](std::string_view text) {
     const auto parsed = config::parse_campaign(text, examples / "quickstart.toml");
-    if (!parsed)
+    if (!parsed) {
       EXPECT_FALSE(parsed.error().empty()) << "a refusal names at least one problem";
+    }
   });
 }
 
