@@ -176,6 +176,18 @@ extern "C" __global__ void warpforge_fill(gen::fill_plan plan, void* out, unsign
     check::store_element(out, size, i, gen::generate_bits(plan, i));
 }
 
+/// Poisons element i of `out` (elements of `size` bytes) when
+/// (splitmix64_mix(key + i) & (one_in - 1)) == 0, and element `always`: a verified timed launch's
+/// sparse poison (gpu/runtime/timed_verification.hpp holds the host's copy of the rule). Writes
+/// only those elements; every other element keeps what the kernel's previous launch left.
+extern "C" __global__ void warpforge_sparse_poison(void* out, unsigned size, unsigned long long count,
+                                                   unsigned long long key, unsigned long long one_in,
+                                                   unsigned long long always, unsigned long long poison) {
+  for (unsigned long long i = check::thread_index(); i < count; i += check::thread_count())
+    if (i == always || (gen::splitmix64_mix(key + i) & (one_in - 1)) == 0)
+      check::store_element(out, size, i, poison);
+}
+
 #define WARPFORGE_COMPARE_KERNEL(name)                                                             \
   extern "C" __global__ void warpforge_compare_##name(const void* got, const void* want,          \
                                                       unsigned long long count, double rtol,       \

@@ -92,6 +92,8 @@ expected<check_module, std::string> check_module::build(const device_session& de
     return unexpected(r.error().to_string());
   if (auto r = function("warpforge_first_difference", out.first_difference_); !r)
     return unexpected(r.error().to_string());
+  if (auto r = function("warpforge_sparse_poison", out.sparse_poison_); !r)
+    return unexpected(r.error().to_string());
   for (std::size_t i = 0; i < compare_entries.size(); ++i)
     if (auto r = function(compare_entries[i], out.compare_[i]); !r)
       return unexpected(r.error().to_string());
@@ -100,7 +102,7 @@ expected<check_module, std::string> check_module::build(const device_session& de
 
 check_module::check_module(check_module&& o) noexcept
     : api_(o.api_), sm_count_(o.sm_count_), module_(std::exchange(o.module_, nullptr)), fill_(o.fill_),
-      first_difference_(o.first_difference_), compare_(o.compare_), cache_hit_(o.cache_hit_),
+      first_difference_(o.first_difference_), sparse_poison_(o.sparse_poison_), compare_(o.compare_), cache_hit_(o.cache_hit_),
       compile_s_(o.compile_s_) {}
 
 check_module::~check_module() {
@@ -141,6 +143,18 @@ call_result check_module::first_difference(const void* a, const void* b, std::ui
   unsigned long long n = bytes;
   void* params[] = {&a, &b, &n, &record};
   return run(first_difference_, bytes / 8 + 8, params, stream);
+}
+
+call_result check_module::sparse_poison(config::dtype type, const struct sparse_poison& p, void* out,
+                                       std::uint64_t count, cudaStream_t stream) const {
+  unsigned size = static_cast<unsigned>(config::size_of(type));
+  unsigned long long n = count;
+  unsigned long long key = p.key;
+  unsigned long long one_in = p.one_in;
+  unsigned long long always = p.always;
+  unsigned long long poison = poison_bits(type);
+  void* params[] = {&out, &size, &n, &key, &one_in, &always, &poison};
+  return run(sparse_poison_, count, params, stream);
 }
 
 } // namespace warpforge::gpu

@@ -7,6 +7,7 @@
 //   kernels->fill(make_fill_plan(...), buffer.ptr, count, stream);          // seeded input
 //   kernels->fill(constant_plan(type, poison_bits(type)), out.ptr, count, stream);   // poison
 //   kernels->compare(type, got, want, count, tol, record, stream);   // device_check_record
+//   kernels->sparse_poison(type, sparse_poison_for(random, n), out.ptr, n, stream);  // timed check
 //
 // Every call only queues work on `stream`; the caller synchronises and reads the records.
 
@@ -17,6 +18,7 @@
 #include "gpu/compile/compile_options.hpp"
 #include "gpu/runtime/check_report.hpp"
 #include "gpu/runtime/device_session.hpp"
+#include "gpu/runtime/timed_verification.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -53,6 +55,9 @@ public:
   call_result compare(config::dtype type, const void* got, const void* want, std::uint64_t count,
                       const config::tolerance& tol, device_check_record* record,
                       cudaStream_t stream) const;
+  /// The dtype's poison pattern at `p`'s sparse positions of `out` (timed_verification.hpp).
+  call_result sparse_poison(config::dtype type, const struct sparse_poison& p, void* out,
+                            std::uint64_t count, cudaStream_t stream) const;
   /// The first byte where `a` and `b` differ, into record->first_complement (reset by the caller).
   call_result first_difference(const void* a, const void* b, std::uint64_t bytes,
                                device_check_record* record, cudaStream_t stream) const;
@@ -69,6 +74,7 @@ private:
   CUmodule module_ = nullptr;
   CUfunction fill_ = nullptr;
   CUfunction first_difference_ = nullptr;
+  CUfunction sparse_poison_ = nullptr;
   std::array<CUfunction, 12> compare_{}; // by config::dtype
   bool cache_hit_ = false;
   double compile_s_ = 0.0;

@@ -115,7 +115,8 @@ std::optional<launch_failure> device_workspace::allocate_evicting(device_memory&
 
 expected<pristine_inputs, launch_failure> device_workspace::pristine(const std::vector<candidate_arg>& args,
                                                                      std::uint64_t seed,
-                                                                     double& generated_s) {
+                                                                     double& generated_s,
+                                                                     bool rebuild) {
   use_problem(args);
   pristine_inputs out(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -123,7 +124,7 @@ expected<pristine_inputs, launch_failure> device_workspace::pristine(const std::
     if (!b || b->role == config::arg_role::output)
       continue;
     const auto key = input_key(*b, seed, i);
-    if ((out[i] = cache_.find(key)))
+    if (!rebuild && (out[i] = cache_.find(key)))
       continue;
     const auto start = steady::now();
     auto plan = make_fill_plan(b->type, b->init, seed, i);

@@ -52,10 +52,13 @@ public:
   void use_problem(const std::vector<candidate_arg>& args);
 
   /// Argument i's pristine input for `seed` (input and inout buffers), generated on the device
-  /// on a miss (`args` becomes the current problem, as in use_problem); `generated_s` grows by the wall seconds generating took. A failure names the
-  /// argument (an invalid init spec, an allocation, a CUDA error).
+  /// on a miss (`args` becomes the current problem, as in use_problem); `generated_s` grows by
+  /// the wall seconds generating took. `rebuild`: generated again even on a hit (a fresh
+  /// race_request), the new buffers replacing the cached ones. A failure names the argument (an
+  /// invalid init spec, an allocation, a CUDA error).
   expected<pristine_inputs, launch_failure> pristine(const std::vector<candidate_arg>& args,
-                                                     std::uint64_t seed, double& generated_s);
+                                                     std::uint64_t seed, double& generated_s,
+                                                     bool rebuild = false);
 
   /// The current problem's working buffers by argument index (null for scalars), allocated once
   /// per problem: every kernel of a race runs on them, after refresh().

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -45,11 +46,18 @@ std::string describe_mismatch(const candidate_buffer_arg& b, const compare_repor
   return out.str();
 }
 
+// 64 bits no kernel can predict: which timed launch is verified, where its poison lies.
+std::uint64_t unpredictable_seed() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
 } // namespace
 
 race_runner::race_runner(const race_request& request, device_workspace& workspace, double setup_s,
                          hung_race_exit on_hung)
-    : request_(request), ws_(workspace), on_hung_(std::move(on_hung)), start_(steady::now()) {
+    : request_(request), ws_(workspace), on_hung_(std::move(on_hung)), start_(steady::now()),
+      random_(unpredictable_seed()) {
   result_.kernels.resize(request.kernels.size());
   verdict_.assign(request.kernels.size(), false);
   result_.setup_s = setup_s;
@@ -130,7 +138,8 @@ void race_runner::hung(std::optional<std::size_t> j, const std::string& what, do
 std::optional<launch_failure> race_runner::timed_launches(std::optional<std::size_t> j,
                                                           const loaded_kernel& k, void** params,
                                                           std::size_t count, double limit_s,
-                                                          std::vector<double>& times_s) {
+                                                          std::vector<double>& times_s,
+                                                          const std::function<std::optional<launch_failure>()>& before_last) {
   const std::string what = j ? kernel_name(*j) : "the reference kernel '" + k.launch.entry + "'";
   while (events_.size() < 2 * count) {
     cudaEvent_t event = nullptr;
@@ -139,7 +148,7 @@ std::optional<launch_failure> race_runner::timed_launches(std::optional<std::siz
     events_.push_back(event);
   }
   device_memory* flush = nullptr;
-  if (request_.mode == vocabulary::timing_mode::cold) {
+  if (cold()) {
     auto buffer = ws_.flush_buffer();
     if (!buffer)
       return buffer.error();
@@ -147,6 +156,9 @@ std::optional<launch_failure> race_runner::timed_launches(std::optional<std::siz
   }
   const cudaStream_t stream = ws_.stream();
   for (std::size_t i = 0; i < count; ++i) {
+    if (before_last && i + 1 == count)
+      if (auto f = before_last())
+        return f;
     if (flush)
       if (auto r = WARPFORGE_GPU_CALL(cudaMemsetAsync(flush->ptr, static_cast<int>(i & 0xff), flush->bytes, stream)); !r)
         return cuda_failure(r.error(), "L2 flush");
@@ -211,6 +223,17 @@ bool race_runner::load_kernels() {
       return false;
   }
   return any_pending();
+}
+
+bool race_runner::reload_kernel(std::size_t j) {
+  const auto start = steady::now();
+  kernels_[j] = std::make_unique<loaded_kernel>(); // the old module is unloaded first
+  auto failure = load_kernel(ws_.device(), request_.kernels[j], kernel_name(j), *kernels_[j]);
+  result_.kernels[j].load_s += seconds_since(start);
+  if (!failure)
+    return true;
+  failure->detail += " (loading it again after its checks)";
+  return fail_kernel(j, *failure);
 }
 
 std::string race_runner::reference_key(std::uint64_t seed) const {
@@ -280,32 +303,16 @@ std::shared_ptr<cached_buffers> race_runner::reference_outputs(std::uint64_t see
   return entry;
 }
 
-bool race_runner::check_kernel(std::size_t j, std::uint64_t seed, const pristine_inputs& inputs,
-                               const cached_buffers& reference) {
-  const auto start = steady::now();
-  auto& out = result_.kernels[j];
+expected<std::optional<race_runner::buffer_mismatch>, launch_failure>
+race_runner::compare_working(const pristine_inputs& inputs, const cached_buffers& reference) {
   const auto& args = request_.args;
   const cudaStream_t stream = ws_.stream();
-  auto runner_failure = [&](launch_failure f) {
-    fail_all(f);
-    return false;
-  };
   std::size_t checked = 0;
   for (const auto& arg : args)
     checked += std::holds_alternative<candidate_buffer_arg>(arg) ? 1 : 0;
-  // Fresh inputs and poisoned outputs, the records reset: all queued before the launch.
-  if (auto f = ws_.refresh(args, inputs, working_))
-    return runner_failure(*f);
   auto records = ws_.fresh_records(checked);
   if (!records)
-    return runner_failure(records.error());
-  std::vector<double> times;
-  if (auto f = timed_launches(j, *kernels_[j], params_->data(), 1, candidate_limit_s_, times)) {
-    out.seed = seed;
-    out.check_s += seconds_since(start);
-    return fail_kernel(j, *f);
-  }
-  out.kernel_s += times.front();
+    return unexpected(records.error());
   std::size_t slot = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto* b = std::get_if<candidate_buffer_arg>(&args[i]);
@@ -316,11 +323,11 @@ bool race_runner::check_kernel(std::size_t j, std::uint64_t seed, const pristine
                       ? ws_.checks().first_difference(inputs[i]->buffers[0].ptr, working_[i], buffer_bytes(*b), record, stream)
                       : ws_.checks().compare(b->type, working_[i], reference.buffers[i].ptr, b->count, b->tol, record, stream);
     if (!r)
-      return runner_failure(cuda_failure(r.error(), "checking '" + b->name + "'"));
+      return unexpected(cuda_failure(r.error(), "checking '" + b->name + "'"));
   }
   auto read = ws_.read_records(checked);
   if (!read)
-    return runner_failure(read.error());
+    return unexpected(read.error());
   slot = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto* b = std::get_if<candidate_buffer_arg>(&args[i]);
@@ -331,32 +338,64 @@ bool race_runner::check_kernel(std::size_t j, std::uint64_t seed, const pristine
       const auto check = input_check_from(record);
       if (check.unchanged)
         continue;
-      set_verdict(j, vocabulary::branch_outcome::incorrect,
-                  "input '" + b->name + "' was changed by the kernel (first at byte " +
-                    std::to_string(check.first_difference.value_or(0)) + ")");
-      out.seed = seed;
-      out.arg = b->name;
-      out.input = check;
-      break;
+      return std::optional{buffer_mismatch{b->name,
+                             "input '" + b->name + "' was changed by the kernel (first at byte " +
+                               std::to_string(check.first_difference.value_or(0)) + ")",
+                             std::nullopt, check}};
     }
     auto verdict = output_verdict_from(record, b->type, b->count, working_[i], reference.buffers[i].ptr, stream);
     if (!verdict)
-      return runner_failure(verdict.error());
+      return unexpected(verdict.error());
     if (verdict->report.passed && verdict->report.poisoned_elements <= verdict->reference_poisoned)
       continue;
-    set_verdict(j, vocabulary::branch_outcome::incorrect, describe_mismatch(*b, verdict->report));
+    return std::optional{buffer_mismatch{b->name, describe_mismatch(*b, verdict->report), verdict->report, std::nullopt}};
+  }
+  return std::optional<buffer_mismatch>{};
+}
+
+bool race_runner::check_kernel(std::size_t j, std::uint64_t seed, const pristine_inputs& inputs,
+                               const cached_buffers& reference) {
+  const auto start = steady::now();
+  auto& out = result_.kernels[j];
+  auto runner_failure = [&](launch_failure f) {
+    fail_all(f);
+    return false;
+  };
+  // Fresh inputs and poisoned outputs, queued before the launch.
+  if (auto f = ws_.refresh(request_.args, inputs, working_))
+    return runner_failure(*f);
+  std::vector<double> times;
+  if (auto f = timed_launches(j, *kernels_[j], params_->data(), 1, candidate_limit_s_, times)) {
     out.seed = seed;
-    out.arg = b->name;
-    out.compare = verdict->report;
-    break;
+    out.check_s += seconds_since(start);
+    return fail_kernel(j, *f);
+  }
+  out.kernel_s += times.front();
+  auto mismatch = compare_working(inputs, reference);
+  if (!mismatch)
+    return runner_failure(mismatch.error());
+  if (*mismatch) {
+    set_verdict(j, vocabulary::branch_outcome::incorrect, (*mismatch)->what);
+    out.seed = seed;
+    out.arg = (*mismatch)->arg;
+    out.compare = (*mismatch)->compare;
+    out.input = (*mismatch)->input;
   }
   out.check_s += seconds_since(start);
   return true;
 }
 
+bool race_runner::use_seed(std::size_t seed_index) {
+  if (auto f = ws_.refresh(request_.args, seed_inputs_[seed_index], working_)) {
+    fail_all(*f);
+    return false;
+  }
+  return true;
+}
+
 bool race_runner::check_seed(std::size_t seed_index) {
   const std::uint64_t seed = request_.seeds[seed_index];
-  auto inputs = ws_.pristine(request_.args, seed, result_.inputs_s);
+  auto inputs = ws_.pristine(request_.args, seed, result_.inputs_s, request_.fresh);
   if (!inputs) {
     auto f = inputs.error();
     f.detail = "seed " + std::to_string(seed) + ": " + f.detail;
@@ -366,6 +405,10 @@ bool race_runner::check_seed(std::size_t seed_index) {
   auto reference = reference_outputs(seed, *inputs);
   if (!reference)
     return false;
+  seed_inputs_.resize(request_.seeds.size());
+  seed_references_.resize(request_.seeds.size());
+  seed_inputs_[seed_index] = *inputs;
+  seed_references_[seed_index] = reference;
   if (seed_index == 0) { // the first seed's reference time sets the kernel watchdog
     result_.reference_s = reference->reference_s;
     candidate_limit_s_ = request_.watchdog.candidate_limit_s(reference->reference_s);
@@ -390,12 +433,28 @@ race_result race_runner::finish() {
 }
 
 race_result race_runner::run() {
-  auto working = ws_.working_buffers(request_.args);
-  if (!working) {
-    fail_all(working.error());
-    return finish();
+  if (request_.fresh) { // buffers of this request's own, at addresses no earlier launch saw
+    own_working_.resize(request_.args.size());
+    working_.assign(request_.args.size(), nullptr);
+    ws_.use_problem(request_.args);
+    for (std::size_t i = 0; i < request_.args.size(); ++i)
+      if (const auto* b = std::get_if<candidate_buffer_arg>(&request_.args[i])) {
+        if (auto f = ws_.allocate_evicting(own_working_[i], buffer_bytes(*b), "'" + b->name + "' (fresh)")) {
+          fail_all(*f);
+          return finish();
+        }
+        working_[i] = own_working_[i].ptr;
+      }
+    result_.notes.push_back("fresh: modules loaded before the checks and every round, working buffers of "
+                            "this request's own, inputs generated again, L2 flushed before each launch");
+  } else {
+    auto working = ws_.working_buffers(request_.args);
+    if (!working) {
+      fail_all(working.error());
+      return finish();
+    }
+    working_ = *working;
   }
-  working_ = *working;
   params_ = std::make_unique<kernel_params>(request_.args, working_);
   if (!load_reference() || !load_kernels())
     return finish();

@@ -11,6 +11,7 @@
 #include "gpu/runtime/cuda_call.hpp"
 #include "gpu/runtime/device_checks.hpp"
 #include "gpu/runtime/device_workspace.hpp"
+#include "gpu/runtime/timed_verification.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include <iostream>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 using namespace warpforge;
@@ -263,6 +265,31 @@ TEST(gpu_check_device, the_device_input_check_names_the_first_changed_byte) {
     ASSERT_TRUE(unchanged);
     EXPECT_TRUE(unchanged->unchanged) << bytes;
   }
+}
+
+TEST(gpu_check_device, sparse_poison_writes_the_pattern_exactly_where_the_host_rule_says) {
+  REQUIRE_GPU();
+  auto& ws = *workspace();
+  verification_random random{31};
+  for (auto type : {config::dtype::f32, config::dtype::f16, config::dtype::f64, config::dtype::i8})
+    for (std::uint64_t count : {std::uint64_t{1}, std::uint64_t{5}, std::uint64_t{1} << 20}) {
+      const std::size_t size = config::size_of(type);
+      std::vector<std::byte> before(count * size, std::byte{0x11}); // never the poison pattern
+      device_buffer buffer{before.size()};
+      buffer.upload(before);
+      const auto p = sparse_poison_for(random.next(), count);
+      ASSERT_TRUE(ws.checks().sparse_poison(type, p, buffer.memory.ptr, count, ws.stream()));
+      const auto after = buffer.download(before.size());
+      std::vector<std::byte> expected = before;
+      std::uint64_t poisoned = 0;
+      for (std::uint64_t i = 0; i < count; ++i)
+        if (is_poisoned(p, i)) {
+          fill_poison(std::span{expected}.subspan(i * size, size), type);
+          ++poisoned;
+        }
+      EXPECT_EQ(after, expected) << config::to_string(type) << " x " << count;
+      EXPECT_GE(poisoned, 1u) << "at least one element, however small the buffer";
+    }
 }
 
 TEST(gpu_check_device, the_workspace_keeps_inputs_for_a_problem_and_drops_them_for_another) {
