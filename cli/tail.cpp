@@ -206,8 +206,9 @@ exit_code tail(const tail_options& options) {
   }
 
   auto last_event = std::chrono::steady_clock::now();
-  // Until Ctrl-C, --count or --idle-timeout, or the campaign's end event.
-  while (!done() && !interrupted() && !out.campaign_ended()) {
+  // Until Ctrl-C, --count or --idle-timeout, the campaign's end event, or the reader of stdout
+  // going away (`warpforge tail | head -3`: SIGPIPE is ignored, so a failed write ends it).
+  while (!done() && !interrupted() && !out.campaign_ended() && std::cout.good()) {
     auto next = follower->next(std::chrono::duration_cast<std::chrono::milliseconds>(poll_interval));
     if (follower->health() != feed::feed_health::waiting)
       out.set_feed_line(feed_line(follow, *follower));

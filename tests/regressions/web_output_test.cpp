@@ -8,7 +8,7 @@
 //   - a job named `</text><script>alert(1)</script>` reaches the SVG charts and summary.md as
 //     text: the charts parse as XML (Debian's /usr/bin/python3) with no script element;
 //   - `warpforge run ... | head -3`: the reader going away does not kill the campaign (SIGPIPE),
-//     which ends normally with its whole store.
+//     which ends normally with its whole store; `warpforge tail` in a pipeline ends by itself.
 
 #include "tests/cli/campaign_fixture.hpp"
 
@@ -258,6 +258,58 @@ TEST_F(WebOutput, OutOfDescriptorsTheDashboardWaitsInsteadOfSpinningAndServesAga
 
 class WebOutputCampaign : public WebOutput {
 protected:
+  // Starts `warpforge <args...>` on the stand-in GPUs with stdout into a pipe and SIGPIPE at its
+  // default, as a shell starts a command in a pipeline; the pipe's read end comes back in `reader`.
+  pid_t start_piped(std::vector<std::string> args, int& reader, int runner_delay_ms) {
+    int pipe_fds[2];
+    EXPECT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+    args.insert(args.begin(), WARPFORGE_BIN);
+    std::vector<std::string> env = {"WARPFORGE_RUNNER=" WARPFORGE_FAKE_RUNNER_PATH, "WARPFORGE_FAKE_RUNNER_MODE=campaign",
+                                    "WARPFORGE_FAKE_RUNNER_DELAY_MS=" + std::to_string(runner_delay_ms),
+                                    "WARPFORGE_LOCK_DIR=" + (dir / "locks").string(), "HOME=" + dir.string()};
+    for (char** e = environ; *e; ++e)
+      if (std::string_view{*e}.rfind("WARPFORGE_", 0) != 0 && std::string_view{*e}.rfind("HOME=", 0) != 0)
+        env.emplace_back(*e);
+    std::vector<char*> argv, envp;
+    for (auto& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : env)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&files, pipe_fds[1], 1);
+    posix_spawn_file_actions_addopen(&files, 2, (dir / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attributes, &pipe_signal);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = 0;
+    EXPECT_EQ(posix_spawn(&pid, WARPFORGE_BIN, &files, &attributes, argv.data(), envp.data()), 0);
+    posix_spawn_file_actions_destroy(&files);
+    posix_spawnattr_destroy(&attributes);
+    ::close(pipe_fds[1]);
+    reader = pipe_fds[0];
+    return pid;
+  }
+
+  // How `pid` ended within `timeout`: its wait status, nullopt (and killed) when it did not end.
+  static std::optional<int> status_within(pid_t pid, std::chrono::seconds timeout) {
+    int status = 0;
+    for (auto deadline = std::chrono::steady_clock::now() + timeout; std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(20ms))
+      if (::waitpid(pid, &status, WNOHANG) == pid)
+        return status;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    return std::nullopt;
+  }
+
   fs::path write_named_campaign(const std::string& name, std::uint32_t iterations) {
     const auto file = write_campaign(iterations);
     std::ifstream in{file};
@@ -321,57 +373,18 @@ TEST_F(WebOutputCampaign, AReaderThatGoesAwayDoesNotKillTheCampaign) {
   // (the headline) when the campaign ends, so the reader leaves while the campaign runs, as head
   // does once it has its lines; warpforge's writes then meet a closed pipe, which killed it.
   const auto campaign = write_named_campaign("piped", 3);
-  int pipe_fds[2];
-  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
-  std::vector<std::string> args = {WARPFORGE_BIN, "run", campaign.string()};
-  std::vector<std::string> env = {"WARPFORGE_RUNNER=" WARPFORGE_FAKE_RUNNER_PATH, "WARPFORGE_FAKE_RUNNER_MODE=campaign",
-                                  "WARPFORGE_FAKE_RUNNER_DELAY_MS=100", "WARPFORGE_LOCK_DIR=" + (dir / "locks").string(),
-                                  "HOME=" + dir.string()};
-  for (char** e = environ; *e; ++e)
-    if (std::string_view{*e}.rfind("WARPFORGE_", 0) != 0 && std::string_view{*e}.rfind("HOME=", 0) != 0)
-      env.emplace_back(*e);
-  std::vector<char*> argv, envp;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env)
-    envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&files, pipe_fds[1], 1);
-  posix_spawn_file_actions_addopen(&files, 2, (dir / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  // What a shell gives a command in a pipeline: SIGPIPE at its default (a write kills).
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t pipe_signal;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attributes, &pipe_signal);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, WARPFORGE_BIN, &files, &attributes, argv.data(), envp.data()), 0);
-  posix_spawn_file_actions_destroy(&files);
-  posix_spawnattr_destroy(&attributes);
-  ::close(pipe_fds[1]);
+  int reader = -1;
+  const pid_t pid = start_piped({"run", campaign.string()}, reader, 100);
 
   // The reader goes away while the campaign runs: nothing was printed yet, everything will be.
   const bool started = wait_for("SELECT count(*) FROM branches", 1);
   EXPECT_TRUE(started) << stderr_text();
   EXPECT_EQ(count("SELECT count(*) FROM campaigns WHERE state = 'finished'"), 0) << "closed too late to matter";
-  ::close(pipe_fds[0]);
+  ::close(reader);
 
-  int status = 0;
-  pid_t reaped = 0;
-  for (auto deadline = std::chrono::steady_clock::now() + 180s;
-       (reaped = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline;)
-    std::this_thread::sleep_for(20ms);
-  if (reaped != pid) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    FAIL() << "the campaign did not end within 180 s";
-  }
+  const auto ended = status_within(pid, 180s);
+  ASSERT_TRUE(ended) << "the campaign did not end within 180 s";
+  const int status = *ended;
   ASSERT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status) << ": " << stderr_text();
   EXPECT_EQ(WEXITSTATUS(status), 0) << stderr_text();
   ASSERT_FALSE(run_dir().empty());
@@ -380,6 +393,24 @@ TEST_F(WebOutputCampaign, AReaderThatGoesAwayDoesNotKillTheCampaign) {
   EXPECT_GT(count("SELECT count(*) FROM events"), 0);
   EXPECT_EQ(count("SELECT count(*) FROM jobs WHERE state = 'finished'"), 2);
   EXPECT_TRUE(fs::exists(run_dir() / "summary.md")) << "the report after the campaign was written too";
+}
+
+TEST_F(WebOutputCampaign, TailStopsQuietlyWhenItsReaderGoesAway) {
+  // `warpforge tail | head -3` on a live campaign: with SIGPIPE ignored, tail must notice the
+  // failed write itself and end, not follow the campaign to its end for nobody.
+  const auto campaign = write_named_campaign("followed", 30);
+  const pid_t run = start({"run", campaign.string(), "--quiet"}, 300);
+  ASSERT_TRUE(wait_for("SELECT count(*) FROM branches", 1)) << stderr_text();
+  int reader = -1;
+  const pid_t tail = start_piped({"tail", "--run-dir", run_dir().string(), "--log"}, reader, 0);
+  ::close(reader);
+  const auto ended = status_within(tail, 60s);
+  ASSERT_TRUE(ended) << "tail went on following with nobody reading";
+  EXPECT_FALSE(WIFSIGNALED(*ended)) << "killed by signal " << WTERMSIG(*ended);
+  EXPECT_EQ(WIFEXITED(*ended) ? WEXITSTATUS(*ended) : -1, 0) << stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM campaigns WHERE state = 'finished'"), 0) << "it ended with the campaign, not by itself";
+  ::kill(run, SIGINT);
+  EXPECT_TRUE(wait_exit_within(run, 60s).has_value());
 }
 
 } // namespace
