@@ -169,6 +169,8 @@ void add_bench(CLI::App& app, exit_code& result) {
                       "Also measure this kernel source (same entry); repeat for several");
   command->add_option("--run-root", opts->run_root, "Where the run directory is created");
   command->add_flag("--cold", opts->cold, "Flush L2 before each timed launch");
+  command->add_flag("--sanitize", opts->sanitize,
+                    "Replay the fastest passing kernel once under compute-sanitizer memcheck; an error makes it incorrect");
   command->add_flag("--json", opts->json, "One JSON object instead of the tables");
   command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
   command->add_option("--watchdog", opts->watchdog_s, "Reply deadline per kernel, seconds (backstop; the runner's own kernel watchdog is 100x the reference, at least 2 s)");

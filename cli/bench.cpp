@@ -202,6 +202,7 @@ exit_code bench(const bench_options& options) {
       std::cerr << toml_reader::to_string(error) << '\n';
     return exit_code::bad_input;
   }
+  spec->sanitize_champion = options.sanitize; // [verify] sanitize, as a campaign says it
   auto job = pipeline::open_job(problem->name, options.problem_path, *problem);
   if (!job) {
     std::cerr << "warpforge bench: " << job.error() << '\n';

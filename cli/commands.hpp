@@ -76,6 +76,8 @@ struct bench_options {
   std::vector<std::string> candidate_paths; // kernels to measure beside the problem's own
   std::string run_root = "runs";  // where the bench's run directory goes
   bool cold = false;              // flush L2 before each sample
+  bool sanitize = false;          // the fastest kernel that passed replays once under
+                                  // compute-sanitizer memcheck before it is reported (slow)
   double watchdog_s = 120;        // reply deadline per kernel, seconds: the backstop behind the
                                   // runner's kernel watchdog (100x the reference, at least 2 s)
   std::chrono::milliseconds lock_timeout{600'000}; // wait this long for a GPU another process holds

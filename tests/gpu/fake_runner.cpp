@@ -34,6 +34,10 @@
 //                      kernel_s = samples x that time; profile_candidate
 //                      answers counters_unavailable (no numbers are faked). Never a product
 //                      path: real numbers only come from warpforge-runner.
+//   campaign_impossible the host of campaign with its GPUs named "NVIDIA H100 80GB HBM3" (so the
+//                      specs table's peaks apply), where every kernel but the job's baseline
+//                      (a CUBIN under iter-1/branch-0/) is answered 1 us: faster than physics
+//                      allows for any example problem (the physical-limit gate's test), fresh or not
 // Every mode but hang_on_request exits 0 on shutdown (without replying).
 // It exits by itself when its parent goes away, like the real runner.
 
@@ -209,6 +213,9 @@ int main(int argc, char** argv) {
   // warpforge must not leave runners behind).
   std::thread{[parent] { idle_until_orphaned(parent); }}.detach();
 
+  const bool impossible = mode == "campaign_impossible";
+  if (impossible)
+    mode = "campaign";
   if (mode == "hang_on_start")
     idle_until_orphaned(parent);
   if (mode == "exit_on_start") {
@@ -249,7 +256,11 @@ int main(int argc, char** argv) {
       runner_reply reply;
       reply.id = request->id;
       reply.kind = request->kind;
-      reply.body_json = to_json(fake_host());
+      auto host = fake_host();
+      if (impossible)
+        for (auto& d : host.devices)
+          d.name = "NVIDIA H100 80GB HBM3";
+      reply.body_json = to_json(host);
       socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
       continue;
     }
@@ -268,7 +279,10 @@ int main(int argc, char** argv) {
       for (const auto& kernel : body ? body->kernels : std::vector<kernel_launch>(1)) {
         if (const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS"))
           std::this_thread::sleep_for(std::chrono::milliseconds{std::atoi(delay)});
-        result.kernels.push_back(passed_with(body ? time_of_cubin(kernel.cubin_path) : 1e-3));
+        const bool baseline = kernel.cubin_path.generic_string().find("iter-1/branch-0/") != std::string::npos;
+        result.kernels.push_back(passed_with(impossible && !baseline ? 1e-6
+                                             : body                  ? time_of_cubin(kernel.cubin_path)
+                                                                     : 1e-3));
       }
       runner_reply reply;
       reply.id = request->id;
