@@ -319,8 +319,9 @@ exit_code observe(const observe_options& o) {
     return exit_code::bad_input;
   }
   std::vector<fs::path> sources(o.sources.begin(), o.sources.end());
-  auto signature = observe::observation_signature(
-    {*program, std::vector<std::string>(o.command.begin() + 1, o.command.end()), o.kernel, sources});
+  const observe::signature_inputs signed_inputs{
+    *program, std::vector<std::string>(o.command.begin() + 1, o.command.end()), o.kernel, sources, {}};
+  auto signature = observe::observation_signature(signed_inputs);
   if (!signature) {
     std::cerr << "warpforge observe: " << signature.error() << '\n';
     return exit_code::bad_input;
@@ -340,6 +341,8 @@ exit_code observe(const observe_options& o) {
     }
     observed = std::move(fresh->observed);
     program_failed = fresh->program_failed;
+    for (auto& note : observe::signature_notes(signed_inputs)) // large argument files: by size+mtime
+      observed->notes.push_back(std::move(note));
   }
   return observe_finish(o, *observed, spec, cache_file, reused, program_failed);
 }

@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -25,6 +26,41 @@ expected<std::string, std::string> file_bytes(const fs::path& path, std::string_
   std::ostringstream text;
   text << in.rdbuf();
   return std::move(text).str();
+}
+
+// What the signature takes of one argument: the file it names, if any, and how.
+struct argument_file {
+  enum kind_t : std::uint8_t {
+    not_a_file, // no such path, a folder, a device...: the argument's text alone
+    hashed,     // a regular file of at most max_hashed_argument_bytes: its bytes
+    too_large,  // a larger regular file: its size and mtime
+  } kind = not_a_file;
+  fs::path path;
+  std::uintmax_t size = 0;   // bytes
+  std::int64_t mtime_ns = 0; // the file clock's ticks, as nanoseconds
+};
+
+argument_file argument_file_of(const signature_inputs& inputs, const std::string& argument) {
+  argument_file out;
+  if (argument.empty())
+    return out;
+  fs::path path{argument};
+  if (path.is_relative() && !inputs.workdir.empty())
+    path = inputs.workdir / path;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) // follows links: a link to a script is the script
+    return out;
+  out.path = path;
+  out.size = fs::file_size(path, ec);
+  if (ec)
+    return out.kind = argument_file::not_a_file, out;
+  if (out.size <= max_hashed_argument_bytes)
+    return out.kind = argument_file::hashed, out;
+  out.kind = argument_file::too_large;
+  const auto mtime = fs::last_write_time(path, ec);
+  if (!ec)
+    out.mtime_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count();
+  return out;
 }
 
 void write_triple(json::writer& out, std::string_view key, const std::array<std::uint32_t, 3>& v) {
@@ -282,8 +318,27 @@ expected<std::string, std::string> observation_signature(const signature_inputs&
   gpu::cache_detail::add_field(input, "program");
   gpu::cache_detail::add_field(input, *program);
   gpu::cache_detail::add_field(input, "arguments " + std::to_string(inputs.arguments.size()));
-  for (const auto& argument : inputs.arguments)
+  for (const auto& argument : inputs.arguments) {
     gpu::cache_detail::add_field(input, argument);
+    // A field per argument, file or not, so "a file" and "no file" never hash alike.
+    switch (auto file = argument_file_of(inputs, argument); file.kind) {
+    case argument_file::not_a_file:
+      gpu::cache_detail::add_field(input, "no file");
+      break;
+    case argument_file::hashed: {
+      auto bytes = file_bytes(file.path, "the argument file");
+      if (!bytes)
+        return unexpected(bytes.error());
+      gpu::cache_detail::add_field(input, "file bytes");
+      gpu::cache_detail::add_field(input, *bytes);
+      break;
+    }
+    case argument_file::too_large:
+      gpu::cache_detail::add_field(input, "file size " + std::to_string(file.size) + " mtime " +
+                                            std::to_string(file.mtime_ns));
+      break;
+    }
+  }
   gpu::cache_detail::add_field(input, "kernel");
   gpu::cache_detail::add_field(input, inputs.kernel);
   gpu::cache_detail::add_field(input, "sources " + std::to_string(inputs.sources.size()));
@@ -294,6 +349,16 @@ expected<std::string, std::string> observation_signature(const signature_inputs&
     gpu::cache_detail::add_field(input, *bytes);
   }
   return gpu::cache_detail::sha256_hex(input);
+}
+
+std::vector<std::string> signature_notes(const signature_inputs& inputs) {
+  std::vector<std::string> notes;
+  for (const auto& argument : inputs.arguments)
+    if (auto file = argument_file_of(inputs, argument); file.kind == argument_file::too_large)
+      notes.push_back("the argument file " + argument + " (" + std::to_string(file.size) +
+                      " bytes, above " + std::to_string(max_hashed_argument_bytes) +
+                      ") is in the signature by its size and modification time, not its bytes");
+  return notes;
 }
 
 fs::path observation_path(const fs::path& cache_dir, std::string_view kernel) {
@@ -371,7 +436,8 @@ std::optional<std::string> stale_reason(const observation& cached, std::string_v
     return std::nullopt;
   return "the signature changed (" + cached.signature.substr(0, 12) + " -> " +
          std::string{signature.substr(0, 12)} +
-         "): the program's bytes, its arguments, the kernel name or a --source file differ";
+         "): the program's bytes, its arguments, a file an argument names, the kernel name or a "
+         "--source file differ";
 }
 
 } // namespace warpforge::observe

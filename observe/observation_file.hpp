@@ -18,6 +18,7 @@
 #include "observe/launches/launch_record.hpp"
 #include "observe/representative.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -44,17 +45,30 @@ struct observation {
   std::vector<std::string> notes;    // the launch path's and the selection's notes
 };
 
+/// The largest argument file whose bytes the signature hashes, bytes. An argument naming a larger
+/// regular file (a data set, a model) is keyed by its size and modification time instead, and
+/// signature_notes() says so: hashing gigabytes on every `observe` would cost more than it saves.
+inline constexpr std::uintmax_t max_hashed_argument_bytes = 16ull * 1024 * 1024;
+
 /// What makes an observation stale: any change of these re-observes.
 struct signature_inputs {
   std::filesystem::path executable;       // the program's file (its bytes are hashed)
-  std::vector<std::string> arguments;     // argv[1..]
+  std::vector<std::string> arguments;     // argv[1..]; each naming a regular file: its bytes too
   std::string kernel;                     // as named; "" = every kernel
   std::vector<std::filesystem::path> sources; // --source files (their bytes are hashed)
+  std::filesystem::path workdir;          // where the program runs: relative arguments name files
+                                          // from here ("" = the current directory)
 };
 
-/// SHA-256 (hex) over the executable's bytes, the arguments, the kernel name and each source's
-/// bytes, each a length-prefixed field. An error names a file that cannot be read.
+/// SHA-256 (hex) over the executable's bytes, the arguments, the content of every argument that
+/// names an existing regular file (a script run by an interpreter, `-- /bin/sh app.sh`, or a
+/// config file; above max_hashed_argument_bytes its size and mtime), the kernel name and each
+/// source's bytes, each a length-prefixed field. An error names a file that cannot be read.
 expected<std::string, std::string> observation_signature(const signature_inputs& inputs);
+
+/// One note per argument file keyed by size and mtime rather than its bytes (larger than
+/// max_hashed_argument_bytes): an edit that keeps both would not be seen. Empty when none.
+std::vector<std::string> signature_notes(const signature_inputs& inputs);
 
 /// `<cache_dir>/<kernel or "all">.observed.json`; characters a file name should not hold
 /// (anything but [A-Za-z0-9_.-]) become '_'.
@@ -72,7 +86,7 @@ expected<observation, std::string> read_observation(const std::filesystem::path&
 expected<observation, std::string> parse_observation(std::string_view text, std::string_view origin);
 
 /// Why a cached observation cannot be reused ("the signature changed: the program, its arguments,
-/// the kernel name or a --source file differ"); nullopt when it can.
+/// a file an argument names, the kernel name or a --source file differ"); nullopt when it can.
 std::optional<std::string> stale_reason(const observation& cached, std::string_view signature);
 
 } // namespace warpforge::observe

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <unistd.h>
 
@@ -135,7 +136,7 @@ TEST_F(ObservationFile, ASignatureChangesWithTheProgramItsArgumentsTheKernelAndT
   const auto source = dir_ / "kernel.cu";
   write(program, "version 1");
   write(source, "__global__ void k() {}");
-  signature_inputs inputs{program, {"--bench"}, "k", {source}};
+  signature_inputs inputs{program, {"--bench"}, "k", {source}, {}};
   auto first = observation_signature(inputs);
   ASSERT_TRUE(first) << first.error();
   EXPECT_EQ(first->size(), 64u);
@@ -164,13 +165,73 @@ TEST_F(ObservationFile, ASignatureChangesWithTheProgramItsArgumentsTheKernelAndT
   EXPECT_NE(observation_signature(inputs).value(), *first);
 }
 
+TEST_F(ObservationFile, AnArgumentNamingAFileBringsItsBytesIntoTheSignature) {
+  const auto interpreter = dir_ / "sh"; // a stand-in for /bin/sh: the program that stays the same
+  write(interpreter, "an interpreter");
+  write(dir_ / "app.sh", "echo one\n");
+  signature_inputs inputs{interpreter, {"app.sh", "--bench"}, "k", {}, dir_};
+  auto first = observation_signature(inputs);
+  ASSERT_TRUE(first) << first.error();
+  EXPECT_TRUE(signature_notes(inputs).empty());
+
+  write(dir_ / "app.sh", "echo two\n"); // the script changed, its name and the interpreter did not
+  auto edited = observation_signature(inputs);
+  ASSERT_TRUE(edited) << edited.error();
+  EXPECT_NE(*edited, *first);
+
+  write(dir_ / "app.sh", "echo one\n");
+  EXPECT_EQ(observation_signature(inputs).value(), *first) << "the same bytes, the same signature";
+
+  auto absolute = inputs; // an absolute argument is read where it points, whatever the workdir
+  absolute.arguments = {(dir_ / "app.sh").string(), "--bench"};
+  absolute.workdir = "/";
+  auto before = observation_signature(absolute).value();
+  write(dir_ / "app.sh", "echo three\n");
+  EXPECT_NE(observation_signature(absolute).value(), before);
+}
+
+TEST_F(ObservationFile, ArgumentsThatNameNoRegularFileAreTheirTextAlone) {
+  write(dir_ / "p", "x");
+  fs::create_directories(dir_ / "data");
+  signature_inputs inputs{dir_ / "p", {"data", "no-such-file", "/dev/null", ""}, "", {}, dir_};
+  auto signed_once = observation_signature(inputs);
+  ASSERT_TRUE(signed_once) << "a folder, a missing path or a device is no error: " << signed_once.error();
+  write(dir_ / "data" / "inside", "changed");
+  EXPECT_EQ(observation_signature(inputs).value(), *signed_once) << "a folder's content is not hashed";
+
+  // "no-such-file" appearing makes it a file argument: the observation is stale.
+  write(dir_ / "no-such-file", "");
+  EXPECT_NE(observation_signature(inputs).value(), *signed_once);
+}
+
+TEST_F(ObservationFile, AFileAboveTheHashLimitIsKeyedBySizeAndMtimeAndANoteSaysSo) {
+  write(dir_ / "p", "x");
+  const auto big = dir_ / "big.bin";
+  write(big, "");
+  fs::resize_file(big, max_hashed_argument_bytes + 1); // sparse: nothing is read of it
+  signature_inputs inputs{dir_ / "p", {"big.bin"}, "", {}, dir_};
+  auto first = observation_signature(inputs);
+  ASSERT_TRUE(first) << first.error();
+  const auto notes = signature_notes(inputs);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("big.bin (" + std::to_string(max_hashed_argument_bytes + 1) + " bytes"), std::string::npos)
+    << notes[0];
+  EXPECT_NE(notes[0].find("size and modification time"), std::string::npos) << notes[0];
+
+  fs::resize_file(big, max_hashed_argument_bytes + 2);
+  EXPECT_NE(observation_signature(inputs).value(), *first) << "its size changed";
+  auto resized = observation_signature(inputs).value();
+  fs::last_write_time(big, fs::last_write_time(big) - std::chrono::hours{1});
+  EXPECT_NE(observation_signature(inputs).value(), resized) << "its mtime changed";
+}
+
 TEST_F(ObservationFile, AMissingProgramOrSourceIsAnErrorNamingIt) {
-  signature_inputs inputs{dir_ / "absent", {}, "", {}};
+  signature_inputs inputs{dir_ / "absent", {}, "", {}, {}};
   auto missing = observation_signature(inputs);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().find("absent"), std::string::npos) << missing.error();
   write(dir_ / "p", "x");
-  inputs = {dir_ / "p", {}, "", {dir_ / "gone.cu"}};
+  inputs = {dir_ / "p", {}, "", {dir_ / "gone.cu"}, {}};
   auto no_source = observation_signature(inputs);
   ASSERT_FALSE(no_source);
   EXPECT_NE(no_source.error().find("gone.cu"), std::string::npos) << no_source.error();

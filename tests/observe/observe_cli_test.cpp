@@ -8,6 +8,7 @@
 // weights; and a program whose child process also uses CUDA (a second launch log).
 
 #include "config/problem_spec.hpp"
+#include "observe/observation_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -144,6 +145,40 @@ TEST_F(ObserveCli, TheObservationIsCachedReusedAndObservedAgainWhenTheProgramCha
   auto json = run("observe --json --kernel transpose -- ./app.sh --bench");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(json.out.rfind("{\"observation\":", 0), 0u) << json.out;
+}
+
+TEST_F(ObserveCli, AScriptRunByAnInterpreterIsObservedAgainWhenTheScriptChanges) {
+  // The program is /bin/sh, the same bytes every time: only the script's content tells them apart.
+  auto first = run("observe --kernel transpose -- /bin/sh app.sh");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("256,256,1"), std::string::npos) << first.out;
+  auto again = run("observe --kernel transpose -- /bin/sh app.sh");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("reusing"), std::string::npos) << again.err;
+
+  std::string edited{stand_in_app};
+  edited.replace(edited.find("[256,256,1]"), 11, "[128,128,1]");
+  write_app(edited);
+  auto changed = run("observe --kernel transpose -- /bin/sh app.sh");
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_NE(changed.err.find("observing again: the signature changed"), std::string::npos) << changed.err;
+  EXPECT_EQ(changed.err.find("reusing"), std::string::npos) << changed.err;
+  EXPECT_NE(changed.out.find("128,128,1"), std::string::npos) << "the edited script's launches: " << changed.out;
+  EXPECT_EQ(changed.out.find("256,256,1"), std::string::npos) << changed.out;
+}
+
+TEST_F(ObserveCli, AnArgumentFileAboveTheHashLimitIsNotedAsKeyedBySizeAndMtime) {
+  std::ofstream{dir_ / "big.bin"};
+  fs::resize_file(dir_ / "big.bin", warpforge::observe::max_hashed_argument_bytes + 1); // sparse
+  auto observed = run("observe --kernel transpose -- /bin/sh app.sh big.bin");
+  ASSERT_EQ(observed.exit_code, 0) << observed.err;
+  EXPECT_NE(observed.out.find("note: the argument file big.bin (" +
+                              std::to_string(warpforge::observe::max_hashed_argument_bytes + 1) + " bytes"),
+            std::string::npos)
+    << observed.out;
+  EXPECT_NE(slurp(dir_ / ".warpforge-observe" / "transpose.observed.json").find("by its size and modification time"),
+            std::string::npos)
+    << "the note is kept with the observation";
 }
 
 TEST_F(ObserveCli, AFailingProgramKeepsWhatWasObservedAndShowsItsOutput) {
