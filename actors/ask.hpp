@@ -20,6 +20,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,7 @@ public:
   }
   /// The receiver at `who` is gone: whatever it had not answered is due again.
   void receiver_down(const caf::actor_addr& who) {
+    watched_.erase(who);
     auto [begin, end] = out_.equal_range(who);
     for (auto it = begin; it != end; ++it)
       if (!std::exchange(*it->second.answered, true))
@@ -51,10 +53,14 @@ public:
   };
   void sent(const caf::actor_addr& to, outstanding o) { out_.emplace(to, std::move(o)); }
   void due(std::function<void()> again) { due_.push_back(std::move(again)); }
+  /// True the first time `who` is seen (until it goes down): monitor it then, once. A monitor per
+  /// request would pile up on the receiver, one attachment per order for the campaign's life.
+  bool watch(const caf::actor_addr& who) { return watched_.insert(who).second; }
 
 private:
   std::multimap<caf::actor_addr, outstanding> out_;
   std::deque<std::function<void()>> due_;
+  std::set<caf::actor_addr> watched_; // monitored receivers, alive as far as we know
 };
 
 /// Sends `request` to the actor registered as `name` and hands its answer to `then`; see above.
@@ -67,7 +73,8 @@ void ask(Self self, pending_asks& asks, std::string name, Request request, Then 
     return;
   }
   auto answered = std::make_shared<bool>(false);
-  self->monitor(handle);
+  if (asks.watch(handle.address()))
+    self->monitor(handle);
   asks.sent(handle.address(), {answered, again});
   self->request(handle, caf::infinite, request)
     .then([answered, then](Reply& answer) {

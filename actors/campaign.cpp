@@ -38,16 +38,15 @@ feed::event campaign_event(feed::event_type type, std::string detail_json) {
 }
 
 // campaign_started as docs/events.md lists it; the wall-time budget lets monitors show what is left.
-feed::event started_event(const messages::campaign_plan& plan) {
+feed::event started_event(const messages::campaign_plan& plan, const config::campaign_spec* spec) {
   feed::detail detail;
   detail.add("kind", pipeline::to_string(plan.mode))
     .add("jobs", static_cast<std::uint64_t>(plan.job_ids.size()))
     .add("gpus", static_cast<std::uint64_t>(plan.gpus.size()))
     .add("resumed", plan.resume)
     .add("run_dir", plan.run_dir);
-  if (auto spec = config::parse_campaign(plan.spec_toml, plan.spec_path)) {
+  if (spec != nullptr)
     detail.add("proposer", config::to_string(spec->proposer.kind)).add("wall_time_s", spec->budget.wall_time_s);
-  }
   return campaign_event(feed::event_type::campaign_started, detail.json());
 }
 
@@ -84,7 +83,8 @@ void run(self_pointer self) {
   send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_state_change{st.plan->campaign_id, vocabulary::campaign_state::running, {}},
                              [self](std::int64_t) {
-                               emit(self->system(), started_event(*self->state.plan));
+                               auto spec = self->state.spec_of(*self->state.plan);
+                               emit(self->system(), started_event(*self->state.plan, spec ? spec->get() : nullptr));
                                send<messages::scheduler_actor, pipeline::campaign_result>(self, std::string{scheduler_name}, *self->state.plan,
                                                               [self](pipeline::campaign_result& r) { record_end(self, r); });
                                if (self->state.interrupt_asked)
@@ -107,12 +107,12 @@ void record_jobs(self_pointer self, std::vector<config::job_spec> jobs, std::siz
 
 void record(self_pointer self) {
   auto& plan = *self->state.plan;
-  auto spec = config::parse_campaign(plan.spec_toml, plan.spec_path);
+  auto spec = self->state.spec_of(plan);
   if (!spec)
-    throw std::runtime_error("campaign: the spec no longer validates: " + toml_reader::to_string(spec.error()));
+    throw std::runtime_error("campaign: the spec no longer validates: " + spec.error());
   send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_record{plan.name, plan.spec_path, plan.spec_toml, plan.run_dir},
-                             [self, jobs = spec->jobs](std::int64_t id) {
+                             [self, jobs = (*spec)->jobs](std::int64_t id) {
                                self->state.plan->campaign_id = id;
                                record_jobs(self, jobs, 0);
                              });
@@ -123,8 +123,9 @@ void record(self_pointer self) {
 void begin(self_pointer self) {
   send<messages::store_actor, std::int64_t>(self, std::string{store_name}, messages::flush_atom::value, [self](std::int64_t) {
     auto stored = report::load_report(self->state.plan->run_dir);
-    if (stored)
-      if (auto known = campaign_state::with_stored_ids(*self->state.plan, *stored)) {
+    auto spec = self->state.spec_of(*self->state.plan);
+    if (stored && spec)
+      if (auto known = campaign_state::with_stored_ids(*self->state.plan, **spec, *stored)) {
         self->state.plan = std::move(*known);
         return run(self);
       }
@@ -165,16 +166,25 @@ void record_stop(self_pointer self) {
 
 } // namespace
 
+expected<std::shared_ptr<const config::campaign_spec>, std::string>
+campaign_state::spec_of(const messages::campaign_plan& plan) {
+  if (spec && spec->raw_text == plan.spec_toml)
+    return spec;
+  auto parsed = config::parse_campaign(plan.spec_toml, plan.spec_path);
+  if (!parsed)
+    return unexpected{toml_reader::to_string(parsed.error())};
+  spec = std::make_shared<const config::campaign_spec>(std::move(*parsed));
+  return spec;
+}
+
 std::optional<messages::campaign_plan> campaign_state::with_stored_ids(messages::campaign_plan plan,
+                                                                       const config::campaign_spec& spec,
                                                                        const report::campaign_report& stored) {
   if (stored.campaign.name != plan.name)
     return std::nullopt;
-  auto spec = config::parse_campaign(plan.spec_toml, plan.spec_path);
-  if (!spec)
-    return std::nullopt;
   plan.campaign_id = stored.campaign.id;
   plan.job_ids.clear();
-  for (const auto& job : spec->jobs) {
+  for (const auto& job : spec.jobs) {
     std::int64_t id = 0;
     for (const auto& j : stored.jobs)
       if (j.row.name == job.name)
@@ -196,8 +206,10 @@ messages::component_status campaign_state::status() const {
   return s;
 }
 
-messages::campaign_actor::behavior_type campaign(messages::campaign_actor::stateful_pointer<campaign_state> self) {
+messages::campaign_actor::behavior_type campaign(messages::campaign_actor::stateful_pointer<campaign_state> self,
+                                                std::shared_ptr<const config::campaign_spec> spec) {
   keep_exception_text(self);
+  self->state.spec = std::move(spec);
   self->set_down_handler([self](caf::down_msg& m) {
     self->state.asks.receiver_down(m.source);
     if (self->state.asks.any_due())

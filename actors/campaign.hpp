@@ -8,6 +8,8 @@
 // Every step is a request repeated after a delay when its actor is down, like the scheduler's.
 
 #include "actors/ask.hpp"
+#include "config/campaign_spec.hpp"
+#include "expected/expected.hpp"
 #include "messages/campaign.hpp"
 #include "report/campaign_report.hpp"
 
@@ -18,6 +20,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <memory>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -35,14 +38,21 @@ struct campaign_state {
   std::optional<pipeline::campaign_result> result; // once the scheduler answered
   bool interrupt_asked = false;
   pending_asks asks;                           // requests out, and those to send again
+  std::shared_ptr<const config::campaign_spec> spec; // as the command loaded it; none (or not the
+                                               // plan's text): parsed from the plan, once
 
+  /// The campaign spec of `plan`: the one given, else the plan's text parsed (and kept).
+  expected<std::shared_ptr<const config::campaign_spec>, std::string> spec_of(const messages::campaign_plan& plan);
   /// The rows an earlier recording left in the store (none: record them now).
   static std::optional<messages::campaign_plan> with_stored_ids(messages::campaign_plan plan,
+                                                                const config::campaign_spec& spec,
                                                                 const report::campaign_report& stored);
   messages::component_status status() const;
 };
 
+/// `spec`: the campaign as the command loaded it (none: the plan's text is parsed).
 messages::campaign_actor::behavior_type
-campaign(messages::campaign_actor::stateful_pointer<campaign_state> self);
+campaign(messages::campaign_actor::stateful_pointer<campaign_state> self,
+         std::shared_ptr<const config::campaign_spec> spec);
 
 } // namespace warpforge::actors

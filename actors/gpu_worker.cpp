@@ -78,7 +78,10 @@ messages::race_reply gpu_worker_state::race(const messages::race_order& order) {
   messages::race_reply reply;
   reply.device = cfg.device;
   if (!failure.empty() || !keeper) {
-    reply.result = not_run(order.request, gpu_worker_name(cfg.device.ordinal) + " is out of service: " + failure);
+    reply.service = messages::worker_service::out_of_service;
+    reply.why_out_of_service = gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
+                               (failure.empty() ? std::string{"no runner"} : failure);
+    reply.result = not_run(order.request, reply.why_out_of_service);
   } else {
     const auto per_kernel = order.deadline_s > 0
       ? std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(order.deadline_s))

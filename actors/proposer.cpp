@@ -43,7 +43,7 @@ messages::proposer_actor::behavior_type propose_worker(messages::proposer_actor:
 std::shared_ptr<pipeline::proposer> make_strategy(caf::actor_system& system, const proposer_config& config) {
   const auto kind = config.spec.kind;
   if (kind != config::proposer_kind::llm && kind != config::proposer_kind::replay) {
-    auto made = pipeline::make_proposer(config.spec);
+    auto made = pipeline::make_proposer(config.spec, nullptr, config.problems);
     if (!made)
       throw std::runtime_error("proposer: " + made.error());
     return std::move(*made);

@@ -24,6 +24,8 @@ struct proposer_config {
   config::proposer_spec spec;
   std::optional<config::llm_spec> llm;  // the llm and replay kinds' settings (defaults when none)
   pipeline::compile_function compile;   // their compile-fix loop (NVRTC through the cache)
+  pipeline::parsed_problems problems;   // the campaign's problems as loaded: the tuner's search
+                                        // spaces come from these, never from the files again
 };
 
 struct proposer_state {

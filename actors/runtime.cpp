@@ -64,7 +64,7 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
                           return untyped(sys.spawn(llm, model));
                         }});
   children.push_back({std::string{proposer_name},
-                      [config = proposer_config{p.proposer, p.llm, p.compile}](caf::actor_system& sys) {
+                      [config = proposer_config{p.proposer, p.llm, p.compile, p.problems}](caf::actor_system& sys) {
                         return untyped(sys.spawn(proposer, config));
                       }});
   for (const auto& worker : p.workers)
@@ -72,10 +72,14 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
                           return untyped(sys.spawn<caf::detached>(gpu_worker, worker));
                         }});
   children.push_back({std::string{profiler_name}, [](caf::actor_system& sys) { return untyped(sys.spawn(profiler)); }});
-  children.push_back({std::string{scheduler_name}, [o = p.scheduler](caf::actor_system& sys) {
-                        return untyped(sys.spawn(scheduler, o));
+  children.push_back({std::string{scheduler_name}, [o = p.scheduler, spec = p.spec](caf::actor_system& sys) {
+                        auto options = o;
+                        options.spec = spec;
+                        return untyped(sys.spawn(scheduler, std::move(options)));
                       }});
-  children.push_back({std::string{campaign_name}, [](caf::actor_system& sys) { return untyped(sys.spawn(campaign)); }});
+  children.push_back({std::string{campaign_name}, [spec = p.spec](caf::actor_system& sys) {
+                        return untyped(sys.spawn(campaign, spec));
+                      }});
   return children;
 }
 

@@ -16,6 +16,7 @@
 #include "messages/deployer.hpp"
 #include "expected/expected.hpp"
 #include "messages/store.hpp"
+#include "pipeline/proposer.hpp"
 #include "messages/supervisor.hpp"
 
 #include <caf/actor_system.hpp>
@@ -43,7 +44,10 @@ struct pipeline_options {
   std::vector<gpu_worker_config> workers;  // one per GPU; empty: no GPU here
   std::size_t compilers = 1;               // compiler actors (as many as cores, or [compiler] workers)
   pipeline::compile_function compile;      // NVRTC through the content cache (a slower one in tests)
+  std::shared_ptr<const config::campaign_spec> spec; // the campaign as the command loaded it: the
+                                             // campaign and scheduler actors do not parse it again
   config::proposer_spec proposer;
+  pipeline::parsed_problems problems;        // the campaign's problems as loaded (the tuner's spaces)
   std::optional<config::llm_spec> llm;       // the llm and replay proposers' [llm] settings
   std::shared_ptr<llm::chat_client> model;   // the provider's client: an llm actor serves it
                                              // (none: no llm actor, as for tune and replay)

@@ -87,7 +87,9 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
                                   });
   for (auto& r : out.races)
     send<messages::gpu_worker_actor, messages::race_reply>(self, gpu_worker_name(r.gpu), messages::race_order{r.ref, r.request, 0},
-                                    [self, id = r.id](messages::race_reply& reply) {
+                                    [self, id = r.id, gpu = r.gpu](messages::race_reply& reply) {
+                                      if (reply.service == messages::worker_service::out_of_service)
+                                        return self->state.engine->gpu_out_of_service(id, gpu, reply.why_out_of_service);
                                       self->state.engine->raced(id, reply.device, reply.result, reply.wall_s);
                                     });
   for (auto& p : out.profiles)
@@ -152,7 +154,10 @@ void start_from_store(self_pointer self) {
 
 void scheduler_state::begin(const messages::campaign_plan& p, const std::optional<pipeline::earlier_run>& earlier,
                             std::vector<pipeline::store_write>& failures, std::vector<feed::event>& failure_events) {
-  auto spec = config::parse_campaign(p.spec_toml, p.spec_path);
+  // The spec the command loaded, when it is the plan's; parsed again only without it.
+  expected<config::campaign_spec, toml_reader::placed_errors> spec =
+    options.spec && options.spec->raw_text == p.spec_toml ? expected<config::campaign_spec, toml_reader::placed_errors>{*options.spec}
+                                                          : config::parse_campaign(p.spec_toml, p.spec_path);
   if (!spec)
     throw std::runtime_error("scheduler: the campaign spec no longer validates: " + toml_reader::to_string(spec.error()));
   pipeline::campaign_setup setup;

@@ -11,6 +11,7 @@
 // actor and rebuilds every job from the store (what has an outcome is replayed, the rest rebuilt).
 
 #include "actors/ask.hpp"
+#include "config/campaign_spec.hpp"
 #include "messages/scheduler.hpp"
 #include "pipeline/campaign_engine.hpp"
 
@@ -35,6 +36,8 @@ struct scheduler_options {
   std::chrono::milliseconds tick{500};               // how often budgets and idle GPUs are looked at
   std::chrono::milliseconds retry_delay{200};        // before repeating an order whose actor failed
   std::filesystem::path tuner_cache;                 // the cross-run result cache; empty: none
+  std::shared_ptr<const config::campaign_spec> spec; // the campaign as loaded; none (or another
+                                                     // text than the plan's): the plan's text is parsed
 };
 
 struct scheduler_state {

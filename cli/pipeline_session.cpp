@@ -41,8 +41,10 @@ actors::pipeline_options pipeline_for(const session_request& request, const gpu_
   p.compilers = std::max(1u, std::thread::hardware_concurrency());
   p.compile = cached_nvrtc();
   p.proposer = request.spec.proposer;
+  p.problems = pipeline::problems_of(request.spec); // loaded once, here: no actor reads them again
   p.llm = request.spec.llm;
   p.scheduler.compilers = p.compilers;
+  p.spec = std::make_shared<const config::campaign_spec>(request.spec);
   if (request.mode == pipeline::campaign_mode::optimize)
     p.scheduler.tuner_cache = tuning::default_cache_path();
   return p;

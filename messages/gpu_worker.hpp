@@ -170,16 +170,23 @@ typename Inspector::result_type inspect(Inspector& f, race_order& x) {
   return f(caf::meta::type_name("race_order"), x.ref, x.request, x.deadline_s);
 }
 
+/// Whether a worker could take an order. out_of_service: its runner could not be started or kept
+/// running (the keeper gave up, or the GPU's lock was not had); it answers every order at once,
+/// nothing run, and its GPU should get no more work.
+enum class worker_service : std::uint8_t { in_service, out_of_service };
+
 struct race_reply {
   gpu::device_info device;  // the GPU it ran on
   gpu::race_result result;  // one kernel_result per request kernel, always complete
   double wall_s = 0;        // seconds the worker spent on it (a runner start included)
+  worker_service service = worker_service::in_service; // out_of_service: every kernel not_run
+  std::string why_out_of_service; // the worker's reason, when out of service
   friend bool operator==(const race_reply&, const race_reply&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, race_reply& x) {
-  return f(caf::meta::type_name("race_reply"), x.device, x.result, x.wall_s);
+  return f(caf::meta::type_name("race_reply"), x.device, x.result, x.wall_s, x.service, x.why_out_of_service);
 }
 
 /// Counters of one launch of `launch.kernels[0]`, in passes apart from timing.

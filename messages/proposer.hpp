@@ -62,12 +62,13 @@ typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
   auto best = messages::optional_field(x.best_s);
   auto diagnosis = messages::optional_field(x.diagnosis);
   return f(caf::meta::type_name("propose_request"), x.job, x.problem_path, x.iteration, x.branches,
-           x.current_best, best, diagnosis, x.memory, x.run_dir, x.arch);
+           x.current_best, best, diagnosis, x.memory, x.memory_from, x.run_dir, x.arch);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, proposal& x) {
-  return f(caf::meta::type_name("proposal"), x.candidates, x.note, x.calls, x.failure);
+  auto resend = messages::optional_field(x.resend_memory_from);
+  return f(caf::meta::type_name("proposal"), x.candidates, x.note, x.calls, x.failure, x.memory_held, resend);
 }
 
 } // namespace warpforge::pipeline

@@ -193,9 +193,12 @@ void campaign_engine::pump() {
 }
 
 void campaign_engine::plan_job(job_slot& job) {
-  for (auto planned = job.plan->take_planned(); !planned.empty(); planned = job.plan->take_planned())
+  for (auto planned = job.plan->take_planned(); !planned.empty() && !job.closed; planned = job.plan->take_planned())
     for (const auto& b : planned)
-      record_planned(job, b);
+      if (!job.closed)
+        record_planned(job, b);
+  if (job.closed)
+    return;
   if (auto ask = job.plan->proposal_due(now())) {
     const auto t = next_ticket();
     orders_[t] = order{order::kind::proposal, index_of(job)};
@@ -221,7 +224,10 @@ void campaign_engine::record_planned(job_slot& job, const planned_branch& b) {
   }
   auto& slot = job.branches[{b.iteration, b.ordinal}];
   slot.plan = b;
-  out_.writes.push_back(branch_row(job.id, b, keep_source(setup_.run_dir, job.setup, b)));
+  auto source = keep_source(setup_.run_dir, job.setup, b);
+  out_.writes.push_back(branch_row(job.id, b, source ? *source : std::string{}));
+  if (!source) // the job's own files cannot be written: that job cannot go on, the others can
+    return abandon_job(job, "cannot record its branches: " + source.error());
   out_.events.push_back(job_event(feed::event_type::branch_proposed, job.setup.name, b.iteration, b.ordinal, feed::no_gpu,
                                   feed::detail{}.add("kind", vocabulary::to_string(b.what.kind))
                                     .add("point", tuning::canonical_text(b.what.point))
@@ -307,6 +313,8 @@ void campaign_engine::built(ticket id, const built_kernel& kernel) {
   --compiles_in_flight_;
   ++compiled_;
   auto& job = *jobs_.at(o.job);
+  if (job.closed) // abandoned while it compiled
+    return pump();
   if (o.branch.second == -1) { // the job's reference kernel
     if (kernel.outcome == branch_outcome::passed)
       job.reference_cubin = kernel.cubin_path;
@@ -355,6 +363,8 @@ void campaign_engine::checked(ticket id, const sass_verdict& verdict) {
   auto o = it->second;
   orders_.erase(it);
   auto& job = *jobs_.at(o.job);
+  if (job.closed)
+    return pump();
   auto& slot = job.branches.at(o.branch);
   // Only claimed methods can be absent for the plan (diagnose looks at methods nobody claimed).
   for (const auto& m : verdict.absent)
@@ -379,8 +389,14 @@ void campaign_engine::proposed(ticket id, const expected<proposal, std::string>&
     return;
   auto& job = *jobs_.at(it->second.job);
   orders_.erase(it);
+  if (job.closed)
+    return pump();
   if (!answer) {
     job.plan->proposal_failed(answer.error());
+    return pump();
+  }
+  if (answer->resend_memory_from) { // not a proposal: the plan asks again with more memory
+    job.plan->accept(*answer);
     return pump();
   }
   const auto iteration = job.plan->iterations_done() + 1;
@@ -427,6 +443,7 @@ void campaign_engine::after_plan(job_slot& job) {
                                     feed::no_branch, feed::no_gpu,
                                     feed::detail{}.add("champion", summary.champion.has_value())
                                       .add("best_s", summary.best_s.value_or(0)).json()));
+    forget_iteration(job, summary.iteration);
   }
   if (job.plan->baseline_s())
     out_.writes.push_back(storage::job_update{job.id, job.plan->iterations_done(), job.plan->best_s().value_or(0),
@@ -435,11 +452,35 @@ void campaign_engine::after_plan(job_slot& job) {
     close_job(job);
 }
 
+// A finished iteration's branches are recorded: their slots (resolved problems, candidates) go,
+// but the job's best, the next races' incumbent and profile. Without this the engine's memory grows
+// with every iteration of a long campaign.
+void campaign_engine::forget_iteration(job_slot& job, std::int64_t iteration) {
+  const branch_key best{job.plan->best().iteration, job.plan->best().ordinal};
+  for (auto it = job.branches.begin(); it != job.branches.end() && it->first.first <= iteration;)
+    it = it->second.ended && it->first != best ? job.branches.erase(it) : std::next(it);
+}
+
 // Iterations the job started and never finished end with it: failed, or interrupted by a stop.
 void campaign_engine::end_open_iterations(job_slot& job, vocabulary::iteration_state state) {
   for (auto n : job.iterations_started)
     if (job.iterations_ended.insert(n).second)
       out_.writes.push_back(storage::iteration_update{job.id, n, state, -1, true, {}});
+}
+
+void campaign_engine::abandon_job(job_slot& job, const std::string& why) {
+  if (job.closed)
+    return;
+  logging::get("scheduler")->error("{}: {}", job.setup.name, why);
+  job.plan->abandon(why);
+  for (auto& [key, slot] : job.branches)
+    if (!slot.ended) {
+      slot.ended = true;
+      out_.writes.push_back(storage::branch_outcome_change{{job.id, key.first, key.second}, branch_outcome::not_run,
+                                                           first_lines(why, 2000)});
+    }
+  job.pending_profile.reset();
+  close_job(job);
 }
 
 void campaign_engine::close_job(job_slot& job) {

@@ -101,6 +101,11 @@ public:
   void proposed(ticket id, const expected<proposal, std::string>& answer);
   void raced(ticket id, const gpu::device_info& device, const gpu::race_result& result, double request_s);
   void profiled(ticket id, const diagnosis_summary& summary);
+  /// The race `id` went to a GPU whose worker is out of service (`why`): the GPU leaves the
+  /// placement and the race goes to a healthy GPU (a race pinned to that GPU, bench's and
+  /// diagnose's, ends not_run with the reason). With no healthy GPU left every open job fails,
+  /// saying so.
+  void gpu_out_of_service(ticket id, int gpu, const std::string& why);
   /// Looks at the wall-time budget and idle GPUs again.
   void tick();
   /// Ctrl-C: every branch in flight ends interrupted, every open job interrupted; the campaign
@@ -130,10 +135,15 @@ private:
   void end_branch(job_slot& job, const planned_branch& b, const branch_result& result, int gpu);
   void after_plan(job_slot& job);
   void close_job(job_slot& job);
+  void abandon_job(job_slot& job, const std::string& why);
+  void forget_iteration(job_slot& job, std::int64_t iteration);
   void end_open_iterations(job_slot& job, vocabulary::iteration_state state);
   // GPUs
   void dispatch();
   bool dispatch_race(gpu_slot& gpu, bool eager);
+  bool dispatch_requeued(gpu_slot& gpu);
+  void send_race(job_slot& job, gpu_slot& gpu, const race_plan& race);
+  bool any_healthy_gpu() const;
   bool dispatch_profile(gpu_slot& gpu);
   void race_without_gpu(job_slot& job, const race_plan& race);
   gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent,
@@ -166,6 +176,7 @@ private:
   std::vector<std::unique_ptr<job_slot>> jobs_;
   std::vector<gpu_slot> gpus_;
   std::map<ticket, order> orders_;   // in flight
+  std::vector<order> requeued_;      // races a GPU out of service gave back, for a healthy one
   ticket last_ticket_ = 0;
   outbox out_;
   std::optional<tuning::result_cache> cache_;

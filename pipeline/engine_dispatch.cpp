@@ -7,6 +7,7 @@
 #include "gpu/runner/config_race.hpp"
 #include "tuning/point_text.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
@@ -61,10 +62,76 @@ void campaign_engine::dispatch() {
     }
     return;
   }
-  // Profiles first (a diagnosis may stop a job), then whole phases, then whatever is built.
+  // Races a GPU out of service gave back first (they were due), then profiles (a diagnosis may
+  // stop a job), then whole phases, then whatever is built. A GPU out of service gets nothing.
   for (auto& gpu : gpus_)
-    if (!gpu.busy && !dispatch_profile(gpu) && !dispatch_race(gpu, false))
+    if (!gpu.busy && gpu.out_of_service.empty() && !dispatch_requeued(gpu) && !dispatch_profile(gpu) &&
+        !dispatch_race(gpu, false))
       dispatch_race(gpu, true);
+}
+
+bool campaign_engine::any_healthy_gpu() const {
+  return std::any_of(gpus_.begin(), gpus_.end(), [](const gpu_slot& g) { return g.out_of_service.empty(); });
+}
+
+bool campaign_engine::dispatch_requeued(gpu_slot& gpu) {
+  while (!requeued_.empty()) {
+    auto o = std::move(requeued_.front());
+    requeued_.erase(requeued_.begin());
+    auto& job = *jobs_.at(o.job);
+    if (job.closed)
+      continue;
+    send_race(job, gpu, o.race);
+    return true;
+  }
+  return false;
+}
+
+void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::string& why) {
+  update_usage();
+  auto& gpu = gpu_of(ordinal);
+  if (gpu.out_of_service.empty()) {
+    gpu.out_of_service = why;
+    out_.events.push_back(job_event(feed::event_type::warning, "", feed::no_iter, feed::no_branch, ordinal,
+                                    feed::detail{}.add("message", why + "; its work goes to the other GPUs")
+                                      .add("component", "scheduler").json()));
+  }
+  auto it = orders_.find(id);
+  if (it == orders_.end())
+    return pump();
+  auto o = it->second;
+  orders_.erase(it);
+  gpu_busy(gpu, false);
+  auto& job = *jobs_.at(o.job);
+  out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.race.iteration, feed::no_branch,
+                                  ordinal, feed::detail{}.add("out_of_service", why).json()));
+  if (o.what == order::kind::race && !job.closed) {
+    if (o.race.gpu) { // a measurement of this GPU (bench, diagnose): no other GPU can make it
+      race_outcome outcome;
+      for (auto ordinal_in_race : o.race.ordinals) {
+        branch_result r;
+        r.detail = why;
+        end_branch(job, job.branches.at({o.race.iteration, ordinal_in_race}).plan, r, feed::no_gpu);
+        outcome.branches.push_back(std::move(r));
+      }
+      job.plan->measured(o.race, outcome);
+    } else {
+      o.config = 0; // from the start, on whichever healthy GPU is free first
+      o.kernels.clear();
+      o.parts.clear();
+      o.request_s = 0;
+      requeued_.push_back(std::move(o));
+    }
+  }
+  if (!any_healthy_gpu()) {
+    std::string reasons;
+    for (const auto& g : gpus_)
+      reasons += (reasons.empty() ? "" : "; ") + g.out_of_service;
+    for (auto& owned : jobs_)
+      abandon_job(*owned, "no healthy GPU is left: " + reasons);
+    requeued_.clear();
+  }
+  pump();
 }
 
 bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
@@ -116,22 +183,26 @@ bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
       race_without_gpu(*job, *race);
       continue;
     }
-    const auto t = next_ticket();
-    auto& o = orders_[t] = order{order::kind::race, index_of(*job), {race->iteration, -1}, *race,
-                                 race->with_incumbent, {}, gpu.device.ordinal};
-    auto request = race_request_for(*job, *race, race->with_incumbent, 0); // the first configuration
-    for (std::size_t k = 0; k < request.kernels.size(); ++k)
-      o.kernels.push_back(k);
-    keep_launches(*job, *race, race_request_for(*job, *race, race->with_incumbent, job->setup.heaviest));
-    out_.races.push_back({t, gpu.device.ordinal, ref_of(*job, race->iteration, -1), std::move(request)});
-    out_.events.push_back(job_event(feed::event_type::gpu_leased, job->setup.name, race->iteration, feed::no_branch,
-                                    gpu.device.ordinal,
-                                    feed::detail{}.add("kernels", static_cast<std::uint64_t>(race->ordinals.size()))
-                                      .add("incumbent", race->with_incumbent).json()));
-    gpu_busy(gpu, true);
+    send_race(*job, gpu, *race);
     return true;
   }
   return false;
+}
+
+void campaign_engine::send_race(job_slot& job, gpu_slot& gpu, const race_plan& race) {
+  const auto t = next_ticket();
+  auto& o = orders_[t] = order{order::kind::race, index_of(job), {race.iteration, -1}, race, race.with_incumbent, {},
+                               gpu.device.ordinal};
+  auto request = race_request_for(job, race, race.with_incumbent, 0); // the first configuration
+  for (std::size_t k = 0; k < request.kernels.size(); ++k)
+    o.kernels.push_back(k);
+  keep_launches(job, race, race_request_for(job, race, race.with_incumbent, job.setup.heaviest));
+  out_.races.push_back({t, gpu.device.ordinal, ref_of(job, race.iteration, -1), std::move(request)});
+  out_.events.push_back(job_event(feed::event_type::gpu_leased, job.setup.name, race.iteration, feed::no_branch,
+                                  gpu.device.ordinal,
+                                  feed::detail{}.add("kernels", static_cast<std::uint64_t>(race.ordinals.size()))
+                                    .add("incumbent", race.with_incumbent).json()));
+  gpu_busy(gpu, true);
 }
 
 // Each branch's launch alone, beside it: `warpforge-runner --execute request-<arch>.json` replays
@@ -222,6 +293,10 @@ void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu
   auto o = it->second;
   orders_.erase(it);
   auto& job = *jobs_.at(o.job);
+  if (job.closed) { // abandoned while it ran: nothing to record, the GPU is free again
+    gpu_busy(gpu_of(o.gpu), false);
+    return pump();
+  }
   if (race_next_config(job, o, raw, raw_request_s))
     return; // the GPU stays leased for the next configuration
   auto result = gpu::combine_config_races(o.race.ordinals.size() + (o.with_incumbent ? 1 : 0), o.parts);
@@ -278,6 +353,8 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
   gpu_busy(gpu, false);
   ++gpu.usage.profiles;
   auto& job = *jobs_.at(o.job);
+  if (job.closed)
+    return pump();
   out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.profile.branch.iteration,
                                   o.profile.branch.ordinal, o.gpu, feed::detail{}.add("profile", true).json()));
   const auto iteration = std::max<std::int64_t>(1, job.plan->iterations_done());

@@ -117,7 +117,8 @@ void campaign_engine::replay(job_slot& job, const report::job_entry& stored) {
       }
     }
   }
-  (void)job.plan->take_finished(); // recorded by the earlier run
+  for (const auto& summary : job.plan->take_finished()) // recorded by the earlier run: not kept here
+    forget_iteration(job, summary.iteration);
   if (!pending.empty()) // what the stop (or the crash) cost, said once per job
     out_.events.push_back(job_event(feed::event_type::warning, job.setup.name, feed::no_iter, feed::no_branch,
                                     feed::no_gpu,

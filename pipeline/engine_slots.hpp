@@ -51,6 +51,7 @@ struct campaign_engine::gpu_slot {
   bool busy = false;
   double since = 0;                     // when it became busy, seconds since the start
   gpu_usage usage;                      // where its time went so far
+  std::string out_of_service;           // why its worker takes no more work; empty: in service
 };
 
 // A race whose answer waits for the fresh, cold re-measure of the kernels in it that were faster

@@ -112,7 +112,15 @@ void fixed_plan::diagnosed(const profile_plan& profile, const std::optional<diag
   diagnosed_.insert(profile.gpu.value_or(-1));
 }
 
+void fixed_plan::abandon(const std::string& why) {
+  if (failure_.empty())
+    failure_ = why;
+  abandoned_ = true;
+}
+
 bool fixed_plan::done() const {
+  if (abandoned_)
+    return true;
   const bool building = proposal_pending_ || first_proposal_ ||
                         std::any_of(builds_.begin(), builds_.end(),
                                     [](const auto& b) { return b.second == build_state::planned; });

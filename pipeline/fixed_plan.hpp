@@ -32,6 +32,7 @@ public:
   std::optional<propose_request> proposal_due(double elapsed_s) override;
   void accept(const proposal& answer) override;
   void proposal_failed(const std::string& why) override;
+  void abandon(const std::string& why) override;
   bool done() const override;
   const std::string& failure() const override { return failure_; }
   std::optional<tuning::stop_reason> stop() const override { return std::nullopt; }
@@ -58,6 +59,7 @@ private:
   std::set<int> to_profile_; // GPUs where the first kernel passed
   std::set<int> profiled_;   // ... profile asked
   std::set<int> diagnosed_;  // ... and answered
+  bool abandoned_ = false;   // ended by abandon(): done, failed, whatever was left
   std::string failure_;      // the first kernel that did not pass, where and why
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 
 namespace warpforge::pipeline {
@@ -104,10 +105,17 @@ std::vector<job_driver::tracked*> job_driver::current_phase() {
                                                 : branch_kind::ablation;
   if (phase_ != phase::baseline && phase_ != phase::branches && phase_ != phase::ablations)
     return out;
-  for (auto& [key, t] : branches_)
-    if (key.first == iteration_ && t.plan.what.kind == kind)
+  for (auto& [key, t] : this_iteration())
+    if (t.plan.what.kind == kind)
       out.push_back(&t);
   return out;
+}
+
+// The current iteration's branches, in ordinal order: a range of the map (earlier iterations'
+// entries are dropped when they finish, so this never walks the job's history).
+std::ranges::subrange<job_driver::branch_map::iterator> job_driver::this_iteration() {
+  return {branches_.lower_bound({iteration_, std::numeric_limits<std::int64_t>::min()}),
+          branches_.upper_bound({iteration_, std::numeric_limits<std::int64_t>::max()})};
 }
 
 bool job_driver::phase_complete() {
@@ -165,8 +173,8 @@ void job_driver::end_phase() {
 // The phase's branches go into the memory together, by ordinal (the map's order).
 void job_driver::remember_phase(branch_kind kind, const std::vector<std::string>& details) {
   std::size_t i = 0;
-  for (const auto& [key, t] : branches_) {
-    if (key.first != iteration_ || t.plan.what.kind != kind)
+  for (const auto& [key, t] : this_iteration()) {
+    if (t.plan.what.kind != kind)
       continue;
     attempt a;
     a.iteration = iteration_;
@@ -198,8 +206,8 @@ void job_driver::end_baseline() {
 void job_driver::end_branches() {
   std::vector<const tracked*> branches;
   std::vector<tuning::branch_result> results;
-  for (const auto& [key, t] : branches_)
-    if (key.first == iteration_ && t.plan.what.kind == branch_kind::branch) {
+  for (const auto& [key, t] : this_iteration())
+    if (t.plan.what.kind == branch_kind::branch) {
       branches.push_back(&t);
       results.push_back(for_election(t.plan, t.result));
     }
@@ -256,8 +264,8 @@ void job_driver::end_branches() {
 void job_driver::end_ablations() {
   std::vector<tuning::ablation_result> ablations;
   std::vector<std::string> details;
-  for (const auto& [key, t] : branches_)
-    if (key.first == iteration_ && t.plan.what.kind == branch_kind::ablation) {
+  for (const auto& [key, t] : this_iteration())
+    if (t.plan.what.kind == branch_kind::ablation) {
       const auto& method = t.plan.what.methods.front();
       ablations.push_back({method, t.result.outcome, t.result.median_s.value_or(0),
                            t.plan.ended.has_value() && !t.result.sass_absent.empty()});
@@ -282,6 +290,9 @@ void job_driver::finish_iteration(std::optional<std::int64_t> champion,
   progress_ = tuning::after_iteration(progress_, champion.has_value(), evaluations_this_iteration_);
   evaluations_this_iteration_ = 0;
   champion_.reset();
+  // The iteration's branches are in the memory and the summary now: keeping them would make the
+  // job's footprint grow with every iteration (best_ is a copy).
+  branches_.erase(branches_.begin(), this_iteration().end());
   ++iteration_;
   next_ordinal_ = 0;
   phase_ = champion ? phase::profiling : phase::proposing; // an unchanged best keeps its diagnosis
@@ -321,7 +332,11 @@ std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
   r.current_best = best_.what;
   r.best_s = best_s_;
   r.diagnosis = diagnosis_;
-  r.memory = memory_;
+  // Only what the proposer does not hold yet (all of it for one that keeps nothing).
+  const auto from = std::min(proposer_holds_, memory_.size());
+  r.memory_from = static_cast<std::int64_t>(from);
+  r.memory.assign(memory_.begin() + static_cast<std::ptrdiff_t>(from), memory_.end());
+  memory_sent_from_ = from;
   return r;
 }
 
@@ -329,6 +344,17 @@ void job_driver::accept(const proposal& answer) {
   if (phase_ != phase::proposing || !asked_)
     return;
   asked_ = false;
+  if (answer.resend_memory_from) {
+    // The proposer lost what it held (restarted): ask again with the memory from where it says.
+    // Only an earlier start is accepted, so this ends at a request with the whole memory.
+    const auto from = static_cast<std::size_t>(std::max<std::int64_t>(0, *answer.resend_memory_from));
+    if (from >= memory_sent_from_)
+      return fail("the proposer asked for the memory from entry " + std::to_string(from) + " again, after it was sent from " +
+                  std::to_string(memory_sent_from_));
+    proposer_holds_ = from;
+    return;
+  }
+  proposer_holds_ = static_cast<std::size_t>(std::max<std::int64_t>(0, answer.memory_held));
   if (answer.candidates.empty()) {
     progress_.space_exhausted = true;
     return finish(tuning::stop_reason::space_exhausted);
@@ -344,6 +370,11 @@ void job_driver::accept(const proposal& answer) {
 void job_driver::proposal_failed(const std::string& why) {
   if (phase_ == phase::proposing)
     fail("the proposer could not propose iteration " + std::to_string(iteration_) + ": " + why);
+}
+
+void job_driver::abandon(const std::string& why) {
+  if (phase_ != phase::done)
+    fail(why);
 }
 
 void job_driver::finish(tuning::stop_reason why) {

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,7 @@ public:
   std::optional<propose_request> proposal_due(double elapsed_s) override;
   void accept(const proposal& answer) override;
   void proposal_failed(const std::string& why) override;
+  void abandon(const std::string& why) override;
   bool done() const override { return phase_ == phase::done; }
   const std::string& failure() const override { return failure_; }
   std::optional<tuning::stop_reason> stop() const override { return stop_; }
@@ -81,6 +83,9 @@ private:
     branch_state state = branch_state::planned;
     branch_result result;
   };
+  using branch_map = std::map<std::pair<std::int64_t, std::int64_t>, tracked>; // (iteration, ordinal)
+
+  std::ranges::subrange<branch_map::iterator> this_iteration();
 
   void plan(planned_branch b);
   std::vector<tracked*> current_phase();
@@ -107,7 +112,7 @@ private:
   std::int64_t iteration_ = 1;
   std::int64_t next_ordinal_ = 0;
   std::uint64_t evaluations_this_iteration_ = 0;
-  std::map<std::pair<std::int64_t, std::int64_t>, tracked> branches_; // (iteration, ordinal)
+  branch_map branches_;                   // the current iteration's (earlier ones are dropped)
   std::vector<planned_branch> newly_planned_;
   std::optional<std::int64_t> champion_; // this iteration's, ordinal
   std::vector<std::string> iteration_memory_; // its branches' lines, while ablations run
@@ -119,6 +124,8 @@ private:
   planned_branch best_;
   std::optional<diagnosis_summary> diagnosis_;
   std::vector<attempt> memory_;
+  std::size_t proposer_holds_ = 0;    // memory entries the proposer said it keeps (sent no more)
+  std::size_t memory_sent_from_ = 0;  // where the outstanding request's memory started
   std::vector<iteration_summary> finished_;
 };
 

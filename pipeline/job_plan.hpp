@@ -101,6 +101,9 @@ public:
   virtual std::optional<propose_request> proposal_due(double elapsed_s) = 0;
   virtual void accept(const proposal& answer) = 0;
   virtual void proposal_failed(const std::string& why) = 0;
+  /// The campaign cannot go on with this job (no healthy GPU is left, its own files cannot be
+  /// written): it ends failed with `why`, whatever it had in flight.
+  virtual void abandon(const std::string& why) = 0;
 
   virtual bool done() const = 0;
   virtual const std::string& failure() const = 0;        // why the job failed; empty if not

@@ -310,6 +310,11 @@ void llm_proposer::learn_patterns(job_state& job, const propose_request& request
 }
 
 expected<proposal, std::string> llm_proposer::propose(const propose_request& request) {
+  if (request.memory_from != 0) { // it keeps no memory of its own (memory_held 0): it needs all of it
+    proposal resend;
+    resend.resend_memory_from = 0;
+    return resend;
+  }
   auto job = job_for(request);
   if (!job)
     return unexpected{job.error()};

@@ -4,11 +4,18 @@
 
 namespace warpforge::pipeline {
 
+parsed_problems problems_of(const config::campaign_spec& spec) {
+  parsed_problems out;
+  for (const auto& job : spec.jobs)
+    out.emplace(job.problem_path.string(), std::make_shared<const config::problem_spec>(job.problem));
+  return out;
+}
+
 expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec,
-                                                               const llm_context* llm) {
+                                                               const llm_context* llm, parsed_problems problems) {
   switch (spec.kind) {
   case config::proposer_kind::tune:
-    return std::unique_ptr<proposer>{std::make_unique<tune_proposer>(spec.strategy, spec.seed)};
+    return std::unique_ptr<proposer>{std::make_unique<tune_proposer>(spec.strategy, spec.seed, std::move(problems))};
   case config::proposer_kind::llm:
   case config::proposer_kind::replay:
     if (llm == nullptr)

@@ -19,6 +19,7 @@
 #include "pipeline/diagnosis_summary.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,7 +48,11 @@ struct propose_request {
   candidate current_best;                 // the kernel to improve on
   std::optional<double> best_s;           // its time, seconds
   std::optional<diagnosis_summary> diagnosis; // of the current best; none: not profiled
-  std::vector<attempt> memory;            // every evaluation of the job so far
+  std::vector<attempt> memory;            // the job's evaluations from entry memory_from on
+  std::int64_t memory_from = 0;           // index in the job's memory of memory[0]: 0 sends the
+                                          // whole memory; a proposer that said it holds the first
+                                          // N entries (proposal::memory_held) is sent the rest only,
+                                          // so a request stays small however long the job runs
   std::string run_dir;                    // where the campaign records (the llm proposer's
                                           // transcripts and the proposals it reads back)
   std::string arch;                       // what the campaign compiles for ("sm_90")
@@ -77,6 +82,12 @@ struct proposal {
   std::vector<model_call> calls;     // the language-model requests it took, in order
   std::string failure;               // set by the proposer actor when no proposal could be made
                                      // (an error would be taken for a dead actor and re-sent)
+  std::int64_t memory_held = 0;      // entries of the job's memory this proposer keeps after this
+                                     // proposal (the next request may start there); 0: it keeps
+                                     // none, send the whole memory every time
+  std::optional<std::int64_t> resend_memory_from; // set: the request's memory did not continue
+                                     // what this proposer holds (it was restarted); no candidates:
+                                     // ask again with the memory from this entry (0: all of it)
   friend bool operator==(const proposal&, const proposal&) = default;
 };
 
@@ -90,9 +101,19 @@ public:
 
 struct llm_context; // llm_proposer.hpp: the model, the run directory, the compiler
 
+/// The problems a campaign has already loaded and validated, by path (a job's problem_path as
+/// its requests name it): the tuner builds its search space from these instead of reading the
+/// file again.
+using parsed_problems = std::map<std::string, std::shared_ptr<const config::problem_spec>>;
+
+/// The campaign's problems, by their paths.
+parsed_problems problems_of(const config::campaign_spec& spec);
+
 /// The proposer the campaign asks for. The llm and replay kinds need `llm` (their model,
-/// transcripts and compiler); an error names what is missing.
+/// transcripts and compiler); an error names what is missing. `problems`: the campaign's parsed
+/// problems (the tuner loads a problem it is not given: tests, tools).
 expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec,
-                                                               const llm_context* llm = nullptr);
+                                                               const llm_context* llm = nullptr,
+                                                               parsed_problems problems = {});
 
 } // namespace warpforge::pipeline

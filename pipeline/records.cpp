@@ -168,13 +168,21 @@ std::string methods_json(const std::vector<std::string>& methods) {
   return std::move(out).str();
 }
 
-std::string keep_source(const fs::path& run_dir, const job_setup& job, const planned_branch& b) {
+expected<std::string, std::string> keep_source(const fs::path& run_dir, const job_setup& job, const planned_branch& b) {
   const auto file = branch_folder(run_dir, job.name, b.iteration, b.ordinal) /
                     (b.what.source_name.empty() ? job.problem.kernel.source.filename() : fs::path{b.what.source_name});
-  std::error_code ignored;
-  fs::create_directories(file.parent_path(), ignored);
-  std::ofstream{file} << (b.what.source.empty() ? job.kernel_text : b.what.source);
-  return fs::relative(file, run_dir).string();
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec)
+    return unexpected{"cannot create the branch's folder " + file.parent_path().string() + ": " + ec.message()};
+  std::ofstream out{file};
+  out << (b.what.source.empty() ? job.kernel_text : b.what.source);
+  if (!out.flush())
+    return unexpected{"cannot write the branch's source " + file.string()};
+  auto relative = fs::relative(file, run_dir, ec);
+  if (ec)
+    return unexpected{"cannot name " + file.string() + " relative to the run: " + ec.message()};
+  return relative.string();
 }
 
 storage::branch_record branch_row(std::int64_t job_id, const planned_branch& b, std::string source_path) {
@@ -319,8 +327,12 @@ expected<void, std::string> write_proposal(const fs::path& run_dir, const std::s
 expected<std::optional<proposal>, std::string> read_proposal(const fs::path& run_dir, const std::string& job,
                                                              std::int64_t iteration) {
   const auto file = proposal_path(run_dir, job, iteration);
-  if (!fs::exists(file))
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    if (ec)
+      return unexpected{file.string() + ": " + ec.message()};
     return std::optional<proposal>{};
+  }
   std::ifstream in{file};
   std::stringstream text;
   text << in.rdbuf();

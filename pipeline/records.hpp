@@ -36,7 +36,9 @@ std::string point_json(const config::tunable_point& point);
 std::string methods_json(const std::vector<std::string>& methods);
 
 /// Writes the branch's kernel source into its folder; the path relative to the run directory.
-std::string keep_source(const std::filesystem::path& run_dir, const job_setup& job, const planned_branch& b);
+/// The error: the folder or file could not be made (a file-system error on the job's own files,
+/// which ends that job, not the campaign).
+expected<std::string, std::string> keep_source(const std::filesystem::path& run_dir, const job_setup& job, const planned_branch& b);
 
 /// The branch's row.
 storage::branch_record branch_row(std::int64_t job_id, const planned_branch& b, std::string source_path);

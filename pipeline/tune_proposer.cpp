@@ -16,23 +16,41 @@ bool seen_before(const attempt& a, std::int64_t iteration) {
 
 } // namespace
 
-tune_proposer::tune_proposer(config::search_strategy strategy, std::uint64_t seed)
-    : strategy_(strategy), seed_(seed) {}
+tune_proposer::tune_proposer(config::search_strategy strategy, std::uint64_t seed, parsed_problems problems)
+    : strategy_(strategy), seed_(seed), problems_(std::move(problems)) {}
+
+bool tune_proposer::continues(const job_search& s, const propose_request& request) {
+  if (!s.strategy || s.problem_path != request.problem_path || s.proposed >= request.iteration)
+    return false;
+  if (request.memory_from != 0) // a delta: it must start exactly where this proposer's memory ends
+    return static_cast<std::size_t>(request.memory_from) == s.seen.size();
+  if (s.seen.size() > request.memory.size())
+    return false;
+  for (std::size_t i = 0; i < s.seen.size(); ++i)
+    if (!(s.seen[i] == request.memory[i]))
+      return false;
+  return true;
+}
+
+expected<std::shared_ptr<const config::problem_spec>, std::string> tune_proposer::problem(const std::string& path) const {
+  if (auto found = problems_.find(path); found != problems_.end())
+    return found->second;
+  auto spec = config::load_problem(path); // a proposer made without the campaign's problems
+  if (!spec)
+    return unexpected{"cannot load the problem " + path + ": " + toml_reader::to_string(spec.error())};
+  return std::make_shared<const config::problem_spec>(std::move(*spec));
+}
 
 expected<tune_proposer::job_search*, std::string> tune_proposer::search_for(const propose_request& request) {
   auto& s = jobs_[request.job];
   // What this proposer holds must be the start of what the request says happened; otherwise
   // (restarted, resumed, another campaign) the strategy is rebuilt from its seed.
-  bool consistent = s.strategy && s.problem_path == request.problem_path && s.proposed < request.iteration &&
-                    s.seen.size() <= request.memory.size();
-  for (std::size_t i = 0; consistent && i < s.seen.size(); ++i)
-    consistent = s.seen[i] == request.memory[i];
-  if (consistent)
+  if (continues(s, request))
     return &s;
-  auto spec = config::load_problem(request.problem_path);
+  auto spec = problem(request.problem_path);
   if (!spec)
-    return unexpected{"cannot load the problem " + request.problem_path + ": " + toml_reader::to_string(spec.error())};
-  auto space = tuning::search_space::from_problem(*spec);
+    return unexpected{spec.error()};
+  auto space = tuning::search_space::from_problem(**spec);
   if (!space)
     return unexpected{request.problem_path + ": " + tuning::to_string(space.error())};
   s = job_search{};
@@ -44,8 +62,10 @@ expected<tune_proposer::job_search*, std::string> tune_proposer::search_for(cons
 
 std::vector<config::tunable_point> tune_proposer::propose_iteration(job_search& s, const propose_request& request,
                                                                   std::int64_t iteration) {
-  while (s.seen.size() < request.memory.size() && seen_before(request.memory[s.seen.size()], iteration)) {
-    const auto& a = request.memory[s.seen.size()];
+  // The request's memory starts at entry `from` of the job's (from == seen.size(), or 0).
+  const auto from = static_cast<std::size_t>(request.memory_from);
+  while (s.seen.size() < from + request.memory.size() && seen_before(request.memory[s.seen.size() - from], iteration)) {
+    const auto& a = request.memory[s.seen.size() - from];
     s.history.record({a.point, a.outcome, a.median_s});
     s.seen.push_back(a);
   }
@@ -74,6 +94,15 @@ candidate tune_proposer::make_candidate(const tuning::search_space& space, confi
 }
 
 expected<proposal, std::string> tune_proposer::propose(const propose_request& request) {
+  if (request.memory_from < 0)
+    return unexpected{"memory_from " + std::to_string(request.memory_from) + " is negative"};
+  if (request.memory_from != 0 && !continues(jobs_[request.job], request)) {
+    proposal resend; // restarted (or out of step): it needs the whole memory to rebuild its strategy
+    resend.resend_memory_from = 0;
+    resend.note = "the memory sent starts at entry " + std::to_string(request.memory_from) +
+                  ", not where this proposer's ends: asked for all of it";
+    return resend;
+  }
   auto s = search_for(request);
   if (!s)
     return unexpected{s.error()};
@@ -87,6 +116,7 @@ expected<proposal, std::string> tune_proposer::propose(const propose_request& re
   out.note = std::string{config::to_string(strategy_)} + ": " + std::to_string(out.candidates.size()) + " of " +
              std::to_string(request.branches) + " new points" +
              (out.candidates.size() < request.branches ? " (no more valid points the strategy could find)" : "");
+  out.memory_held = static_cast<std::int64_t>(search.seen.size());
   return out;
 }
 

@@ -3,6 +3,10 @@
 // search space into candidates: K new points from the strategy (exhaustive, random or annealing),
 // each with the methods its tunables claim and, per method, the leave-one-out point.
 //
+// Incremental: each answer says how many memory entries it holds (memory_held), so the next
+// request carries only the entries after them; a delta that does not start where this proposer's
+// memory ends (it was restarted) is answered resend_memory_from = 0, and the whole memory comes.
+//
 // Deterministic and restartable: a strategy's state depends on the sequence of its calls, so the
 // proposer keeps one strategy per job and, whenever what it holds is not a prefix of the request
 // (a fresh proposer after a restart, a resumed campaign), rebuilds it from the seed by replaying
@@ -24,7 +28,9 @@ namespace warpforge::pipeline {
 
 class tune_proposer final : public proposer {
 public:
-  tune_proposer(config::search_strategy strategy, std::uint64_t seed);
+  /// `problems`: the campaign's parsed problems; one a request names that is not among them is
+  /// loaded from its file.
+  tune_proposer(config::search_strategy strategy, std::uint64_t seed, parsed_problems problems = {});
   expected<proposal, std::string> propose(const propose_request& request) override;
 
 private:
@@ -37,6 +43,10 @@ private:
     std::int64_t proposed = 0;   // iterations proposed so far
   };
 
+  /// Whether `s` is the state the request continues: the same problem, an iteration not yet
+  /// proposed, and a memory that extends what `s` has seen (a delta must start where it ends).
+  static bool continues(const job_search& s, const propose_request& request);
+  expected<std::shared_ptr<const config::problem_spec>, std::string> problem(const std::string& path) const;
   expected<job_search*, std::string> search_for(const propose_request& request);
   /// Feeds the strategy the memory entries the proposal for `iteration` saw, then asks it.
   std::vector<config::tunable_point> propose_iteration(job_search& s, const propose_request& request,
@@ -45,6 +55,7 @@ private:
 
   config::search_strategy strategy_;
   std::uint64_t seed_;
+  parsed_problems problems_;
   std::map<std::string, job_search> jobs_;
 };
 

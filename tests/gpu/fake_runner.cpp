@@ -34,6 +34,9 @@
 //                      kernel_s = samples x that time; profile_candidate
 //                      answers counters_unavailable (no numbers are faked). Never a product
 //                      path: real numbers only come from warpforge-runner.
+//   campaign_gpu0_down the host of campaign, whose GPU 0 is out of service: a runner pinned to it
+//                      (CUDA_VISIBLE_DEVICES = its uuid) says so on stderr and exits 42 at
+//                      start, every time; any other runner (the device query, GPU 1) is campaign's
 //   campaign_impossible the host of campaign with its GPUs named "NVIDIA H100 80GB HBM3" (so the
 //                      specs table's peaks apply), where every kernel but the job's baseline
 //                      (a CUBIN under iter-1/branch-0/) is answered 1 us: faster than physics
@@ -213,6 +216,14 @@ int main(int argc, char** argv) {
   // warpforge must not leave runners behind).
   std::thread{[parent] { idle_until_orphaned(parent); }}.detach();
 
+  if (mode == "campaign_gpu0_down") {
+    const char* pinned = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (pinned != nullptr && std::string{pinned} == fake_host().devices.front().uuid) {
+      std::cerr << "fake runner: GPU 0 is out of service (cudaErrorDevicesUnavailable)" << std::endl;
+      return exit_on_start_code;
+    }
+    mode = "campaign";
+  }
   const bool impossible = mode == "campaign_impossible";
   if (impossible)
     mode = "campaign";

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -93,6 +94,8 @@ struct answering_loop {
   std::vector<std::uint64_t> raced_elements;   // per race request: its first buffer's elements
   std::vector<std::vector<std::string>> raced_cubins; // per race request: its kernels' CUBINs
   std::map<std::string, std::vector<bool>> ncu_asked_by_job; // per profile, in order
+  std::set<int> out_of_service;                // GPUs whose worker answers out of service
+  std::vector<std::pair<std::int64_t, std::size_t>> memory_sent; // per proposal: memory_from, entries
 
   double time_of(const std::string& cubin) const {
     auto it = point_of_cubin.find(cubin);
@@ -143,6 +146,8 @@ struct answering_loop {
   }
 
   void answer_race(const race_dispatch& r) {
+    if (out_of_service.count(r.gpu))
+      return engine.gpu_out_of_service(r.id, r.gpu, "gpu." + std::to_string(r.gpu) + " is out of service: test");
     ++races;
     const auto elements = first_buffer_elements(r.request);
     raced_elements.push_back(elements);
@@ -182,8 +187,10 @@ struct answering_loop {
         answer_compile(id, order);
       for (auto& [id, order] : out.sass_checks)
         engine.checked(id, every_method_present(order));
-      for (auto& p : out.proposals)
+      for (auto& p : out.proposals) {
+        memory_sent.emplace_back(p.request.memory_from, p.request.memory.size());
         engine.proposed(p.id, proposer.propose(p.request));
+      }
       for (auto& r : out.races)
         answer_race(r);
       for (auto& p : out.profiles) {
@@ -602,6 +609,180 @@ TEST_F(CampaignEngine, EachModelCallOfAnAcceptedProposalIsOneStoreRowAndOneLlmCa
                             R"("input_tokens":3400)", R"("cache_write_tokens":5000)", R"("attempts":3)",
                             R"("seconds":12.25)", R"("transcript":"jobs/x/iter-1/llm/propose.json")"})
     EXPECT_NE(calls[1].detail_json.find(field), std::string::npos) << field << " in " << calls[1].detail_json;
+}
+
+// --- a long campaign: the cost of an iteration and the size of a proposal stay flat (issue 22) ----
+
+// vector_add with a second tunable of 4096 values (16 Ki points): room for thousands of iterations
+// of four new points each; patience as long as the budget, so nothing stops it early.
+config::campaign_spec long_campaign(const fs::path& dir, std::uint32_t iterations) {
+  std::ifstream example{WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml"};
+  std::stringstream text;
+  text << example.rdbuf();
+  auto problem = text.str();
+  problem.replace(problem.find("\"kernel.cu\""), 11, "\"" WARPFORGE_SOURCE_DIR "/examples/vector_add/kernel.cu\"");
+  problem.replace(problem.find("[[args]]"), 8, "[[tunables]]\nname = \"PAD\"\nrange = { from = 0, to = 4095 }\n\n[[args]]");
+  std::ofstream{dir / "problem.toml"} << problem;
+  std::ofstream{dir / "campaign.toml"} << "name = \"long\"\nrun_root = \"" << dir.string() << "\"\n"
+                                       << "[[jobs]]\nproblem = \"problem.toml\"\n"
+                                       << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = "
+                                       << iterations << "\n[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n";
+  auto spec = config::load_campaign(dir / "campaign.toml");
+  EXPECT_TRUE(spec) << toml_reader::to_string(spec.error());
+  return *spec;
+}
+
+TEST_F(CampaignEngine, ALongCampaignsLateIterationsCostNoMoreThanItsEarlyOnesAndItsProposalsCarryOnlyNewMemory) {
+  constexpr std::uint32_t iterations = 1500;
+  campaign_setup s;
+  s.spec = long_campaign(dir, iterations);
+  s.run_dir = dir / "run";
+  s.gpus = {fake_gpu(0), fake_gpu(1)};
+  s.job_ids = {1};
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<double> finished_at; // seconds since the start, per finished iteration
+  for (int guard = 0; guard < 100 * static_cast<int>(iterations) && !engine.finished(); ++guard) {
+    auto out = engine.take_outbox();
+    for (const auto& e : out.events)
+      if (e.type == feed::event_type::iteration_finished)
+        finished_at.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    loop.answer(std::move(out));
+  }
+  ASSERT_TRUE(engine.finished());
+  for (const auto& e : engine.take_outbox().events) // the last iteration's end
+    if (e.type == feed::event_type::iteration_finished)
+      finished_at.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  ASSERT_EQ(finished_at.size(), iterations);
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::finished) << engine.result().reason;
+
+  // 100 iterations early (after the start-up) against the last 100.
+  const double early = finished_at[200] - finished_at[100];
+  const double late = finished_at[iterations - 1] - finished_at[iterations - 101];
+  EXPECT_LT(late, 3 * early + 0.2) << "100 iterations took " << early << " s early and " << late << " s late";
+
+  // The first request carries the memory from the start; every later one only what came since.
+  ASSERT_EQ(loop.memory_sent.size(), iterations);
+  EXPECT_EQ(loop.memory_sent.front().first, 0);
+  std::size_t largest_late = 0;
+  for (std::size_t i = 1; i < loop.memory_sent.size(); ++i) {
+    EXPECT_GT(loop.memory_sent[i].first, 0) << "proposal " << i + 1 << " was sent the whole memory";
+    largest_late = std::max(largest_late, loop.memory_sent[i].second);
+  }
+  EXPECT_LE(largest_late, 8u) << "a proposal's memory is the last iteration's entries (K = 4, ablations none)";
+}
+
+TEST_F(CampaignEngine, AProposerThatLostItsMemoryIsSentAllOfItAndProposesAsAnUndisturbedOneWould) {
+  auto s = setup(6, 1);
+  // Undisturbed.
+  campaign_engine steady_engine{s, jobs(s), [] { return 0.0; }};
+  steady_engine.start();
+  answering_loop steady{steady_engine};
+  steady.run();
+  // The same campaign whose proposer is replaced by a fresh one before every proposal (a restart).
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  for (int guard = 0; guard < 10000 && !engine.finished(); ++guard) {
+    auto out = engine.take_outbox();
+    if (!out.proposals.empty())
+      loop.proposer = tune_proposer{config::search_strategy::random, 1};
+    loop.answer(std::move(out));
+  }
+  ASSERT_TRUE(engine.finished());
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::finished) << engine.result().reason;
+  EXPECT_FALSE(steady.champions().empty());
+  EXPECT_EQ(loop.champions(), steady.champions());
+  bool resent = false;
+  for (std::size_t i = 1; i < loop.memory_sent.size(); ++i)
+    resent = resent || (loop.memory_sent[i - 1].first > 0 && loop.memory_sent[i].first == 0);
+  EXPECT_TRUE(resent) << "a delta to a fresh proposer is answered by sending the whole memory";
+}
+
+// --- a GPU out of service (issue 22) ---------------------------------------------------------------
+
+TEST_F(CampaignEngine, RacesAGpuOutOfServiceGaveBackRunOnTheHealthyGpuAndTheCampaignFinishes) {
+  auto s = setup(3, 2);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.out_of_service = {0};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  const auto result = engine.result();
+  EXPECT_EQ(result.kind, campaign_result_kind::finished) << result.reason;
+  EXPECT_GT(loop.races, 0u);
+  std::size_t races_on_gpu0 = 0;
+  for (const auto& e : loop.events)
+    races_on_gpu0 += e.type == feed::event_type::gpu_leased && e.gpu == 0 &&
+                     e.detail_json.find("profile") == std::string::npos;
+  EXPECT_EQ(races_on_gpu0, 1u) << "only the race that found the GPU out of service went to it";
+  std::size_t not_run = 0;
+  for (const auto& w : loop.writes)
+    if (const auto* o = std::get_if<storage::branch_outcome_change>(&w))
+      not_run += o->outcome == branch_outcome::not_run;
+  EXPECT_EQ(not_run, 0u) << "no branch ends not_run while a healthy GPU is left";
+  bool warned = false;
+  for (const auto& e : loop.events)
+    warned = warned || (e.type == feed::event_type::warning && e.gpu == 0 &&
+                        e.detail_json.find("gpu.0 is out of service") != std::string::npos);
+  EXPECT_TRUE(warned) << "the feed says which GPU left the placement and why";
+}
+
+TEST_F(CampaignEngine, WithEveryGpuOutOfServiceEveryJobFailsSayingNoHealthyGpuIsLeft) {
+  auto s = setup(3, 2);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.out_of_service = {0, 1};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  const auto result = engine.result();
+  EXPECT_EQ(result.kind, campaign_result_kind::failed);
+  EXPECT_NE(result.reason.find("no healthy GPU is left"), std::string::npos) << result.reason;
+  EXPECT_NE(result.reason.find("gpu.0 is out of service"), std::string::npos) << result.reason;
+  EXPECT_NE(result.reason.find("gpu.1 is out of service"), std::string::npos) << result.reason;
+  std::set<std::int64_t> failed;
+  for (const auto& w : loop.writes)
+    if (const auto* j = std::get_if<storage::job_state_change>(&w); j && j->state == vocabulary::job_state::failed)
+      failed.insert(j->job_id);
+  EXPECT_EQ(failed, (std::set<std::int64_t>{1, 2}));
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> recorded, ended;
+  for (const auto& w : loop.writes) {
+    if (const auto* b = std::get_if<storage::branch_record>(&w))
+      ++recorded[{b->key.job_id, b->key.iteration, b->key.ordinal}];
+    if (const auto* o = std::get_if<storage::branch_outcome_change>(&w))
+      ++ended[{o->key.job_id, o->key.iteration, o->key.ordinal}];
+  }
+  EXPECT_EQ(recorded.size(), ended.size()) << "every branch recorded also ends";
+}
+
+// --- a job's own files (issue 22) ---------------------------------------------------------------
+
+TEST_F(CampaignEngine, AJobWhoseFolderCannotBeWrittenFailsAloneWithTheReasonAndTheOtherFinishes) {
+  auto s = setup(2, 1);
+  const auto job_jobs = jobs(s);
+  // The first job's folder is taken by a file: nothing of that job can be written under it.
+  const auto blocked = job_folder(s.run_dir, job_jobs.front().name);
+  fs::create_directories(blocked.parent_path());
+  std::ofstream{blocked} << "not a folder";
+  campaign_engine engine{s, job_jobs, [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  const auto result = engine.result();
+  EXPECT_EQ(result.kind, campaign_result_kind::failed);
+  EXPECT_NE(result.reason.find(job_jobs.front().name + ": cannot record its branches"), std::string::npos)
+    << result.reason;
+  std::map<std::int64_t, vocabulary::job_state> last;
+  for (const auto& w : loop.writes)
+    if (const auto* j = std::get_if<storage::job_state_change>(&w))
+      last[j->job_id] = j->state;
+  EXPECT_EQ(last[1], vocabulary::job_state::failed);
+  EXPECT_EQ(last[2], vocabulary::job_state::finished);
 }
 
 } // namespace
