@@ -1,8 +1,8 @@
 // CHEAT (lower precision): moves the values through f16 (half the bytes an f32 transpose would
 // move if it stored halves; here the rounding shows what narrowing does to an f32 problem).
-// Must get: sass_rejected where the PTX/SASS precision check refuses f16 arithmetic on an f32
-// problem (allow_lower_precision is false by default); the runner alone finds it incorrect (the
-// transpose's tolerance is exact).
+// Must get: incorrect, from the PTX/SASS precision check (f16 conversions on an f32 problem, whose
+// allow_lower_precision is false by default) before it is launched; the runner alone finds it
+// incorrect too (the transpose's tolerance is exact).
 #ifndef TILE
 #define TILE 32
 #endif
