@@ -4,7 +4,39 @@
 
 #include <simdjson.h>
 
+#include <cmath>
+#include <ctime>
+
 namespace warpforge::deploy {
+
+namespace {
+
+std::string utc_text(double unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(std::floor(unix_seconds));
+  std::tm parts{};
+  ::gmtime_r(&t, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+} // namespace
+
+std::string_view to_string(marker_stage stage) {
+  switch (stage) {
+    case marker_stage::locked: return "locked";
+    case marker_stage::backed_up: return "backed_up";
+    case marker_stage::written: return "written";
+  }
+  return "unknown";
+}
+
+std::optional<marker_stage> marker_stage_from_string(std::string_view text) {
+  for (auto stage : all_marker_stages)
+    if (to_string(stage) == text)
+      return stage;
+  return std::nullopt;
+}
 
 std::string marker_json(const deploy_marker& marker) {
   json::writer out;
@@ -15,8 +47,13 @@ std::string marker_json(const deploy_marker& marker) {
   out.key("file").value(marker.file.string());
   out.key("backup").value(marker.backup.string());
   out.key("champion").value(marker.champion);
-  out.key("pid").value(marker.pid);
+  out.key("pid").value(marker.owner.pid);
+  out.key("pid_start").value(marker.owner.start_ticks);
+  out.key("boot_id").value(marker.owner.boot_id);
+  out.key("host").value(marker.owner.host);
   out.key("started_at").value(marker.started_at);
+  out.key("stage").value(to_string(marker.stage));
+  out.key("original_sha256").value(marker.original_sha256);
   out.end_object();
   return std::move(out).str() + "\n";
 }
@@ -46,17 +83,53 @@ expected<deploy_marker, std::string> parse_marker(std::string_view text, std::st
   out.file = relative;
   out.backup = backup;
   text_field("champion", out.champion);
-  // pid and started_at only inform a person; a marker without them still names its backup.
-  if (root["pid"].get(out.pid) != simdjson::SUCCESS)
-    out.pid = 0;
+  // The owner fields and the stage came later: a marker without them still names its backup
+  // (liveness_of() is cautious about what is missing; the stage reads as written).
+  if (root["pid"].get(out.owner.pid) != simdjson::SUCCESS)
+    out.owner.pid = 0;
+  if (root["pid_start"].get(out.owner.start_ticks) != simdjson::SUCCESS)
+    out.owner.start_ticks = 0;
+  text_field("boot_id", out.owner.boot_id);
+  text_field("host", out.owner.host);
   if (root["started_at"].get(out.started_at) != simdjson::SUCCESS)
     out.started_at = 0;
+  std::string stage;
+  if (text_field("stage", stage)) {
+    auto known = marker_stage_from_string(stage);
+    if (!known)
+      return unexpected{std::string{file} + ": stage \"" + stage + "\" is none of locked, backed_up, written"};
+    out.stage = *known;
+  }
+  text_field("original_sha256", out.original_sha256);
   return out;
 }
 
-std::string held_message(const deploy_marker& marker, const std::filesystem::path& project) {
-  return "an unrecovered deploy of " + marker.job + " from " + marker.run_dir.string() +
-         " holds " + project.string() + ": run warpforge deploy --recover";
+std::string owner_text(const deploy_marker& marker) {
+  std::string text = "pid " + std::to_string(marker.owner.pid);
+  if (marker.started_at > 0)
+    text += " started at " + utc_text(marker.started_at);
+  if (!marker.owner.host.empty() && marker.owner.host != this_host())
+    text += ", on host " + marker.owner.host;
+  return text;
+}
+
+std::string held_message(const deploy_marker& marker, const std::filesystem::path& project,
+                         owner_liveness liveness) {
+  const std::string deploy = "deploy of " + marker.job + " from " + marker.run_dir.string();
+  switch (liveness) {
+    case owner_liveness::alive:
+      return "a " + deploy + " is running (" + owner_text(marker) + ") and holds " + project.string() +
+             ": wait for it to end";
+    case owner_liveness::elsewhere:
+      return "a " + deploy + " holds " + project.string() + " (" + owner_text(marker) +
+             "); whether it still runs cannot be checked from " + this_host() +
+             ": once it has ended there, run warpforge deploy --recover on " + marker.owner.host;
+    case owner_liveness::dead:
+      break;
+  }
+  const std::string gone =
+    marker.owner.pid > 0 ? "its process, " + owner_text(marker) + ", is gone" : "it names no process";
+  return "an unrecovered " + deploy + " holds " + project.string() + " (" + gone + "): run warpforge deploy --recover";
 }
 
 } // namespace warpforge::deploy

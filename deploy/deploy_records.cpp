@@ -67,8 +67,8 @@ std::optional<storage::deployment_result> interrupted_row(const deploy_request& 
   storage::deployment_result row;
   row.work_dir = relative_to_run(request.run_dir, report.interrupted_work_dir);
   row.outcome = std::string{to_string(deploy_outcome::interrupted)};
-  row.reason = "killed before it ended; its original was put back by the recovery in " +
-               relative_to_run(request.run_dir, request.work_dir);
+  const std::string how = report.interrupted_reason.empty() ? "killed before it ended" : report.interrupted_reason;
+  row.reason = how + " (the recovery in " + relative_to_run(request.run_dir, request.work_dir) + ")";
   return row;
 }
 

@@ -18,30 +18,44 @@ unexpected<project_write_error> failure(std::string message, bool exists = false
   return unexpected{project_write_error{exists, std::move(message)}};
 }
 
+// The file is written whole and synced under a name of its own beside `path`, then linked to
+// `path`: link() fails with EEXIST when one is there, so creation stays exclusive, and a kill at
+// any moment leaves either no file or the whole text, never an empty marker nobody can read.
 expected<void, project_write_error> create_exclusive(const fs::path& path, std::string_view text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  auto temp = path;
+  temp += ".creating-" + std::to_string(::getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return failure("create " + temp.string() + ": " + std::strerror(errno));
+  auto give_up = [&](std::string step) {
     const int error = errno;
-    return failure("create " + path.string() + ": " + std::strerror(error), error == EEXIST);
-  }
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return failure(step + " " + temp.string() + ": " + std::strerror(error));
+  };
   std::size_t done = 0;
   while (done < text.size()) {
     const auto n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      return failure("write " + path.string() + ": " + std::strerror(error));
-    }
+    if (n <= 0)
+      return give_up("write");
     done += static_cast<std::size_t>(n);
   }
   // The marker is what makes a killed deploy recoverable: it must be on disk before the target
   // file changes.
-  const bool synced = ::fsync(fd) == 0;
+  if (::fsync(fd) != 0)
+    return give_up("fsync");
   ::close(fd);
-  if (!synced)
-    return failure("fsync " + path.string() + ": " + std::strerror(errno));
+  const bool linked = ::link(temp.c_str(), path.c_str()) == 0;
+  const int error = errno;
+  ::unlink(temp.c_str());
+  if (!linked)
+    return failure("create " + path.string() + ": " + std::strerror(error), error == EEXIST);
+  if (const int folder = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); folder >= 0) {
+    ::fsync(folder); // the new name on disk too; a kill alone never loses it either way
+    ::close(folder);
+  }
   return {};
 }
 

@@ -6,6 +6,7 @@
 #include "deploy/project_guard.hpp"
 #include "deploy/source_splice.hpp"
 #include "files/atomic_write.hpp"
+#include "gpu/compile/compile_cache.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -67,7 +68,7 @@ public:
       return session_.finish(skipped->first, skipped->second);
     if (auto why = lock())
       return session_.finish(why->first, why->second);
-    if (!build_original() || !baseline() || !backup()) {
+    if (!build_original() || !baseline() || !backup() || !mark_written()) {
       session_.unlock();
       return session_.finish(deploy_outcome::failed, reason_);
     }
@@ -123,28 +124,43 @@ private:
       return std::pair{deploy_outcome::failed, why};
     }
     original_ = std::move(*original);
-    deploy_marker marker{request_.job, request_.run_dir, request_.work_dir, target_.relative_file,
-                         backup_path(), request_.chosen.label, static_cast<std::int64_t>(::getpid()),
-                         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()};
+    marker_ = deploy_marker{request_.job, request_.run_dir, request_.work_dir, target_.relative_file,
+                            backup_path(), request_.chosen.label, this_process(),
+                            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
+                            marker_stage::locked, gpu::cache_detail::sha256_hex(original_)};
     auto created = write_inside_project(target_, marker_path(target_), project_write::create_exclusive,
-                                        marker_json(marker));
+                                        marker_json(marker_));
     if (!created) {
-      std::string why = created.error().message;
-      if (created.error().exists) {
-        auto held = read_bytes(marker_path(target_));
-        expected<deploy_marker, std::string> other = unexpected{std::string{"unreadable"}};
-        if (held)
-          other = parse_marker(*held, marker_path(target_).string());
-        why = other ? held_message(*other, target_.project)
-                    : "an unrecovered deploy holds " + target_.project.string() + " (" +
-                        marker_path(target_).string() + "): run warpforge deploy --recover";
-      }
-      session_.record(deploy_step::lock, created.error().exists ? step_status::refused : step_status::failed,
-                      why, began);
-      return std::pair{created.error().exists ? deploy_outcome::refused : deploy_outcome::failed, why};
+      const bool held = created.error().exists;
+      const std::string why = held ? held_reason() : created.error().message;
+      session_.record(deploy_step::lock, held ? step_status::refused : step_status::failed, why, began);
+      return std::pair{held ? deploy_outcome::refused : deploy_outcome::failed, why};
     }
     session_.record(deploy_step::lock, step_status::passed, "created " + marker_path(target_).string(), began);
     return std::nullopt;
+  }
+
+  // Why the marker another deploy left stops this one: running (pid N) while its process lives,
+  // `--recover` only once it is gone.
+  std::string held_reason() const {
+    const auto file = marker_path(target_);
+    auto held = read_bytes(file);
+    expected<deploy_marker, std::string> other = unexpected{"cannot read " + file.string()};
+    if (held)
+      other = parse_marker(*held, file.string());
+    if (!other)
+      return "a deploy marker holds " + target_.project.string() + " but " + other.error() +
+             ": if no deploy is running there, remove it by hand once the project is as it should be";
+    return held_message(*other, target_.project, liveness_of(other->owner));
+  }
+
+  // The marker, replaced whole, says the deploy reached `stage` before the step that needs it.
+  bool advance(marker_stage stage) {
+    marker_.stage = stage;
+    auto replaced = write_inside_project(target_, marker_path(target_), project_write::replace, marker_json(marker_));
+    if (!replaced)
+      reason_ = "the marker cannot say the deploy is " + std::string{to_string(stage)} + ": " + replaced.error().message;
+    return static_cast<bool>(replaced);
   }
 
   fs::path backup_path() const { return request_.work_dir / "backup" / target_.relative_file; }
@@ -197,11 +213,26 @@ private:
       session_.record(deploy_step::backup, step_status::failed, reason_, began);
       return false;
     }
+    if (!advance(marker_stage::backed_up)) {
+      session_.record(deploy_step::backup, step_status::failed, reason_, began);
+      return false;
+    }
     session_.record(deploy_step::backup, step_status::passed,
                     "copied " + target_.relative_file.string() + " (" + std::to_string(original_.size()) +
                       " bytes) to " + file.string(),
                     began);
     return true;
+  }
+
+  // Before the first byte of the target changes, the marker says the champion may be in it
+  // (recover() then restores the backup); until then it says the file was never written.
+  bool mark_written() {
+    const auto began = clock::now();
+    if (advance(marker_stage::written))
+      return true;
+    reason_ += "; nothing was written";
+    session_.record(deploy_step::write, step_status::failed, reason_, began);
+    return false;
   }
 
   // Writes `inner` (defines and the champion's part) into the target; `step`: write or fix_build.
@@ -313,6 +344,7 @@ private:
   const deploy_request& request_;
   const deploy_target& target_;
   deploy_session session_;
+  deploy_marker marker_;       // as written into the project: its stage advances
   std::string original_;       // the target file's bytes before the deploy
   std::string written_inner_;  // what went into the region (or the file) last
   std::string reason_;         // why the last failed step failed

@@ -8,7 +8,8 @@
 //   deploy::deploy_request request{target, chosen, "transpose", run_dir, run_dir / "deploy/..."};
 //   auto report = deploy::run_deploy(request, sink);   // report.outcome, report.reason
 //
-// A kill at any point leaves the marker (naming the backup): recover() puts the original back.
+// A kill at any point leaves the marker (its owner, its stage, the backup): recover() puts the
+// original back, or only unlocks when the kill came before the target file was written.
 
 #include "deploy/champion.hpp"
 #include "deploy/deploy_steps.hpp"
@@ -48,13 +49,18 @@ struct deploy_report {
   std::vector<step_record> steps;       // every record given to the sink, in order
   std::filesystem::path interrupted_run_dir;  // recover(): the run and the work folder of the
   std::filesystem::path interrupted_work_dir; // deploy that never ended (from the marker)
+  std::string interrupted_reason;             // recover(): how that deploy ended ("killed before
+                                              // it ended; its original was put back")
 };
 
 /// Runs one deploy to its end. Never throws for an expected failure: the outcome says it.
 deploy_report run_deploy(const deploy_request& request, deploy_sink& sink);
 
-/// Puts back the original after a deploy that did not finish (killed mid-way): reads the marker,
-/// restores its backup byte for byte, rebuilds, removes the marker; journals "recovered" in
+/// Puts back the original after a deploy that did not finish (killed mid-way): reads the marker;
+/// refuses (nothing changed) while the deploy's process still runs, or when it ran on another
+/// host; killed before its first write (stage locked or backed_up), only removes the marker;
+/// after it, restores the backup byte for byte unless the file already holds the original (by
+/// the hash the marker recorded), rebuilds, removes the marker. Journals "recovered" in
 /// `work_dir` (a fresh folder for this recovery). No marker: nothing_to_recover.
 deploy_report recover(const deploy_target& target, const std::filesystem::path& work_dir,
                       deploy_sink& sink, std::string_view job = {});

@@ -186,7 +186,8 @@ TEST_F(deploy_test, a_second_deploy_over_an_unrecovered_one_is_refused_and_touch
   auto report = run_deploy(request(chosen("FAST")), sink);
   EXPECT_EQ(report.outcome, deploy_outcome::refused);
   EXPECT_EQ(report.reason, "an unrecovered deploy of transpose from /runs/r0 holds " +
-                             std::filesystem::canonical(project).string() + ": run warpforge deploy --recover");
+                             std::filesystem::canonical(project).string() +
+                             " (it names no process): run warpforge deploy --recover");
   EXPECT_EQ(read_file(marker), held) << "the other deploy's marker stays as it was";
   EXPECT_EQ(kernel_text(), testing::original_kernel);
   EXPECT_FALSE(std::filesystem::exists(project / "binary.txt"));
