@@ -51,7 +51,7 @@ void add_deploy(CLI::App& app, exit_code& result) {
   command->add_option("--job", opts->job, "The job to deploy (default: the only one whose problem has [deploy])");
   command->add_option("--source", opts->source, "Deploy this kernel file instead of the champion (the gain gate "
                                                 "is skipped; the rest is the same)");
-  command->add_flag("--recover", opts->recover, "Put back the original an unfinished deploy left (killed mid-way)");
+  command->add_flag("--recover", opts->recover, "Put back what a deploy killed mid-way wrote and unlock the project (refused while that deploy still runs)");
   command->add_option("--feed", opts->feed_endpoint, "Feed endpoint (default: the campaign's [feed])");
   command->add_flag("--json", opts->json, "One JSON object on stdout");
   command->callback([opts, &result] { result = deploy(*opts); });
