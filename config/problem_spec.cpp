@@ -111,7 +111,7 @@ using toml_reader::presence;
 // Every key the root of a problem spec may hold (a new table is one more entry here).
 constexpr std::string_view root_keys[] = {"name",   "kernel",    "dims",    "tunables",
                                           "constraints", "args", "launch", "reference",
-                                          "configs", "configs_file", "deploy"};
+                                          "configs", "configs_file", "deploy", "work"};
 constexpr std::string_view kernel_keys[] = {"source", "entry", "flags", "arch"};
 constexpr std::string_view tunable_keys[] = {"name", "values", "range", "default", "method"};
 constexpr std::string_view range_keys[] = {"from", "to", "step"};
@@ -190,6 +190,12 @@ public:
       spec.deploy->kernel = spec.kernel.entry;
     if (const auto* constraints = r_.array(root, "", "constraints", presence::optional))
       spec.constraints = parse_constraints(*constraints);
+    if (const auto* work = r_.table(root, "", "work", presence::optional)) {
+      static constexpr std::string_view work_keys[] = {"flop"};
+      r_.check_keys(*work, "work", work_keys);
+      if (const auto* flop = work->get("flop"))
+        spec.flop = parse_expression(*flop, "work.flop", "a FLOP count");
+    }
     if (const auto* args = r_.array(root, "", "args", presence::required))
       spec.args = parse_args(*args);
     if (const auto* launch = r_.table(root, "", "launch", presence::required))

@@ -200,6 +200,10 @@ struct problem_spec {
   std::filesystem::path configs_file;     // where `configs` came from, when not inline; resolved
                                           // against the spec's folder
   std::optional<deploy::deploy_target> deploy; // [deploy]: the project a champion goes back into
+  std::optional<spec_expression> flop;    // [work] flop: floating-point operations of one launch
+                                          // (an expression of dims and tunables, > 0); none: not
+                                          // declared (the physical-limit gate then has no
+                                          // compute floor: docs/measurement.md)
 
   const dim_spec* find_dim(std::string_view dim_name) const;
   const tunable_spec* find_tunable(std::string_view tunable_name) const;

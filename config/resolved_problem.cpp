@@ -230,6 +230,18 @@ public:
     return out;
   }
 
+  // [work] flop: the work of one launch, for the physical-limit gate's compute floor.
+  std::optional<std::int64_t> flop(const spec_expression& e, const expression::integer_values& variables,
+                                   const tunable_point& point) {
+    auto value = evaluate(e, variables, point);
+    if (value && *value < 1) {
+      error(e.key, e.place, "flop must be positive, got " + std::to_string(*value) + at_point(point),
+            "the floating-point operations one launch does, e.g. \"2 * M * N * K\" for a GEMM");
+      return std::nullopt;
+    }
+    return value;
+  }
+
   void constraints(const expression::integer_values& variables, const tunable_point& point) {
     for (const auto& constraint : spec_.constraints) {
       auto value = evaluate(constraint, variables, point);
@@ -313,6 +325,8 @@ resolve_at(const problem_spec& spec, const tunable_point& point, const problem_c
   }
   for (const auto& tunable : spec.tunables)
     out.defines.push_back("-D" + tunable.name + "=" + std::to_string(point.at(tunable.name)));
+  if (spec.flop)
+    out.flop = r.flop(*spec.flop, out.variables, point);
   if (!errors.empty())
     return unexpected(std::move(errors));
   return out;

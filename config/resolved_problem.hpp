@@ -65,6 +65,8 @@ struct resolved_problem {
                                       // defined: a kernel parameter named like a dim would break)
   std::uint64_t output_bytes = 0;     // bytes of all output and inout buffers, in arg order:
                                       // the size of an expected-values file
+  std::optional<std::int64_t> flop;   // [work] flop at this point and configuration, > 0; none:
+                                      // not declared
 
   bool operator==(const resolved_problem&) const = default;
 };

@@ -31,7 +31,10 @@ physical_limit campaign_engine::job_limit(const job_slot& job, const gpu::device
   const auto mode = fresh ? vocabulary::timing_mode::cold : setup_.timing;
   physical_limit total;
   for (const auto& at : job.setup.configs) {
-    const auto one = limit_for(work_of(at.defaults, mode), peaks);
+    std::optional<double> flop;
+    if (at.defaults.flop)
+      flop = static_cast<double>(*at.defaults.flop);
+    const auto one = limit_for(work_of(at.defaults, mode, flop), peaks);
     total.memory_s += at.config.weight * one.memory_s;
     total.compute_s += at.config.weight * one.compute_s;
     total.dram_bytes += at.config.weight * one.dram_bytes;

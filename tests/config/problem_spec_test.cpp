@@ -1,4 +1,5 @@
 #include "config/problem_spec.hpp"
+#include "config/resolved_problem.hpp"
 
 #include "fixture.hpp"
 
@@ -443,6 +444,27 @@ TEST(ProblemSpecLowerPrecision, ANonBooleanOrAnIntegerProblemIsAPlacedError) {
   const auto* error = testing::find_error(errors, "reference.allow_lower_precision");
   ASSERT_NE(error, nullptr) << to_string(errors);
   EXPECT_TRUE(contains(to_string(*error), "no float output")) << to_string(*error);
+}
+
+// --- [work] flop (issue 21: the physical-limit gate's compute floor) ------------------------------
+
+TEST(ProblemSpecWork, FlopIsAnExpressionOfTheDimsResolvedAtEachPoint) {
+  auto spec = inline_spec("[dims]\nN = 64\n" + output_arg + launch + "[work]\nflop = \"2 * N * N * N\"\n");
+  ASSERT_TRUE(spec.flop.has_value());
+  EXPECT_EQ(spec.flop->key, "work.flop");
+  auto resolved = resolve_problem(spec, {});
+  ASSERT_TRUE(resolved) << to_string(resolved.error());
+  EXPECT_EQ(resolved->flop, std::optional<std::int64_t>{2 * 64 * 64 * 64});
+  EXPECT_EQ(inline_spec(output_arg + launch).flop, std::nullopt);
+}
+
+TEST(ProblemSpecWork, AFlopThatIsNotPositiveOrAnUnknownKeyIsAPlacedError) {
+  auto errors = inline_errors("[dims]\nN = 64\n" + output_arg + launch + "[work]\nflop = \"N - 64\"\n");
+  const auto* error = testing::find_error(errors, "work.flop");
+  ASSERT_NE(error, nullptr) << to_string(errors);
+  EXPECT_TRUE(contains(to_string(*error), "must be positive")) << to_string(*error);
+  errors = inline_errors(output_arg + launch + "[work]\nbytes = 1\n");
+  EXPECT_NE(testing::find_error(errors, "work.bytes"), nullptr) << to_string(errors);
 }
 
 } // namespace
