@@ -18,7 +18,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bumped when an entry's layout or meaning changes; part of every key.
-constexpr std::string_view kernel_key_format = "warpforge-kernel-cache-v1";
+// v2: compile_kernel checks includes and passes --no-source-include (issue 22); a v1 entry may
+// hold a log that quotes a file the source should never have read, so none is served.
+constexpr std::string_view kernel_key_format = "warpforge-kernel-cache-v2";
 constexpr std::size_t key_prefix_length = 2; // hex digits of the fan-out directory
 constexpr std::string_view ptx_file = "kernel.ptx";
 constexpr std::string_view cubin_file = "kernel.cubin";
