@@ -2,7 +2,9 @@
 // (tests/gpu/fake_runner.cpp, mode campaign_impossible: every kernel but the baseline answers
 // 1 us, below the 145 us an 8192 x 8192 f32 transpose needs on an H100 even when warm): each such
 // candidate is re-measured fresh and cold, recorded `suspicious` with both numbers, and never
-// crowned; the sanitizer option without compute-sanitizer on the host says "not sanitized".
+// crowned; the sanitizer option without compute-sanitizer on the host says "not sanitized", and
+// `bench --sanitize` with a stand-in compute-sanitizer that reports memcheck errors makes the
+// kernel incorrect with the first report.
 
 #include "tests/cli/campaign_fixture.hpp"
 
@@ -62,6 +64,33 @@ TEST_F(physical_limit_cli, the_sanitize_option_without_compute_sanitizer_says_no
                   "AND b.ordinal = 0 AND b.detail LIKE '%not sanitized: compute-sanitizer not found%'"),
             1)
       << stderr_text();
+}
+
+TEST_F(physical_limit_cli, bench_sanitize_makes_a_kernel_with_a_memcheck_error_incorrect_with_its_first_report) {
+  // A stand-in compute-sanitizer: checks it was asked to replay an existing request with the
+  // runner, then prints a recorded memcheck report (two out-of-bounds writes) and fails as memcheck does.
+  const auto bin = dir / "sanitizer-bin";
+  std::filesystem::create_directories(bin);
+  const auto tool = bin / "compute-sanitizer";
+  std::ofstream{tool} << "#!/bin/sh\n"
+                      << "[ \"$1 $2\" = \"--tool memcheck\" ] || exit 3\n"
+                      << "[ \"$8\" = \"--execute\" ] && [ -f \"$9\" ] || exit 4\n"
+                      << "cat '" WARPFORGE_SOURCE_DIR "/tests/gpu/fixtures/memcheck_invalid_write.txt'\n"
+                      << "exit 86\n";
+  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  const auto pid = spawn(WARPFORGE_BIN,
+                         {"bench", WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml", "--gpus", "0", "--run-root",
+                          (dir / "runs").string(), "--sanitize", "--quiet"},
+                         {"PATH=" + bin.string() + ":/usr/bin:/bin", "WARPFORGE_RUNNER=" WARPFORGE_FAKE_RUNNER_PATH,
+                          "WARPFORGE_FAKE_RUNNER_MODE=campaign", "WARPFORGE_LOCK_DIR=" + (dir / "locks").string()},
+                         "stdout.txt", "stderr.txt");
+  const auto code = wait_exit_within(pid, std::chrono::seconds{120});
+  ASSERT_TRUE(code.has_value()) << stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM branches WHERE outcome = 'incorrect' AND detail LIKE "
+                  "'%compute-sanitizer memcheck found 2 errors: Invalid __global__ write of size 4 bytes%'"),
+            1)
+      << stderr_text() << text_of("stdout.txt");
+  EXPECT_EQ(count("SELECT count(*) FROM measurements"), 0) << "a kernel memcheck refused was measured";
 }
 
 } // namespace
