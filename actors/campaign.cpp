@@ -59,15 +59,16 @@ void record_end(self_pointer self, const pipeline::campaign_result& r) {
   const auto type = r.kind == kind::finished      ? feed::event_type::campaign_finished
                     : r.kind == kind::interrupted ? feed::event_type::campaign_interrupted
                                                   : feed::event_type::campaign_failed;
-  emit(self->system(), campaign_event(type, feed::detail{}
-                                              .add("reason", r.reason)
-                                              .add("duration_s", r.wall_s)
-                                              .add("gpu_busy_fraction", r.gpu_busy_fraction)
-                                              .add("worker_occupancy", r.worker_occupancy)
-                                              .add("gpu_wait_for_compile_s", r.gpu_wait_for_compile_s)
-                                              .add("measured", r.measured)
-                                              .add("compiled", r.compiled)
-                                              .json()));
+  feed::detail detail;
+  detail.add("reason", r.reason).add("duration_s", r.wall_s);
+  if (r.gpus.empty()) // no GPU: its shares of time were not measured (null, never 0; docs/events.md)
+    detail.add_null("gpu_busy_fraction").add_null("worker_occupancy").add_null("gpu_wait_for_compile_s")
+      .add("not_measured_reason", "no GPU in this campaign");
+  else
+    detail.add("gpu_busy_fraction", r.gpu_busy_fraction).add("worker_occupancy", r.worker_occupancy)
+      .add("gpu_wait_for_compile_s", r.gpu_wait_for_compile_s);
+  detail.add("measured", r.measured).add("compiled", r.compiled);
+  emit(self->system(), campaign_event(type, detail.json()));
   send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_state_change{plan.campaign_id, state, r.reason},
                              [self, r](std::int64_t) {

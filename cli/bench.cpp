@@ -129,8 +129,10 @@ void write_json(const bench_options& options, const std::vector<bench_row>& rows
     if (r.kernel == 0 && r.measured)
       baseline[r.gpu] = r.measured->number("time_s");
   json::writer w;
+  // What was not measured is null with a not_measured_reason beside it, never 0.
   w.begin_object().key("problem").value(options.problem_path).key("run_dir").value(outcome.run_dir.string())
-    .key("wall_s").value(outcome.result.wall_s).key("gpu_busy_fraction").value(outcome.result.gpu_busy_fraction);
+    .key("wall_s").value(outcome.result.wall_s).key("gpu_busy_fraction");
+  outcome.gpus.empty() ? w.null() : w.value(outcome.result.gpu_busy_fraction);
   w.key("kernels").begin_array();
   for (const auto& r : rows) {
     w.begin_object().key("gpu");
@@ -141,16 +143,22 @@ void write_json(const bench_options& options, const std::vector<bench_row>& rows
     if (r.measured) {
       const auto& m = *r.measured;
       for (const char* key : {"time_s", "ci95_low_s", "ci95_high_s", "cv", "samples", "rounds", "kernel_s", "load_s",
-                              "check_s", "warmup_s", "timing_s"})
-        w.key(key).value(m.number(key));
+                              "check_s", "warmup_s", "timing_s"}) {
+        w.key(key); // a figure the event did not carry is null, not 0
+        m.numbers.contains(key) ? w.value(m.number(key)) : w.null();
+      }
       if (auto b = baseline.find(r.gpu); b != baseline.end() && m.number("time_s") > 0)
         w.key("speedup").value(b->second / m.number("time_s"));
+    } else {
+      w.key("time_s").null().key("not_measured_reason").value(r.outcome + (r.detail.empty() ? "" : ": " + r.detail));
     }
     w.end_object();
   }
   w.end_array();
-  if (outcome.gpus.empty())
+  if (outcome.gpus.empty()) {
     w.key("no_gpu").value(outcome.why_no_gpu);
+    w.key("not_measured_reason").value("no GPU: " + outcome.why_no_gpu); // why gpu_busy_fraction is null
+  }
   w.end_object();
   std::cout << std::move(w).str() << '\n';
 }

@@ -156,7 +156,9 @@ public:
     std::lock_guard lock{mutex_};
     const bool passed = cal::is_passing(r.result);
     const std::string status{cal::to_string(r.result)};
-    const std::string reason = passed ? "" : status + (r.notes.empty() ? "" : ": " + r.notes.front());
+    // Not measured: why (the engine's reason), else the first note of what was measured.
+    const std::string why = !r.value ? cal::not_measured_reason(r) : r.notes.empty() ? "" : r.notes.front();
+    const std::string reason = passed ? "" : status + (why.empty() ? "" : ": " + why);
     set_state(r.name, passed ? vocabulary::job_state::finished : vocabulary::job_state::failed, reason);
     // What was not measured is null with the reason beside it, never 0 (docs/events.md).
     feed::detail detail;

@@ -65,18 +65,28 @@ void print_gpu_usage(const pipeline::campaign_result& r) {
   }
 }
 
+// The shares of GPU time are measured only where there was a GPU: without one they read "not
+// measured (no GPU)", never 0%. The counts (kernels compiled, measured) are real either way.
 void print_usage(const session_outcome& o) {
   const auto& r = o.result;
+  std::string shares = "GPU time not measured (no GPU";
+  shares += o.why_no_gpu.empty() ? ")" : ": " + o.why_no_gpu + ")";
+  if (!o.gpus.empty()) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "GPU busy %.0f%% (kernel time over wall time), workers occupied %.0f%%, GPUs waited %.1f s for "
+                  "compiles, over %zu GPU(s)",
+                  r.gpu_busy_fraction * 100, r.worker_occupancy * 100, r.gpu_wait_for_compile_s, o.gpus.size());
+    shares = text;
+  }
   std::fprintf(stderr,
-               "warpforge: %s in %.1f s: %llu kernels compiled, %llu measured; GPU busy %.0f%% (kernel time over wall "
-               "time), workers occupied %.0f%%, GPUs waited %.1f s for compiles, over %zu GPU(s)\n"
+               "warpforge: %s in %.1f s: %llu kernels compiled, %llu measured; %s\n"
                "  recorded in %s (summary.md, warpforge report)\n",
                r.kind == pipeline::campaign_result_kind::finished      ? "finished"
                : r.kind == pipeline::campaign_result_kind::interrupted ? "interrupted"
                                                                        : "failed",
                r.wall_s, static_cast<unsigned long long>(r.compiled), static_cast<unsigned long long>(r.measured),
-               r.gpu_busy_fraction * 100, r.worker_occupancy * 100, r.gpu_wait_for_compile_s, o.gpus.size(),
-               o.run_dir.string().c_str());
+               shares.c_str(), o.run_dir.string().c_str());
   print_gpu_usage(r);
   // The counts above are this process's; a resume adds what the whole campaign holds.
   if (auto db = storage::database::open_read_only(o.run_dir / storage::run_directory::database_file))

@@ -5,6 +5,7 @@
 
 #include "feed/endpoint.hpp"
 #include "json/writer.hpp"
+#include "report/campaign_report.hpp"
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
 #include "storage/run_owner.hpp"
@@ -51,9 +52,10 @@ std::string format_time(double unix_s) {
   return buffer;
 }
 
+// A time, or "not measured" (the reason follows on the job's own line).
 std::string format_seconds(std::optional<double> s) {
   if (!s)
-    return "-";
+    return "not measured";
   char buffer[32];
   if (*s < 1e-3)
     std::snprintf(buffer, sizeof buffer, "%.2f us", *s * 1e6);
@@ -123,6 +125,8 @@ std::string render_text(const storage::campaign_summary& s, const live_facts& fa
     out << '\n';
     if (!j.reason.empty())
       out << "      " << j.reason << '\n';
+    else if (!j.baseline_time_s || !j.best_time_s) // why nothing is shown where a time would be
+      out << "      not measured: " << report::job_not_measured_reason(c, j) << '\n';
     if (auto spend = s.llm_by_job.find(j.id); spend != s.llm_by_job.end())
       out << "      llm " << spend_text(spend->second) << '\n';
   }
@@ -166,6 +170,8 @@ std::string render_json(const storage::campaign_summary& s, const live_facts& fa
     j.baseline_time_s ? w.value(*j.baseline_time_s) : w.null();
     w.key("best_time_s");
     j.best_time_s ? w.value(*j.best_time_s) : w.null();
+    w.key("not_measured_reason"); // why a time above is null; null when both were measured
+    j.baseline_time_s && j.best_time_s ? w.null() : w.value(report::job_not_measured_reason(c, j));
     if (auto spend = s.llm_by_job.find(j.id); spend != s.llm_by_job.end())
       write_spend(w.key("llm"), spend->second);
     w.key("reason").value(j.reason).end_object();

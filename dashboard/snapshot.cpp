@@ -34,7 +34,20 @@ void write_roofline(json::writer& w, const feed::roofline_position& r) {
   w.end_object();
 }
 
-void write_job(json::writer& w, const feed::job_progress& job) {
+// Why a job's times are null: its failure, else the campaign's reason (e.g. no GPU here), else
+// how far it got. Empty when the baseline, the best time and the speed-up are all there.
+std::string job_not_measured_reason(const feed::job_progress& job, const feed::campaign_status* campaign) {
+  const bool speedup = job.champion_speedup() || job.best_speedup;
+  if (job.baseline_time_s && job.best_time_s && speedup)
+    return "";
+  if (!job.failure.empty())
+    return job.failure;
+  if (campaign && !campaign->reason.empty())
+    return campaign->reason;
+  return job.state == feed::run_state::running ? "not measured yet" : "no measurement recorded";
+}
+
+void write_job(json::writer& w, const feed::job_progress& job, const feed::campaign_status* campaign) {
   w.begin_object();
   w.key("name").value(job.name);
   w.key("state").value(feed::to_string(job.state));
@@ -47,6 +60,10 @@ void write_job(json::writer& w, const feed::job_progress& job) {
   optional_number(w, "champion_s", job.champion_time_s);
   // The speed-up the campaign reports (baseline over its champion), else the best measured.
   optional_number(w, "speedup", job.champion_speedup() ? job.champion_speedup() : job.best_speedup);
+  // Beside the nulls above: why they are null (null when every figure is there).
+  w.key("not_measured_reason");
+  const auto why = job_not_measured_reason(job, campaign);
+  why.empty() ? w.null() : w.value(why);
   w.key("stop").value(job.stop);
   w.key("failure").value(job.failure);
   w.key("iterations").begin_array();
@@ -131,7 +148,7 @@ std::string snapshot_json(const feed::campaign_view& view, const snapshot_contex
 
   w.key("jobs").begin_array();
   for (const auto& job : view.jobs())
-    write_job(w, job);
+    write_job(w, job, campaign);
   w.end_array();
 
   w.key("gpus").begin_array();

@@ -121,6 +121,7 @@ std::string problem_message(const detail_members& detail) {
 }
 
 std::string event_line(const event& e) {
+  static const std::string not_measured_text = "not measured";
   std::string line = "#" + std::to_string(e.seq) + " " + format_clock(e.ts) + " " +
                      std::string{to_string(e.type)};
   auto place = place_of(e);
@@ -130,8 +131,10 @@ std::string event_line(const event& e) {
   for (std::size_t index = 0; index < detail.size(); ++index) {
     line += index == 0 ? ": " : " ";
     const auto& member = detail[index];
-    bool quote = !member.number && member.text.find(' ') != std::string::npos;
-    line += member.key + "=" + (quote ? "\"" + member.text + "\"" : member.text);
+    // null is what was not measured (docs/events.md): said in words, never shown as a number.
+    const std::string& text = member.text == "null" ? not_measured_text : member.text;
+    bool quote = !member.number && text.find(' ') != std::string::npos;
+    line += member.key + "=" + (quote ? "\"" + text + "\"" : text);
   }
   return line;
 }

@@ -43,7 +43,8 @@ bool is_warning(event_type type);
 std::string problem_message(const detail_members& detail);
 
 /// "#42 21:03:04 branch_measured nightly/gemm iter 3 branch 5 gpu 0: time_s=0.00123 cv=0.01":
-/// seq, UTC time, type, place, every detail member.
+/// seq, UTC time, type, place, every detail member; a null member (not measured) reads
+/// `value="not measured"`.
 std::string event_line(const event& e);
 
 /// "1.234 ms": seconds in the largest unit (s, ms, us, ns) that keeps the number >= 1.

@@ -129,11 +129,7 @@ void explain_iteration(iteration_entry& iteration) {
 // Why each of the job's headline figures is absent. A job's own reason says it best (it failed
 // and why), else the campaign's (e.g. no GPU here), else how far the job got.
 job_not_measured explain_job(const storage::campaign_row& campaign, const job_entry& job) {
-  std::string why = job.row.reason.empty() ? campaign.reason : job.row.reason;
-  if (why.empty())
-    why = job.row.state == vocabulary::job_state::pending || job.row.state == vocabulary::job_state::running
-            ? "not measured yet"
-            : "no measurement recorded";
+  const std::string why = job_not_measured_reason(campaign, job.row);
   job_not_measured out;
   if (!job.row.baseline_time_s)
     out.baseline_time_s = why;
@@ -147,6 +143,16 @@ job_not_measured explain_job(const storage::campaign_row& campaign, const job_en
 }
 
 } // namespace
+
+std::string job_not_measured_reason(const storage::campaign_row& campaign, const storage::job_row& job) {
+  if (!job.reason.empty())
+    return job.reason;
+  if (!campaign.reason.empty())
+    return campaign.reason;
+  return job.state == vocabulary::job_state::pending || job.state == vocabulary::job_state::running
+           ? "not measured yet"
+           : "no measurement recorded";
+}
 
 expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir) {
   auto dir = storage::run_directory::open(run_dir);

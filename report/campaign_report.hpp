@@ -97,6 +97,11 @@ struct campaign_report {
   llm_usage llm;                 // every job's language-model calls, summed
 };
 
+/// Why a job's times are absent: its own recorded reason (it failed, and why), else the
+/// campaign's (e.g. "no GPU here: ..."), else how far it got ("not measured yet" while pending or
+/// running, "no measurement recorded" after). `warpforge status` says the same.
+std::string job_not_measured_reason(const storage::campaign_row& campaign, const storage::job_row& job);
+
 /// Reads the campaign of `run_dir` (its most recent one).
 expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir);
 

@@ -184,6 +184,22 @@ TEST(TailView, RenderLineShowsSeqTimeTypePlaceAndDetail) {
   EXPECT_EQ(view.render_line(started), "#2 21:00:02 campaign_started nightly");
 }
 
+TEST(TailView, ANullMemberReadsNotMeasuredNeverANumber) {
+  tail_view view;
+  timeline t;
+  const auto& failed = t.add(event_type::job_failed, "l2_size", no_iter, no_branch, no_gpu,
+                             detail{}
+                               .add("status", "NO_DATA")
+                               .add_null("value")
+                               .add_null("cv")
+                               .add("trials", 0)
+                               .add("not_measured_reason", "not run: no GPU")
+                               .json());
+  EXPECT_EQ(view.render_line(failed),
+            "#1 21:00:01 job_failed nightly/l2_size: status=NO_DATA value=\"not measured\" cv=\"not measured\" "
+            "trials=0 not_measured_reason=\"not run: no GPU\"");
+}
+
 TEST(TailView, ColourIsOffByDefaultAndMarksStatesAndProblemsWhenOn) {
   auto night = realistic_night();
   tail_view plain;
