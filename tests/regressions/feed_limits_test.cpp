@@ -18,6 +18,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 #include <algorithm>
 #include <array>
@@ -58,6 +59,9 @@ public:
 
   raw_zmtp_peer(const std::string& endpoint, tcp_options options) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    // A send the coordinator neither reads nor refuses fails after this, rather than hang.
+    const timeval send_timeout{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
     if (options.receive_buffer > 0)
       ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &options.receive_buffer, sizeof options.receive_buffer);
     if (options.max_segment > 0)
@@ -97,8 +101,8 @@ public:
     return send_header(body.size(), flags) && write_all(body.data(), body.size());
   }
 
-  /// Announces a frame of `size` bytes and sends `body` as its first bytes: a peer that
-  /// announces more than it will ever send.
+  /// The header of a frame of `size` bytes (its body is for write_all): a peer can announce any
+  /// size, whatever it then sends.
   bool send_header(std::uint64_t size, unsigned char flags = 0) {
     if (size <= 255) {
       const unsigned char header[] = {flags, static_cast<unsigned char>(size)};
