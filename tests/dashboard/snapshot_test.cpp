@@ -104,5 +104,38 @@ TEST(Snapshot, CampaignTextIsEscaped) {
   EXPECT_EQ(std::string_view{s["jobs"].at(0)["failure"].get_string().value()}, "line\nbreak");
 }
 
+TEST(Snapshot, AJobThatMeasuredNothingHasNullFiguresAndTheReasonBesideThem) {
+  using feed::detail;
+  using feed::event_type;
+  feed::campaign_view view;
+  const std::string no_gpu = "no GPU here: every job's baseline and first proposal were compiled and checked";
+  view.apply(campaign_event(1, event_type::campaign_started));
+  view.apply(campaign_event(2, event_type::job_started, "a"));
+  view.apply(campaign_event(3, event_type::job_started, "b"));
+  view.apply(campaign_event(4, event_type::job_failed, "a", feed::no_iter, feed::no_branch, feed::no_gpu,
+                            detail{}.add("reason", "the baseline: not_run: measurements need a GPU").json()));
+  view.apply(campaign_event(5, event_type::campaign_failed, {}, feed::no_iter, feed::no_branch, feed::no_gpu,
+                            detail{}.add("reason", no_gpu).json()));
+  snapshot_context context;
+  context.now_ts = start_ts + 6;
+  simdjson::dom::parser parser;
+  auto s = parse(parser, snapshot_json(view, context));
+  auto a = s["jobs"].at(0);
+  for (const char* key : {"baseline_s", "best_measured_s", "champion_s", "speedup"})
+    EXPECT_TRUE(a[key].is_null()) << key;
+  EXPECT_EQ(std::string_view{a["not_measured_reason"].get_string().value()},
+            "the baseline: not_run: measurements need a GPU") << "the job's own failure first";
+  EXPECT_EQ(std::string_view{s["jobs"].at(1)["not_measured_reason"].get_string().value()}, no_gpu)
+    << "else the campaign's reason";
+}
+
+TEST(Snapshot, AMeasuredJobHasNoNotMeasuredReason) {
+  simdjson::dom::parser parser;
+  snapshot_context context;
+  context.now_ts = start_ts + 11;
+  auto s = parse(parser, snapshot_json(night(), context));
+  EXPECT_TRUE(s["jobs"].at(0)["not_measured_reason"].is_null()) << "baseline, best and speed-up are all there";
+}
+
 } // namespace
 } // namespace warpforge::dashboard
