@@ -1,6 +1,7 @@
 #include "pipeline/llm_deploy_fix.hpp"
 
 #include "config/problem_spec.hpp"
+#include "gpu/compile/include_check.hpp"
 #include "llm/prompt/skills.hpp"
 #include "llm/reply/contract.hpp"
 #include "llm/reply/parse.hpp"
@@ -107,6 +108,10 @@ struct fixer_state {
       return none(fixed.error());
     if (fixed->launch)
       return none("the correction brings its own launch geometry; the project launches the kernel with the problem's");
+    // The project's compiler quotes what a file it includes holds into the build output, which
+    // goes back to the model: a correction naming a file outside the project is not written.
+    if (auto refusal = gpu::include_refusal(fixed->code))
+      return none("the correction names a file it may not include: " + *refusal);
     ++log->corrections;
     return written_text(*fixed);
   }

@@ -137,6 +137,22 @@ TEST_F(DeployFixTest, a_reply_without_code_is_re_asked_then_gives_none_with_the_
   EXPECT_EQ(fixer.log->corrections, 0);
 }
 
+// The project's compiler would quote the included file's lines into the build output that goes
+// back to the model (issue 22): a correction naming a host file is not written.
+TEST_F(DeployFixTest, a_correction_that_includes_a_host_file_is_not_written) {
+  const auto host_file = run_dir / "host-file.txt";
+  std::ofstream{host_file} << "WF_HOST_SECRET_deploy\n";
+  const auto sneaky = "#\\\ninclude \"" + host_file.string() + "\"\n" + kernel_text("fixed");
+  loopback_server server{in_order({[&](connection& c) { llm::scripted::openai_reply(c, envelope_with(sneaky)); }})};
+  auto fixer = fixer_for(server);
+  EXPECT_FALSE(fixer.fix(build_log, kernel_text("BROKEN_BUILD;")));
+  ASSERT_EQ(fixer.log->notes.size(), 1u);
+  EXPECT_NE(fixer.log->notes[0].find("may not include: line 1 column 1: #include \"" + host_file.string()),
+            std::string::npos)
+    << fixer.log->notes[0];
+  EXPECT_EQ(fixer.log->corrections, 0);
+}
+
 TEST_F(DeployFixTest, a_correction_that_changes_the_signature_is_re_asked_and_the_valid_one_kept) {
   auto changed = kernel_text("fixed");
   changed.replace(changed.find("int rows, int cols"), 18, "long rows, int cols");
