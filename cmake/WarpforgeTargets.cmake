@@ -35,10 +35,23 @@ function(warpforge_test_suite name)
     WARPFORGE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     WARPFORGE_BINARY_DIR="${PROJECT_BINARY_DIR}")
   target_link_libraries(${name} PRIVATE ${arg_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  # gtest_discover_tests flattens its PROPERTIES, so several labels ("gpu;cheat") would become
+  # stray property names: it gets the first, and a script ctest reads after the discovered tests
+  # gives every test of the binary (<name>_TESTS, the list discovery sets) all of them.
+  list(GET arg_LABELS 0 first_label)
+  list(LENGTH arg_LABELS label_count)
+  if(label_count GREATER 1)
+    set(labels_script "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+    file(WRITE "${labels_script}"
+      "if(${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${arg_LABELS}\")\nendif()\n")
+  endif()
   gtest_discover_tests(${name}
     DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${arg_LABELS}"
+    PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${first_label}"
                SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  if(label_count GREATER 1) # after gtest_discover_tests' own include file
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
+  endif()
 endfunction()
 
 # warpforge_embed_text(<target> <variable> <file>)
