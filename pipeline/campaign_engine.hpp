@@ -155,6 +155,7 @@ private:
   bool limit_gate(job_slot& job, order& o, const gpu::device_info& device, gpu::race_result& result, double& request_s);
   physical_limit job_limit(const job_slot& job, const gpu::device_info& device, bool fresh) const;
   void mark_fresh(const order& o, gpu::race_request& request) const;
+  void unhold(order& o) const;
   void sanitize_champion(job_slot& job, const order& o, const gpu::device_info& device, gpu::race_result& result);
   void gpu_busy(gpu_slot& gpu, bool busy);
   gpu_slot& gpu_of(int ordinal);

@@ -102,6 +102,7 @@ void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::stri
   auto o = it->second;
   orders_.erase(it);
   gpu_busy(gpu, false);
+  unhold(o); // a fresh re-measure stands for its whole race again (engine_gate.cpp)
   auto& job = *jobs_.at(o.job);
   out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.race.iteration, feed::no_branch,
                                   ordinal, feed::detail{}.add("out_of_service", why).json()));

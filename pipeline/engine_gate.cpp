@@ -179,6 +179,17 @@ void campaign_engine::sanitize_champion(job_slot& job, const order& o, const gpu
   }
 }
 
+// A fresh re-measure whose GPU went out of service: the order becomes its whole race again, to be
+// raced from the start elsewhere (or ended not_run with the GPU, where the race was pinned to it),
+// so no branch of the race is left waiting for an answer that will not come.
+void campaign_engine::unhold(order& o) const {
+  if (!o.held)
+    return;
+  o.race = std::move(o.held->race);
+  o.with_incumbent = o.held->with_incumbent;
+  o.held.reset();
+}
+
 void campaign_engine::mark_fresh(const order& o, gpu::race_request& request) const {
   if (!o.held)
     return;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
 namespace warpforge::pipeline {
 namespace {
@@ -19,9 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using vocabulary::branch_outcome;
 
-gpu::device_info h100() {
+gpu::device_info h100(int ordinal = 0) {
   gpu::device_info d;
-  d.ordinal = 0;
+  d.ordinal = ordinal;
   d.name = "NVIDIA H100 80GB HBM3";
   d.sm_major = 9;
   d.sm_minor = 0;
@@ -42,7 +43,7 @@ protected:
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  campaign_engine make(campaign_mode mode) {
+  campaign_engine make(campaign_mode mode, int gpus = 1) {
     const auto file = dir / "campaign.toml";
     std::ofstream{file} << "name = \"gate\"\nrun_root = \"" << dir.string() << "\"\n"
                         << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml\"\n"
@@ -54,7 +55,8 @@ protected:
     s.spec = *spec;
     s.run_dir = dir / "run";
     s.mode = mode;
-    s.gpus = {h100()};
+    for (int g = 0; g < gpus; ++g)
+      s.gpus.push_back(h100(g));
     s.job_ids = {1};
     std::vector<job_setup> jobs;
     auto job = open_job(spec->jobs[0].name, spec->jobs[0].problem_path, spec->jobs[0].problem);
@@ -64,6 +66,9 @@ protected:
   }
 
   // Answers everything; a race's kernel k gets time(request, k).
+  // A race `out_of_service` picks is answered as if its GPU's worker went out of service.
+  std::function<bool(const race_dispatch&)> out_of_service = [](const race_dispatch&) { return false; };
+
   void run(campaign_engine& engine, const std::function<double(const gpu::race_request&, std::size_t)>& time) {
     tune_proposer proposer{config::search_strategy::random, 1};
     for (int guard = 0; guard < 2000 && !engine.finished(); ++guard) {
@@ -86,6 +91,10 @@ protected:
       for (auto& p : out.proposals)
         engine.proposed(p.id, proposer.propose(p.request));
       for (auto& r : out.races) {
+        if (out_of_service(r)) {
+          engine.gpu_out_of_service(r.id, r.gpu, "gpu." + std::to_string(r.gpu) + " is out of service: test");
+          continue;
+        }
         races.push_back(r.request);
         gpu::race_result result;
         for (std::size_t k = 0; k < r.request.kernels.size(); ++k) {
@@ -96,7 +105,7 @@ protected:
           kr.stats.median_ci = {kr.stats.median_s * 0.99, kr.stats.median_s * 1.01, 0.95};
           result.kernels.push_back(kr);
         }
-        engine.raced(r.id, h100(), result, 0.01);
+        engine.raced(r.id, h100(r.gpu), result, 0.01);
       }
       for (auto& p : out.profiles) {
         diagnosis_summary none;
@@ -181,6 +190,31 @@ TEST_F(EngineGate, an_impossible_challenger_is_never_champion) {
       EXPECT_LT(u->champion_ordinal, 0) << "iteration " << u->number << " crowned " << u->champion_ordinal;
   for (const auto& e : events)
     EXPECT_NE(e.type, feed::event_type::champion_elected);
+}
+
+TEST_F(EngineGate, a_fresh_remeasure_whose_gpu_goes_out_of_service_is_raced_whole_again_on_another) {
+  auto engine = make(campaign_mode::optimize, 2);
+  engine.start();
+  bool failed_once = false;
+  out_of_service = [&failed_once](const race_dispatch& r) {
+    if (failed_once || !r.request.fresh)
+      return false;
+    return failed_once = true; // the first fresh re-measure's GPU fails
+  };
+  std::size_t answered = 0;
+  run(engine, [&answered](const gpu::race_request& r, std::size_t k) {
+    return answered++ == 0 || (!r.fresh && k == 0) ? 200e-6 : 2e-6;
+  });
+  ASSERT_TRUE(failed_once);
+  ASSERT_TRUE(engine.finished()) << "a branch of the held race was left waiting";
+  std::map<std::pair<std::int64_t, std::int64_t>, int> ended;
+  for (const auto& o : outcomes()) {
+    ++ended[{o.key.iteration, o.key.ordinal}];
+    if (o.key.ordinal != 0 || o.key.iteration != 1)
+      EXPECT_EQ(o.outcome, branch_outcome::suspicious) << o.key.iteration << "/" << o.key.ordinal << ": " << o.detail;
+  }
+  for (const auto& [key, n] : ended)
+    EXPECT_EQ(n, 1) << key.first << "/" << key.second;
 }
 
 } // namespace
