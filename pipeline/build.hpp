@@ -47,9 +47,9 @@ struct built_kernel {
   std::string cubin_path;     // the CUBIN in the order's folder (passed only)
   std::string log;            // the compiler's log: the errors, or warnings; a refused branch:
                               // the code check's reason
-  std::string note;           // passed: what the code check noticed and allowed (lower precision)
   double compile_s = 0;       // wall seconds; 0 on a cache hit
   bool cache_hit = false;
+  std::string note;           // passed: what the code check noticed and allowed (lower precision)
   friend bool operator==(const built_kernel&, const built_kernel&) = default;
 };
 

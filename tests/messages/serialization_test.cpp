@@ -119,9 +119,12 @@ TEST_F(MessagesSerialization, BuildOrdersAndTheirAnswersRoundTrip) {
   order.request.extra_flags = {"-use_fast_math"};
   order.output_dir = "runs/x/jobs/transpose/iter-2/branch-3";
   order.file_stem = "kernel-sm_90";
+  order.code = {gpu::ptx_float_type::f32, false};
   expect_round_trip(order);
   expect_round_trip(pipeline::built_kernel{order.ref, vocabulary::branch_outcome::compile_error, "sm_90", "",
                                            "kernel.cu(3): error", 0.05, false});
+  expect_round_trip(pipeline::built_kernel{order.ref, vocabulary::branch_outcome::passed, "sm_90", "k.cubin", "",
+                                           0.05, false, "lower precision: PTX line 40: cvt.rn.f16.f32 ..."});
   expect_round_trip(pipeline::sass_order{order.ref, "a.cubin", {"tiling_smem"}, "a.sass"});
   expect_round_trip(pipeline::sass_verdict{order.ref,
                                            {{"tiling_smem", sass::method_presence::present, "", "k +0x0130: LDS", 3}},
