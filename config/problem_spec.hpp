@@ -155,8 +155,9 @@ struct reference_spec {
   std::filesystem::path expected_file; // kind file: resolved against the spec folder; exists
   std::optional<double> rtol;          // relative tolerance, 1.0 = 100%; none = per-dtype default
   std::optional<double> atol;          // absolute tolerance, output units; none = per-dtype default
-  // May a candidate compute in a narrower type than the problem's (HMMA/HFMA2/F2F in its SASS)?
-  // none = the outputs' default: false for f32/f64 problems, true for narrower ones.
+  // May a candidate compute in a narrower type than the problem's outputs (cvt.rn.f16.f32 in its
+  // PTX, HMMA/HFMA2/F2F in its SASS: pipeline/code_check.hpp)? none = the default: false for
+  // f32/f64 outputs when no buffer is f16/bf16, true otherwise (narrow outputs, half inputs).
   std::optional<bool> allow_lower_precision;
 
   bool operator==(const reference_spec&) const = default;

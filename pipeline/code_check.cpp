@@ -3,6 +3,8 @@
 #include "sass/code_hazards.hpp"
 #include "sass/disassembler.hpp"
 
+#include <algorithm>
+
 namespace warpforge::pipeline {
 namespace {
 
@@ -39,7 +41,14 @@ bool lower_precision_allowed(const config::problem_spec& problem) {
   if (problem.reference.allow_lower_precision)
     return *problem.reference.allow_lower_precision;
   const auto type = problem_float_type(problem);
-  return !type || (*type != config::dtype::f32 && *type != config::dtype::f64);
+  if (!type || (*type != config::dtype::f32 && *type != config::dtype::f64))
+    return true;
+  // A problem that brings f16/bf16 data (mixed precision: half inputs, float outputs) is computed
+  // on tensor cores from those halves by any honest kernel: narrower math is its nature.
+  return std::any_of(problem.args.begin(), problem.args.end(), [](const config::arg_spec& arg) {
+    const auto* b = std::get_if<config::buffer_spec>(&arg);
+    return b != nullptr && (b->type == config::dtype::f16 || b->type == config::dtype::bf16);
+  });
 }
 
 code_policy policy_for(const config::problem_spec& problem) {

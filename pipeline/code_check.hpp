@@ -10,8 +10,8 @@
 //   // passed: verdict.note says what narrower math it does where that is allowed
 //
 // The problem's type is its outputs' widest float type (an integer problem has none). Lower
-// precision is allowed when [reference] allow_lower_precision says so, else for f16/bf16 outputs
-// only (docs/specs.md).
+// precision is allowed when [reference] allow_lower_precision says so, else unless every float
+// buffer is f32/f64 (f16/bf16 outputs, or mixed precision: half inputs; docs/specs.md).
 
 #include "config/problem_spec.hpp"
 #include "gpu/compile/ptx_check.hpp"
@@ -33,8 +33,8 @@ struct code_policy {
 /// The outputs' (output and inout buffers') widest float dtype; none for an integer problem.
 std::optional<config::dtype> problem_float_type(const config::problem_spec& problem);
 
-/// [reference] allow_lower_precision, else true for f16/bf16 (and integer) problems, false for
-/// f32/f64 ones.
+/// [reference] allow_lower_precision, else false when the outputs are f32/f64 and no buffer is
+/// f16/bf16, true otherwise (narrow outputs, mixed precision, integer problems).
 bool lower_precision_allowed(const config::problem_spec& problem);
 
 code_policy policy_for(const config::problem_spec& problem);

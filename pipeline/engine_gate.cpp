@@ -138,7 +138,9 @@ void campaign_engine::sanitize_champion(job_slot& job, const order& o, const gpu
   std::vector<std::size_t> order_of_speed;
   for (std::size_t i = 0; i < o.race.ordinals.size() && offset + i < result.kernels.size(); ++i) {
     const auto& k = result.kernels[offset + i];
-    if (k.outcome == branch_outcome::passed && (!bar || k.stats.median_s < *bar))
+    const bool ablation = job.branches.at({o.race.iteration, o.race.ordinals[i]}).plan.what.kind ==
+                          vocabulary::branch_kind::ablation; // judges a method; never crowned
+    if (k.outcome == branch_outcome::passed && !ablation && (!bar || k.stats.median_s < *bar))
       order_of_speed.push_back(i);
   }
   std::sort(order_of_speed.begin(), order_of_speed.end(), [&](std::size_t a, std::size_t b) {

@@ -112,6 +112,15 @@ TEST(CodeCheckPolicy, f32_outputs_forbid_lower_precision_unless_the_spec_allows_
   out.type = config::dtype::i32;
   integer.args = {out};
   EXPECT_EQ(policy_for(integer).problem_type, gpu::ptx_float_type::none);
+  config::problem_spec mixed; // half inputs, float outputs: tensor cores on the halves are honest
+  config::buffer_spec half_in;
+  half_in.type = config::dtype::f16;
+  half_in.role = config::arg_role::input;
+  out.type = config::dtype::f32;
+  mixed.args = {half_in, out};
+  EXPECT_EQ(policy_for(mixed), f32_relaxed);
+  mixed.reference.allow_lower_precision = false; // unless the spec says otherwise
+  EXPECT_EQ(policy_for(mixed), f32_strict);
 }
 
 } // namespace
