@@ -89,7 +89,7 @@ code_verdict check_code(std::string_view ptx, const std::filesystem::path& cubin
     verdict.outcome = branch_outcome::incorrect;
     verdict.detail = narrowing_text(narrowing, count, policy) +
                      ": the problem forbids lower precision ([reference] allow_lower_precision = false, the "
-                     "default for f32/f64 outputs); results that pass the tolerance on these inputs may not on others";
+                     "default for f32/f64 problems with no f16/bf16 buffer); results that pass the tolerance on these inputs may not on others";
     return verdict;
   }
   verdict.note = "lower precision: " + narrowing_text(narrowing, count, policy) + ", allowed by the problem";
