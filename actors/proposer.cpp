@@ -51,6 +51,7 @@ std::shared_ptr<pipeline::proposer> make_strategy(caf::actor_system& system, con
   pipeline::llm_context context;
   context.llm = config.llm.value_or(config::llm_spec{});
   context.compile = config.compile;
+  context.problems = config.problems;
   if (kind == config::proposer_kind::llm)
     context.model = std::make_shared<actor_chat_client>(system);
   else

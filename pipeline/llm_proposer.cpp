@@ -155,10 +155,16 @@ expected<llm_proposer::job_state*, std::string> llm_proposer::job_for(const prop
   auto& slot = jobs_[request.job];
   if (slot && slot->problem_path == request.problem_path)
     return slot.get();
-  auto spec = config::load_problem(request.problem_path);
-  if (!spec)
-    return unexpected{"cannot load the problem " + request.problem_path + ": " + toml_reader::to_string(spec.error())};
-  auto setup = open_job(request.job, request.problem_path, std::move(*spec));
+  config::problem_spec problem;
+  if (auto parsed = context_.problems.find(request.problem_path); parsed != context_.problems.end()) {
+    problem = *parsed->second; // as the command loaded it
+  } else {
+    auto spec = config::load_problem(request.problem_path);
+    if (!spec)
+      return unexpected{"cannot load the problem " + request.problem_path + ": " + toml_reader::to_string(spec.error())};
+    problem = std::move(*spec);
+  }
+  auto setup = open_job(request.job, request.problem_path, std::move(problem));
   if (!setup)
     return unexpected{setup.error()};
   auto job = std::make_unique<job_state>();

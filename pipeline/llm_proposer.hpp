@@ -50,6 +50,8 @@ struct llm_context {
   std::shared_ptr<llm::chat_client> model; // the provider; unused when replaying
   std::filesystem::path replay_from;       // non-empty: answer from this run's transcripts
   std::uint32_t max_variants = 8;          // a reply may not bring more
+  parsed_problems problems;                // the campaign's problems as loaded (one not among them
+                                           // is read from its file)
 };
 
 class llm_proposer final : public proposer {
