@@ -79,7 +79,9 @@ sanitize_result interpret_sanitizer_output(std::string_view output, const std::o
       continue; // the runner's own output
     line = trim(line.substr(prefix.size()));
     if (line.starts_with(summary_marker)) {
-      summary = std::strtoull(std::string{trim(line.substr(summary_marker.size()))}.c_str(), nullptr, 10);
+      // The first is the count; past --print-limit a second says how many were not printed.
+      if (!summary)
+        summary = std::strtoull(std::string{trim(line.substr(summary_marker.size()))}.c_str(), nullptr, 10);
       continue;
     }
     if (line.starts_with("COMPUTE-SANITIZER"))

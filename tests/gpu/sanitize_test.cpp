@@ -48,6 +48,21 @@ TEST(sanitize, a_recorded_memcheck_report_makes_errors_with_its_first_report_wit
   EXPECT_EQ(result.note.find("Host Frame"), std::string::npos) << result.note;
 }
 
+TEST(sanitize, a_captured_h100_report_past_the_print_limit_counts_every_error_and_keeps_the_first) {
+  // compute-sanitizer 2025.3.1 on an H100 (driver 580): 25 out-of-bounds writes, 16 printed, then
+  // a second ERROR SUMMARY line counting the ones not printed.
+  const auto result = interpret_sanitizer_output(read(fs::path{WARPFORGE_SOURCE_DIR} /
+                                                      "tests/gpu/fixtures/memcheck_h100_captured.txt"),
+                                                 child_exit{sanitize_error_exit_code, std::nullopt});
+  EXPECT_EQ(result.status, sanitize_status::errors);
+  EXPECT_EQ(result.error_count, 25u);
+  EXPECT_EQ(result.first_report, "Invalid __global__ write of size 4 bytes\n"
+                                 "at vector_add+0x120 in oob.cu:4\n"
+                                 "by thread (232,0,0) in block (3,0,0)\n"
+                                 "Access to 0x7f7a4a802fa0 is out of bounds\n"
+                                 "and is 1 bytes after the nearest allocation at 0x7f7a4a802000 of size 4,000 bytes");
+}
+
 TEST(sanitize, no_error_with_exit_zero_is_clean_and_a_runner_failure_is_not_a_pass) {
   const std::string clean = "========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors\n";
   EXPECT_EQ(interpret_sanitizer_output(clean, child_exit{0, std::nullopt}).status, sanitize_status::clean);
