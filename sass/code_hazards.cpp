@@ -53,7 +53,10 @@ std::optional<ptx_float_type> narrowing_of(const sass_instruction& in, ptx_float
   else if (op == "HFMA2" || op == "HADD2" || op == "HMUL2" || op == "HMNMX2") {
     const bool loads_a_constant = op == "HFMA2" && in.operands.size() >= 3 &&
                                   (is_zero_register(in.operands[1]) || is_zero_register(in.operands[2]));
-    if (loads_a_constant)
+    // HADD2.F32 Rd, -RZ, Rx.H0_H0: a half widened to f32 (how ptxas converts), not half math.
+    const bool widens = op == "HADD2" && has(in.modifiers, "F32") && in.operands.size() >= 2 &&
+                        is_zero_register(in.operands[1]);
+    if (loads_a_constant || widens)
       return std::nullopt;
     type = has(in.modifiers, "BF16_V2") || has(in.modifiers, "BF16") ? ptx_float_type::bf16 : ptx_float_type::f16;
   } else if (op == "F2F" || op == "F2FP") {

@@ -9,12 +9,15 @@
 //
 // Timers: S2R / S2UR / CS2R of SR_CLOCKLO, SR_CLOCKHI, SR_GLOBALTIMERLO, SR_GLOBALTIMERHI (and the
 // performance monitors SR_PM*). Device launches: an operand naming the CDP runtime
-// (cudaLaunchDevice, cudaGetParameterBuffer, __cudaCDP*, cudaGraphLaunch).
+// (cudaLaunchDevice, cudaGetParameterBuffer, __cudaCDP*, cudaGraphLaunch), as nvdisasm prints it
+// (`CALL.ABS.NOINC `(__cudaCDP2LaunchDeviceV2)`); cuobjdump prints such a call nameless
+// (`CALL.ABS.NOINC 0x0`, as it does vprintf's), so there only the PTX check sees the launch.
 // Narrowing on an f32 problem: HMMA (f16/bf16/tf32 tensor cores), QMMA / HMMA.*E4M3 / E5M2 (fp8),
 // HFMA2 / HADD2 / HMUL2 / HMNMX2 (paired f16 arithmetic), F2F and F2FP with an F16 / BF16 / TF32
 // destination; on an f64 problem also FFMA / FADD / FMUL and F2F.F32.F64. An HFMA2 whose
 // multiplicands include RZ is ptxas loading a constant into a register (`HFMA2.MMA R6, -RZ, RZ,
-// 0, 0`), not arithmetic, and does not count.
+// 0, 0`), and `HADD2.F32 Rd, -RZ, Rx.H0_H0` is a half widened to f32: neither counts. (Real half
+// math is `HFMA2.MMA R0, R0, R0, R0` too: the .MMA says which pipe, not whether it is math.)
 
 #include "gpu/compile/ptx_check.hpp"
 #include "sass/disassembly.hpp"

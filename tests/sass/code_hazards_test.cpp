@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 using namespace warpforge::sass;
 using warpforge::gpu::ptx_finding_kind;
 using warpforge::gpu::ptx_float_type;
@@ -85,4 +88,29 @@ TEST(code_hazards, an_f64_problem_computing_in_f32_is_narrowing) {
   EXPECT_EQ(scan_code_hazards(listing, ptx_float_type::f64).narrowing_count, 2u);
   EXPECT_EQ(scan_code_hazards(listing, ptx_float_type::f32).narrowing_count, 0u);
   EXPECT_EQ(scan_code_hazards(listing, ptx_float_type::none).narrowing_count, 0u);
+}
+
+TEST(code_hazards, each_kernel_of_the_captured_hazards_dump_shows_what_it_does_and_nothing_else) {
+  // tests/fixtures/sass/hazards.cu, nvcc -cubin -rdc=true -arch=sm_90 and nvdisasm on an H100 host.
+  for (auto format : {sass_format::nvdisasm, sass_format::cuobjdump}) {
+    const auto scan = scan_code_hazards(test::load_dump("hazards.sm_90", format), ptx_float_type::f32);
+    std::map<std::string, std::set<std::string>> refused, narrowing; // kernel -> what
+    for (const auto& f : scan.refused)
+      refused[f.kernel].insert(std::string{warpforge::gpu::to_string(f.kind)} + " " + f.what);
+    for (const auto& f : scan.narrowing)
+      narrowing[f.kernel].insert(f.what);
+    std::map<std::string, std::set<std::string>> expected_refused{
+        {"reads_clock64", {"timer_read SR_CLOCKLO"}},
+        {"reads_clock", {"timer_read SR_CLOCKLO"}},
+        {"reads_globaltimer", {"timer_read SR_GLOBALTIMERLO"}},
+        {"reads_globaltimer_lo", {"timer_read SR_GLOBALTIMERLO"}}};
+    // nvdisasm names the CDP runtime's entry; cuobjdump prints the call as CALL.ABS.NOINC 0x0,
+    // nameless (the PTX check is what sees the launch there).
+    if (format == sass_format::nvdisasm)
+      expected_refused["launches"] = {"device_launch __cudaCDP"};
+    EXPECT_EQ(refused, expected_refused) << to_string(format);
+    const std::map<std::string, std::set<std::string>> expected_narrowing{{"half_math", {"f16"}},
+                                                                          {"half2_math", {"f16"}}};
+    EXPECT_EQ(narrowing, expected_narrowing) << to_string(format); // sleeps and child: nothing
+  }
 }
