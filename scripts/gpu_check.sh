@@ -24,6 +24,10 @@
 #             (before/after of the real program), then a slower kernel that must be rolled back;
 #             the deploy rows of the store; then the champion again, timed as the observed sum of
 #             the kernel's launches (timing = "observed")
+#   cheat     scripts/cheat_suite.sh: every kernel of tests/cheat/cheats.tsv through warpforge
+#             bench (one run per problem, the honest kernel beside its cheats), each with the
+#             outcome the manifest gives; then $AB_BASE (a bundle of an earlier tree), if set,
+#             against this one on the examples' own kernels (scripts/bench_ab.sh)
 #   tests     the gpu-labelled GoogleTest binaries given after the bundle
 # Exit status: non-zero when any check failed.
 set -u
@@ -238,6 +242,15 @@ for job in ("transpose", "sgemm"):
 print("replay: %d of %d proposals identical" % (same, total))
 sys.exit(0 if same == total else 1)
 PY
+fi
+
+if wants cheat; then
+  step "cheat suite through warpforge bench"
+  check "$here/scripts/cheat_suite.sh" "$bundle" 0 "$out/cheat-runs"
+  if [[ -n "${AB_BASE:-}" ]]; then
+    step "honest kernels: $AB_BASE (A) against this bundle (B), same GPU"
+    check "$here/scripts/bench_ab.sh" "$AB_BASE" "$bundle" 0 "${AB_ROUNDS:-3}"
+  fi
 fi
 
 if wants tests; then
