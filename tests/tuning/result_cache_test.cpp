@@ -96,7 +96,9 @@ TEST_F(ResultCache, ALaterPutReplacesTheRow) {
 TEST_F(ResultCache, OutcomesThatMayNotRepeatAreNotKept) {
   auto cache = result_cache::open(dir_ / "tuner.db");
   ASSERT_TRUE(cache);
-  for (auto outcome : {branch_outcome::timeout, branch_outcome::interrupted, branch_outcome::not_run}) {
+  // inconsistent and suspicious: a cheat caught once may be lucky next time, so it is measured again
+  for (auto outcome : {branch_outcome::timeout, branch_outcome::interrupted, branch_outcome::not_run,
+                       branch_outcome::inconsistent, branch_outcome::suspicious}) {
     auto put = cache->put(key_of({{"BLOCK", 1}}), {outcome, {}, {}});
     ASSERT_FALSE(put);
     EXPECT_EQ(put.error().code, storage::store_error_code::invalid_argument);
@@ -106,7 +108,9 @@ TEST_F(ResultCache, OutcomesThatMayNotRepeatAreNotKept) {
   for (auto outcome : vocabulary::all_branch_outcomes)
     EXPECT_EQ(is_cacheable(outcome), outcome != branch_outcome::timeout &&
                                          outcome != branch_outcome::interrupted &&
-                                         outcome != branch_outcome::not_run);
+                                         outcome != branch_outcome::not_run &&
+                                         outcome != branch_outcome::inconsistent &&
+                                         outcome != branch_outcome::suspicious);
 }
 
 TEST_F(ResultCache, AFileFromANewerWarpforgeIsRefused) {

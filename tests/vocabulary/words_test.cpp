@@ -72,7 +72,9 @@ TEST(Vocabulary, BranchOutcomesAreStoredAsTheirNames) {
                                      {branch_outcome::timeout, "timeout"},
                                      {branch_outcome::not_run, "not_run"},
                                      {branch_outcome::not_supported, "not_supported"},
-                                     {branch_outcome::interrupted, "interrupted"}});
+                                     {branch_outcome::interrupted, "interrupted"},
+                                     {branch_outcome::inconsistent, "inconsistent"},
+                                     {branch_outcome::suspicious, "suspicious"}});
 }
 
 TEST(Vocabulary, MeasurementModesAreStoredAsTheirNames) {
