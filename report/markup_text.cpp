@@ -9,65 +9,65 @@ bool is_control(char c) {
   return byte < 0x20 || byte == 0x7f;
 }
 
+// `text` with each character `replace` names replaced by what it gives, and the other control
+// characters dropped. `replace` returns nullptr for a character to keep as it is.
+template <class Replace>
+std::string translate(std::string_view text, Replace replace) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (const char* replacement = replace(c))
+      out += replacement;
+    else if (!is_control(c))
+      out += c;
+  }
+  return out;
+}
+
 } // namespace
 
 std::string xml_text(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  return translate(text, [](char c) -> const char* {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&apos;"; break;
-    case '\t':
-    case '\n':
-    case '\r': out += c; break;
-    default:
-      if (!is_control(c))
-        out += c;
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&apos;";
+    case '\t': return "\t";
+    case '\n': return "\n";
+    case '\r': return "\r";
+    default: return nullptr;
     }
-  }
-  return out;
+  });
 }
 
 std::string markdown_text(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  return translate(text, [](char c) -> const char* {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '|': out += "\\|"; break;
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '|': return "\\|";
     case '\n':
     case '\r':
-    case '\t': out += ' '; break;
-    default:
-      if (!is_control(c))
-        out += c;
+    case '\t': return " ";
+    default: return nullptr;
     }
-  }
-  return out;
+  });
 }
 
 std::string markdown_code(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  return translate(text, [](char c) -> const char* {
     switch (c) {
-    case '`': out += '\''; break;
-    case '|': out += "\\|"; break;
+    case '`': return "'";
+    case '|': return "\\|";
     case '\n':
     case '\r':
-    case '\t': out += ' '; break;
-    default:
-      if (!is_control(c))
-        out += c;
+    case '\t': return " ";
+    default: return nullptr;
     }
-  }
-  return out;
+  });
 }
 
 } // namespace warpforge::report

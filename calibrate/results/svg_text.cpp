@@ -1,25 +1,13 @@
 #include "calibrate/results/svg_text.hpp"
 
+#include "report/markup_text.hpp"
+
 #include <cstdio>
 
 namespace warpforge::calibrate::svg {
 
 std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\t': case '\n': case '\r': out += c; break;
-      default: // other control characters are not allowed in XML 1.0: dropped
-        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f)
-          out += c;
-    }
-  }
-  return out;
+  return report::xml_text(text); // one XML escaping for every chart (report/markup_text.hpp)
 }
 
 std::string coord(double value) {
