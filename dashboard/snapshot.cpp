@@ -2,11 +2,14 @@
 
 #include "feed/event_text.hpp"
 #include "json/writer.hpp"
+#include "vocabulary/number_text.hpp"
 
 #include <algorithm>
 
 namespace warpforge::dashboard {
 namespace {
+
+constexpr const char* not_measured_text = "not measured";
 
 void optional_number(json::writer& w, std::string_view key, std::optional<double> value) {
   w.key(key);
@@ -64,6 +67,16 @@ void write_job(json::writer& w, const feed::job_progress& job, const feed::campa
   w.key("not_measured_reason");
   const auto why = job_not_measured_reason(job, campaign);
   why.empty() ? w.null() : w.value(why);
+  // The figures above as people read them, the same as `warpforge status` and the report write
+  // them (vocabulary/number_text.hpp); "not measured" where the figure is null.
+  const auto speedup = job.champion_speedup() ? job.champion_speedup() : job.best_speedup;
+  const auto time = [](std::optional<double> s) { return s ? vocabulary::time_text(*s) : not_measured_text; };
+  w.key("display").begin_object();
+  w.key("baseline").value(time(job.baseline_time_s));
+  w.key("best_measured").value(time(job.best_time_s));
+  w.key("champion").value(time(job.champion_time_s));
+  w.key("speedup").value(speedup ? vocabulary::speedup_text(*speedup) : not_measured_text);
+  w.end_object();
   w.key("stop").value(job.stop);
   w.key("failure").value(job.failure);
   w.key("iterations").begin_array();

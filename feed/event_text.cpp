@@ -1,5 +1,7 @@
 #include "feed/event_text.hpp"
 
+#include "vocabulary/number_text.hpp"
+
 #include <simdjson.h>
 
 #include <array>
@@ -139,28 +141,10 @@ std::string event_line(const event& e) {
   return line;
 }
 
-std::string format_seconds(double seconds) {
-  struct unit {
-    double scale; // seconds per unit [s]
-    std::string_view name;
-  };
-  constexpr std::array<unit, 4> units{{{1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}}};
-  const unit* chosen = &units.back();
-  for (const auto& candidate : units)
-    if (std::fabs(seconds) >= candidate.scale) {
-      chosen = &candidate;
-      break;
-    }
-  char text[48];
-  std::snprintf(text, sizeof text, "%.3f %s", seconds / chosen->scale, chosen->name.data());
-  return text;
-}
+// Times and speed-ups read as everywhere else (vocabulary/number_text.hpp).
+std::string format_seconds(double seconds) { return vocabulary::time_text(seconds); }
 
-std::string format_speedup(double ratio) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx", ratio);
-  return text;
-}
+std::string format_speedup(double ratio) { return vocabulary::speedup_text(ratio); }
 
 std::string format_clock(double unix_s) {
   if (!std::isfinite(unix_s))
@@ -181,10 +165,6 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-std::string format_percent(double ratio) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%.0f%%", std::isfinite(ratio) ? ratio * 100.0 : 0.0);
-  return text;
-}
+std::string format_percent(double ratio) { return vocabulary::fraction_text(ratio); }
 
 } // namespace warpforge::feed

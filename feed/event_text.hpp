@@ -47,15 +47,15 @@ std::string problem_message(const detail_members& detail);
 /// `value="not measured"`.
 std::string event_line(const event& e);
 
-/// "1.234 ms": seconds in the largest unit (s, ms, us, ns) that keeps the number >= 1.
+/// "1.23 ms": vocabulary::time_text (3 significant digits, the largest unit that keeps it >= 1).
 std::string format_seconds(double seconds);
-/// "2.50x".
+/// "2.50x": vocabulary::speedup_text.
 std::string format_speedup(double ratio);
 /// "21:03:04": the UTC time of day of a unix time [s]; "--:--:--" when not finite.
 std::string format_clock(double unix_s);
 /// "1:02:03" (hours, minutes, seconds) for a duration [s]; negative durations read as 0.
 std::string format_duration(double seconds);
-/// "93%" for a ratio (1.0 = 100 %).
+/// "93.0%" for a ratio (1.0 = 100 %): vocabulary::fraction_text.
 std::string format_percent(double ratio);
 
 } // namespace warpforge::feed

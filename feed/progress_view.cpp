@@ -129,7 +129,7 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
   const double until = campaign && campaign->ended_ts ? *campaign->ended_ts : context.now_ts;
   for (const auto& [index, gpu] : view.gpus()) {
     std::string line = "  GPU " + std::to_string(index) + "  busy " +
-                       pad(format_percent(gpu.busy_share(since, until)), 4) + "  ";
+                       pad(format_percent(gpu.busy_share(since, until)), 6) + "  ";
     if (gpu.out_of_service)
       line += "out of service (its runner failed)";
     else if (gpu.leased_ts) {

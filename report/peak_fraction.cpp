@@ -1,6 +1,7 @@
 #include "report/peak_fraction.hpp"
 
 #include "report/campaign_report.hpp"
+#include "vocabulary/number_text.hpp"
 
 #include <cstdio>
 
@@ -14,12 +15,7 @@ std::string number(double value, const char* format = "%.3g") {
 }
 
 std::string rate(double value, bool flops) {
-  const char* unit = flops ? "FLOP/s" : "B/s";
-  if (value >= 1e12)
-    return number(value / 1e12, "%.3g T") + unit;
-  if (value >= 1e9)
-    return number(value / 1e9, "%.3g G") + unit;
-  return number(value / 1e6, "%.3g M") + unit;
+  return flops ? vocabulary::flop_rate_text(value) : vocabulary::bandwidth_text(value);
 }
 
 /// The first iteration whose profile counted the FLOP (and DRAM bytes): the job's work.
@@ -52,7 +48,7 @@ std::optional<peak_fraction> on_compute(const job_entry& job, const iteration_en
   f.peak_name = (g.precision.empty() ? std::string{"fp32"} : g.precision) + " non-tensor";
   f.basis = "the job's " + number(*g.flop) + " FLOP (counted in iteration " +
             std::to_string(work.row.number) + ") over its best time " +
-            number(time * 1e3, "%.4g ms") + "; " + number(*g.flop / *g.dram_bytes) +
+            vocabulary::time_text(time) + "; " + number(*g.flop / *g.dram_bytes) +
             " FLOP per DRAM byte is past the ridge point " +
             number(*g.peak_flops / *g.peak_bandwidth);
   return f;
@@ -71,7 +67,7 @@ std::optional<peak_fraction> on_memory(const job_entry& job, bool flop_counted) 
     f.achieved = *g.dram_bytes / time;
     f.basis = number(*g.dram_bytes) + " bytes of DRAM traffic (iteration " +
               std::to_string(it->row.number) + ") over the best time " +
-              number(time * 1e3, "%.4g ms");
+              vocabulary::time_text(time);
   } else {
     f.achieved = *g.achieved_bandwidth;
     f.basis = "the achieved DRAM bandwidth of iteration " + std::to_string(it->row.number);
@@ -107,7 +103,7 @@ std::optional<peak_fraction> peak_fraction_of(const job_entry& job) {
 
 std::string describe(const peak_fraction& f) {
   const bool flops = f.axis == "compute";
-  return number(f.value * 100, "%.1f%%") + " of the " + f.peak_name + " peak (" +
+  return vocabulary::fraction_text(f.value) + " of the " + f.peak_name + " peak (" +
          rate(f.achieved, flops) + " of " + rate(f.peak, flops) + ", " + f.axis + " axis; " +
          f.basis + ")";
 }

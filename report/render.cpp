@@ -6,6 +6,7 @@
 #include "report/markup_text.hpp"
 
 #include "json/writer.hpp"
+#include "vocabulary/number_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,29 +17,26 @@ namespace warpforge::report {
 
 namespace {
 
-std::string time_text(std::optional<double> seconds) {
-  if (!seconds)
-    return "-";
-  char buffer[32];
-  if (*seconds < 1e-3)
-    std::snprintf(buffer, sizeof buffer, "%.2f us", *seconds * 1e6);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.4f ms", *seconds * 1e3);
-  return buffer;
-}
+// Every figure reads as in every other view (vocabulary/number_text.hpp): "776 us", "5.56x", "45.2%".
+std::string time_text(std::optional<double> seconds) { return seconds ? vocabulary::time_text(*seconds) : "-"; }
 
-// "+1.2000 ms" / "-3.10 us": a time difference with its sign.
+std::string speedup_text(std::optional<double> ratio) { return ratio ? vocabulary::speedup_text(*ratio) : "-"; }
+
+std::string fraction_text(std::optional<double> ratio) { return ratio ? vocabulary::fraction_text(*ratio) : "-"; }
+
+// "+1.20 ms" / "-3.10 us": a time difference with its sign.
 std::string signed_time_text(std::optional<double> seconds) {
   if (!seconds)
     return "-";
   return (*seconds < 0 ? "-" : "+") + time_text(*seconds < 0 ? -*seconds : *seconds);
 }
 
-std::string ratio_text(std::optional<double> ratio, const char* format = "%.1f%%", double scale = 100) {
-  if (!ratio)
+// A roofline gap (0 = at the peak, a plain ratio, not a percentage).
+std::string gap_text(std::optional<double> gap) {
+  if (!gap)
     return "-";
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, format, *ratio * scale);
+  std::snprintf(buffer, sizeof buffer, "%.2f", *gap);
   return buffer;
 }
 
@@ -80,9 +78,9 @@ std::string headline_figures(const job_entry& job) {
   const auto time = [](std::optional<double> v) { return time_text(v); };
   std::string out = figure_text(time, job.row.baseline_time_s, why.baseline_time_s, shown) + " | ";
   out += figure_text(time, job.row.best_time_s, why.best_time_s, shown) + " | ";
-  out += figure_text([](std::optional<double> v) { return ratio_text(v, "%.2fx", 1); }, job.speedup, why.speedup,
+  out += figure_text([](std::optional<double> v) { return speedup_text(v); }, job.speedup, why.speedup,
                      shown) + " | ";
-  return out + figure_text([](std::optional<double> v) { return ratio_text(v); }, job.peak_fraction,
+  return out + figure_text([](std::optional<double> v) { return fraction_text(v); }, job.peak_fraction,
                            why.peak_fraction, shown);
 }
 
@@ -134,8 +132,8 @@ std::string render_markdown(const campaign_report& report) {
     for (const auto& it : job.iterations)
       md << "| " << it.row.number << " | " << vocabulary::to_string(it.row.state) << " | "
          << utc_text(it.row.started_at) << " | " << it.branches.size() << " | "
-         << champion_text(it) << " | " << ratio_text(it.gaps.compute, "%.2f", 1) << " | "
-         << ratio_text(it.gaps.memory, "%.2f", 1) << " | " << ratio_text(it.gaps.latency, "%.2f", 1)
+         << champion_text(it) << " | " << gap_text(it.gaps.compute) << " | "
+         << gap_text(it.gaps.memory) << " | " << gap_text(it.gaps.latency)
          << " | " << (it.gaps.near_peak ? (*it.gaps.near_peak ? "yes" : "no") : "-") << " |\n";
     md << "\nThe gaps (Δc compute, Δm memory, Δl latency; 0 = at the peak) per iteration are the "
           "bottleneck drift; \"-\": not measured (no profile recorded for that iteration).\n";

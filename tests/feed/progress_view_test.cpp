@@ -47,8 +47,8 @@ TEST(ProgressBlock, ShowsElapsedBudgetJobsCandidatesBestSpeedUpsAndGpus) {
                           "jobs 2 (1 running, 1 finished, 0 failed)  candidates measured 1, failed 0  GPUs busy 1/2",
                           "  transpose      iter 2      measured 1     best 2.00x",
                           "  row_reduction  finished (patience)  measured 0     best 1.50x",
-                          "  GPU 0  busy 10%   transpose iter 2 branch 3",
-                          "  GPU 1  busy 10%   idle"));
+                          "  GPU 0  busy 10.0%   transpose iter 2 branch 3",
+                          "  GPU 1  busy 10.0%   idle"));
 }
 
 TEST(ProgressBlock, AJobThatCalledALanguageModelShowsItsCallsAndDollars) {
@@ -99,13 +99,13 @@ TEST(ProgressLine, NamesWhatEndedWithTheJobsBestAndSaysNothingOfRoutineEvents) {
             std::nullopt);
   EXPECT_EQ(show(campaign_event(5, event_type::iteration_finished, "transpose", 1, no_branch, no_gpu,
                       detail{}.add("champion", true).add("best_s", 2e-3).json())),
-            "progress: transpose iteration 1: best 2.000 ms (2.00x), a new champion");
+            "progress: transpose iteration 1: best 2.00 ms (2.00x), a new champion");
   EXPECT_EQ(show(campaign_event(6, event_type::runner_restarted, {}, no_iter, no_branch, 1,
                       detail{}.add("reason", "watchdog").json())),
             "progress: #6 21:00:06 runner_restarted nightly gpu 1: reason=watchdog");
   EXPECT_EQ(show(campaign_event(7, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
                       detail{}.add("stop", "near_peak").add("best_s", 1e-3).add("baseline_s", 4e-3).json())),
-            "progress: transpose finished (near_peak): best 1.000 ms (4.00x)");
+            "progress: transpose finished (near_peak): best 1.00 ms (4.00x)");
   EXPECT_EQ(show(campaign_event(9, event_type::campaign_finished, {}, no_iter, no_branch, no_gpu,
                       detail{}.add("reason", "").json())),
             "progress: campaign nightly finished after 0:00:08");
@@ -123,7 +123,7 @@ TEST(ProgressLines, AJobWithMeasurementsButNoChampionNamesItsFastest) {
   show(campaign_event(3, event_type::branch_measured, "transpose", 1, 0, 0, detail{}.add("time_s", 1.1e-3).json()));
   EXPECT_EQ(show(campaign_event(4, event_type::job_finished, "transpose", no_iter, no_branch, no_gpu,
                       detail{}.add("stop", "done").json())),
-            "progress: transpose finished (done): fastest 1.100 ms, 1 measured");
+            "progress: transpose finished (done): fastest 1.10 ms, 1 measured");
 }
 
 TEST(ProgressSummary, IsOneLineWithTheCountsTheBudgetAndEachJobsSpeedUp) {

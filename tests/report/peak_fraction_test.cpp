@@ -87,7 +87,7 @@ TEST_F(PeakFraction, TheNaiveSgemmIsAboutTenPercentOfTheFp32PeakNotItsDramFracti
   const auto md = render_markdown(*report);
   EXPECT_NE(md.find("| 10.3% |"), std::string::npos) << md;
   EXPECT_EQ(md.find("| 0.6% |"), std::string::npos) << md;
-  EXPECT_NE(md.find("Peak fraction: 10.3% of the fp32 non-tensor peak (6.9 TFLOP/s of 67 TFLOP/s, "
+  EXPECT_NE(md.find("Peak fraction: 10.3% of the fp32 non-tensor peak (6.90 TFLOP/s of 67.0 TFLOP/s, "
                     "compute axis;"),
             std::string::npos)
       << md;
