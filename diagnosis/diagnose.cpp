@@ -22,6 +22,8 @@ diagnosis diagnose(const metric_values& measured, const gpu_profile& gpu,
   out.budget = allocate_budget(out.gaps, thresholds);
   out.roofline = locate_on_roofline(out.metrics, gpu);
   out.work = profile_work(out.metrics);
+  out.levels = locate_in_hierarchy(out.metrics);
+  out.advice = advise_for_level(out.levels, out.work, out.metrics);
 
   auto evaluation = evaluate_rules(rules, out.metrics, schema);
   out.findings = std::move(evaluation.fired);

@@ -1,6 +1,6 @@
 #pragma once
 // diagnose(): one kernel's metrics -> roofline gaps, near-peak verdict, method budget, roofline
-// point and rule findings. The diagnoser actor wraps this; it is plain data in and out, no CAF.
+// point, the hierarchical roofline (the binding level) with its advice, and rule findings. The diagnoser actor wraps this; it is plain data in and out, no CAF.
 //
 //   gpu_profile gpu = describe_gpu(builtin_gpu_table(), device);
 //   diagnosis d = diagnose(measured, gpu);          // built-in schema and rules, default thresholds
@@ -11,6 +11,8 @@
 // evaluated, with the missing keys.
 
 #include "diagnosis/gpu_specs.hpp"
+#include "diagnosis/hierarchical_roofline.hpp"
+#include "diagnosis/method_advice.hpp"
 #include "diagnosis/metric_schema.hpp"
 #include "diagnosis/roofline.hpp"
 #include "diagnosis/rules.hpp"
@@ -31,6 +33,8 @@ struct diagnosis {
   method_budget budget;                        // methods per axis for the next iteration (unused
                                                // when near_peak: the loop stops)
   roofline_point roofline;                     // intensity, achieved rates, fractions of peak
+  hierarchy levels;                            // L1, L2, DRAM and the pipes: which level binds
+  level_advice advice;                         // what to try first at the binding level
   work_profile work;                           // does it compute, does it multiply matrices
   std::vector<finding> findings;               // fired rules: critical, warning, info
   std::vector<unevaluated_rule> not_evaluated; // rules without a verdict, and why

@@ -75,11 +75,34 @@ void render_work(std::string& out, const work_profile& w) {
          ")\n";
 }
 
+// The hierarchical roofline: the binding level first, every level's gap, and what to do there.
+void render_levels(std::string& out, const diagnosis& result) {
+  const auto& h = result.levels;
+  out += "  binding level: " + h.headline + "\n";
+  if (!h.levels.empty()) {
+    out += "  gap per level (0 = at its roof):";
+    for (const auto& r : h.levels)
+      out += " " + std::string{label(r.level)} + " " + fixed(r.gap, 2) + ",";
+    out.back() = '\n';
+  }
+  if (!result.advice.playbook.empty())
+    out += "  at this level: " + result.advice.playbook + "\n";
+  if (!result.advice.first.empty()) {
+    out += "  try first at this level:";
+    for (const auto& m : result.advice.first)
+      out += " " + m.id + " (" + m.why + ");";
+    out.back() = '\n';
+  }
+}
+
 void render_roofline(std::string& out, const diagnosis& result) {
   const auto& g = result.gaps;
   out += "Roofline\n";
-  out += "  gaps: compute " + fixed(g.compute, 2) + ", memory " + fixed(g.memory, 2) +
-         ", latency " + fixed(g.latency, 2);
+  render_levels(out, result);
+  out += "  gaps: compute " + fixed(g.compute, 2) + ", memory " + fixed(g.memory, 2);
+  if (g.memory_key == "l1_throughput" || g.memory_key == "l2_throughput")
+    out += std::string{" (from "} + (g.memory_key == "l1_throughput" ? "L1/shared" : "L2") + ")";
+  out += ", latency " + fixed(g.latency, 2);
   if (g.degraded)
     out += " (degraded: no profiler data)";
   else if (g.max_stall)

@@ -85,13 +85,19 @@ roofline_gaps compute_gaps(const metric_values& metrics, const roofline_policy& 
   gaps.compute_utilisation = std::max({tensor, fp32.value_or(0.0), sm.value_or(0.0)});
   gaps.compute = std::max(0.0, 1.0 - gaps.compute_utilisation);
 
-  // Δm = max(0, 1 − X/100), X = first of dram__throughput | gpu__compute_memory_throughput.
-  const auto dram = value_of(metrics, "dram_throughput");
+  // Δm = max(0, 1 − X), X = the busiest measured memory level (L1/shared, L2, DRAM), else
+  // gpu__compute_memory_throughput. The seed reads DRAM first, which puts a kernel that saturates
+  // L1 (a naive SGEMM: L1 99%, DRAM 0.6%) as far from the memory roof as a kernel can be (issue 26).
   const auto memory = value_of(metrics, "memory_throughput");
-  if (dram) {
-    gaps.memory_utilisation = *dram;
-    gaps.memory_key = "dram_throughput";
-  } else if (memory) {
+  bool level_measured = false;
+  for (const auto* key : {"dram_throughput", "l2_throughput", "l1_throughput"})
+    if (const auto level = value_of(metrics, key);
+        level && (!level_measured || *level > gaps.memory_utilisation)) {
+      gaps.memory_utilisation = *level;
+      gaps.memory_key = key;
+      level_measured = true;
+    }
+  if (!level_measured && memory) {
     gaps.memory_utilisation = *memory;
     gaps.memory_key = "memory_throughput";
   }
@@ -110,7 +116,7 @@ roofline_gaps compute_gaps(const metric_values& metrics, const roofline_policy& 
   gaps.latency = gaps.max_stall ? *gaps.max_stall : policy.latency_default_gap;
 
   // Degraded: no roofline input at all (the profiler gave nothing): every gap is 0.5.
-  if (!hmma && !imma && !fp32 && !sm && !dram && !memory && !gaps.max_stall) {
+  if (!hmma && !imma && !fp32 && !sm && !level_measured && !memory && !gaps.max_stall) {
     gaps.degraded = true;
     gaps.compute = gaps.memory = gaps.latency = policy.degraded_gap;
   }

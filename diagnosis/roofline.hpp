@@ -8,8 +8,10 @@
 //        tensor = tensor_hmma_pipe, else tensor_imma_pipe   (seed: pipe_tensor_op_hmma | …imma…)
 //        fp32   = fp32_pipe                                 (seed: pipe_fp32_cycles_active)
 //        sm_throughput                                      (seed: sm__throughput)
-//   Δm = max(0, 1 − X), X = dram_throughput, else memory_throughput
-//                                           (seed: dram__throughput | gpu__compute_memory_throughput)
+//   Δm = max(0, 1 − X), X = the busiest of l1_throughput, l2_throughput, dram_throughput that
+//        were measured, else memory_throughput. The seed takes dram__throughput first, else
+//        gpu__compute_memory_throughput; a kernel bound by L1 then showed Δm ≈ 1 (issue 26), so
+//        warpforge reads the memory levels of the hierarchical roofline (hierarchical_roofline.hpp).
 //   Δl = max over the latency stalls present of clamp(stall, 0, 1): stall_long_scoreboard,
 //        stall_short_scoreboard, stall_barrier, stall_mio_throttle, stall_lg_throttle, stall_wait
 //        (seed: metrics with "pct" and "stalled" in the name from ncu's latency axis, 2.11);
@@ -80,7 +82,7 @@ struct roofline_gaps {
   bool degraded = false;            // no roofline input measured: all gaps are degraded_gap
   double compute_utilisation = 0.0; // ratio: max(tensor, fp32, sm_throughput) used for Δc
   double memory_utilisation = 0.0;  // ratio: the X used for Δm
-  std::string memory_key;           // the key X came from ("" when neither was measured)
+  std::string memory_key;           // the key X came from ("" when none was measured)
   std::optional<double> max_stall;  // ratio: the largest latency stall (none: default Δl)
   std::string max_stall_key;        // which stall that was
 

@@ -1,5 +1,5 @@
 #pragma once
-// Recorded metric sets for the diagnosis tests: what the schema keys would hold for three kernels
+// Recorded metric sets for the diagnosis tests: what the schema keys would hold for a few kernels
 // on an H100 SXM (ratios 0..1, seconds, bytes). The numbers are hand-made to be plausible for each
 // kernel, not captured; the ncu fixture (fixtures/ncu_raw_copy_transpose.csv) carries the same
 // copy and transpose launches through the CSV path.
@@ -155,6 +155,137 @@ inline metric_values naive_sgemm_2048(bool with_flop_counters = true) {
       m[key] = 0;
     m["ffma_instructions"] = 8589934592.0; // 2048^3
   }
+  return m;
+}
+
+/// The naive SGEMM of issue 26 (a scripted model tuning examples/sgemm at 2048^3 on an H100 SXM):
+/// BUILT FROM THE FIGURES ITS PROMPT QUOTED, not captured: L1/TEX throughput 99.4%, L2 hit 98.4%,
+/// DRAM 20.9 GB/s = 0.6% of peak, SM throughput 66% (compute gap 0.34), 260 FLOP per DRAM byte.
+/// 2048^3 FFMA = 1.718e10 FLOP over 260 FLOP/B is 66.1 MB of DRAM traffic (A and B read 1.5 times,
+/// C written once), which at 20.9 GB/s took 3.16 ms. The rest is what such a kernel shows: LG
+/// throttle stalls behind the saturated L1, loads of A broadcast within a warp (half the sector
+/// bytes unused on average), full occupancy.
+inline metric_values l1_bound_sgemm_2048() {
+  metric_values m{
+    {"duration", 3.162e-3},
+    {"sm_throughput", 0.66},
+    {"memory_throughput", 0.994},
+    {"dram_throughput", 0.0062},
+    {"l1_throughput", 0.994},
+    {"l2_throughput", 0.235},
+    {"sm_active", 0.99},
+    {"ipc", 1.32},
+    {"dram_bytes_read", 49.30e6},
+    {"dram_bytes_write", 16.78e6},
+    {"l1_hit_rate", 0.874},
+    {"l2_hit_rate", 0.984},
+    {"global_load_requests", 1073741824},
+    {"global_load_efficiency", 0.5625},
+    {"global_store_requests", 131072},
+    {"global_store_efficiency", 1.0},
+    {"shared_bank_conflicts_load", 0},
+    {"shared_bank_conflicts_store", 0},
+    {"local_load_instructions", 0},
+    {"local_store_instructions", 0},
+    {"achieved_occupancy", 0.97},
+    {"theoretical_occupancy", 1.0},
+    {"registers_per_thread", 32},
+    {"grid_size", 16384},
+    {"block_size", 256},
+    {"waves_per_sm", 15.5},
+    {"stall_long_scoreboard", 0.12},
+    {"stall_lg_throttle", 0.30},
+    {"stall_mio_throttle", 0.05},
+    {"stall_wait", 0.04},
+    {"ffma_instructions", 8589934592.0},
+  };
+  for (const auto* key : {"fadd_instructions", "fmul_instructions", "hfma_instructions",
+                          "hadd_instructions", "hmul_instructions", "dfma_instructions",
+                          "dadd_instructions", "dmul_instructions"})
+    m[key] = 0;
+  return m;
+}
+
+/// A row softmax, one 256-thread block per row of 4096 f32 values (4096 rows), three passes over
+/// the row with block-wide reductions between them: no level near its roof (BUILT, not captured),
+/// few resident warps (48 KiB of shared memory per block), waiting at barriers.
+inline metric_values latency_bound_softmax() {
+  metric_values m{
+    {"duration", 71.0e-6},
+    {"sm_throughput", 0.31},
+    {"memory_throughput", 0.44},
+    {"dram_throughput", 0.41},
+    {"l1_throughput", 0.38},
+    {"l2_throughput", 0.44},
+    {"sm_active", 0.97},
+    {"ipc", 0.62},
+    {"fp32_pipe", 0.12},
+    {"dram_bytes_read", 67.11e6},
+    {"dram_bytes_write", 67.11e6},
+    {"global_load_requests", 524288},
+    {"global_load_efficiency", 1.0},
+    {"global_store_requests", 524288},
+    {"global_store_efficiency", 1.0},
+    {"shared_bank_conflicts_load", 0},
+    {"shared_bank_conflicts_store", 0},
+    {"achieved_occupancy", 0.36},
+    {"theoretical_occupancy", 0.375},
+    {"stall_barrier", 0.41},
+    {"stall_long_scoreboard", 0.27},
+    {"stall_short_scoreboard", 0.06},
+    {"ffma_instructions", 8388608},
+    {"fadd_instructions", 16777216},
+    {"fmul_instructions", 16777216},
+  };
+  for (const auto* key : {"hfma_instructions", "hadd_instructions", "hmul_instructions",
+                          "dfma_instructions", "dadd_instructions", "dmul_instructions"})
+    m[key] = 0;
+  return m;
+}
+
+/// A sum reduction of 256 Mi f32 values with grid-stride loads of one float per thread: DRAM at
+/// 88% of its peak, perfectly coalesced, one FADD per 4 bytes (BUILT, not captured).
+inline metric_values dram_bound_reduction() {
+  metric_values m{
+    {"duration", 364.0e-6},
+    {"sm_throughput", 0.29},
+    {"memory_throughput", 0.88},
+    {"dram_throughput", 0.88},
+    {"l1_throughput", 0.31},
+    {"l2_throughput", 0.47},
+    {"sm_active", 0.99},
+    {"ipc", 0.35},
+    {"fp32_pipe", 0.06},
+    {"dram_bytes_read", 1073.7e6},
+    {"dram_bytes_write", 0.1e6},
+    {"global_load_requests", 8388608},
+    {"global_load_efficiency", 1.0},
+    {"global_store_requests", 1024},
+    {"global_store_efficiency", 1.0},
+    {"achieved_occupancy", 0.88},
+    {"stall_long_scoreboard", 0.71},
+    {"stall_barrier", 0.02},
+    {"fadd_instructions", 268435456},
+  };
+  for (const auto* key : {"ffma_instructions", "fmul_instructions", "hfma_instructions",
+                          "hadd_instructions", "hmul_instructions", "dfma_instructions",
+                          "dadd_instructions", "dmul_instructions"})
+    m[key] = 0;
+  return m;
+}
+
+/// The naive transpose at 8192 x 8192 f32 with every memory level measured (BUILT, not captured):
+/// coalesced reads, column-strided writes using 12.5% of each sector, DRAM the busiest level at
+/// 81% (the wasted sectors go to DRAM too), L2 64%, L1 35%; no floating-point instruction.
+inline metric_values uncoalesced_transpose_8192() {
+  auto m = naive_transpose();
+  m["duration"] = 1.32e-3;
+  m["memory_throughput"] = 0.81;
+  m["dram_throughput"] = 0.81;
+  m["l2_throughput"] = 0.64;
+  m["l1_throughput"] = 0.35;
+  m["dram_bytes_read"] = 268.44e6;
+  m["dram_bytes_write"] = 805.3e6;
   return m;
 }
 
