@@ -4,6 +4,7 @@
 
 #include "report/campaign_report.hpp"
 #include "report/markup_text.hpp"
+#include "report/tunable_values.hpp"
 
 #include "json/writer.hpp"
 #include "vocabulary/number_text.hpp"
@@ -275,10 +276,19 @@ std::string render_csv(const campaign_report& report) {
       out += c == '"' ? std::string{"\"\""} : std::string{c};
     return out + "\"";
   };
+  // After the fixed columns: one per tunable ("tunable:BLOCK", its value, empty where a branch
+  // does not set it) and one per claimed method ("method:smem_tiling", 1 claimed, 0 not), so a
+  // spreadsheet or pandas pivots on them without parsing the JSON columns.
+  const auto columns = column_names_of(report);
   std::ostringstream csv;
-  // A branch without a measurement has empty figures (never 0) and says why in the last column.
+  // A branch without a measurement has empty figures (never 0) and says why in not_measured_reason.
   csv << "job,iteration,branch,kind,outcome,methods,defines,gpu,gpu_name,mode,median_s,cv,ci95_low_s,"
-         "ci95_high_s,samples,not_measured_reason\n";
+         "ci95_high_s,samples,not_measured_reason";
+  for (const auto& name : columns.tunables)
+    csv << "," << quoted("tunable:" + name);
+  for (const auto& name : columns.methods)
+    csv << "," << quoted("method:" + name);
+  csv << "\n";
   for (const auto& job : report.jobs)
     for (const auto& it : job.iterations)
       for (const auto& b : it.branches) {
@@ -286,12 +296,20 @@ std::string render_csv(const campaign_report& report) {
                                  std::to_string(b.row.ordinal) + "," +
                                  std::string{vocabulary::to_string(b.row.kind)} + "," + outcome_text(b) + "," +
                                  quoted(b.row.methods_json) + "," + quoted(b.row.defines_json) + ",";
+        const auto values = tunable_values(b.row.defines_json);
+        std::string tail;
+        for (const auto& name : columns.tunables) {
+          auto v = std::find_if(values.begin(), values.end(), [&](const auto& t) { return t.name == name; });
+          tail += "," + (v == values.end() ? std::string{} : v->is_number ? v->text : quoted(v->text));
+        }
+        for (const auto& name : columns.methods)
+          tail += std::find(b.methods.begin(), b.methods.end(), name) != b.methods.end() ? ",1" : ",0";
         if (b.measurements.empty())
-          csv << head << ",,,,,,,," << quoted(b.time_not_measured) << "\n";
+          csv << head << ",,,,,,,," << quoted(b.time_not_measured) << tail << "\n";
         for (const auto& m : b.measurements)
           csv << head << m.gpu << "," << quoted(m.gpu_name) << "," << vocabulary::to_string(m.mode) << ","
               << m.median_s << "," << m.cv << "," << m.ci95_low_s << "," << m.ci95_high_s << ","
-              << m.samples << ",\n";
+              << m.samples << "," << tail << "\n";
       }
   return csv.str();
 }
