@@ -1,7 +1,9 @@
 #include "pipeline/diagnosis_summary.hpp"
 
 #include "json/writer.hpp"
+#include "pipeline/code_check.hpp"
 
+#include <array>
 #include <optional>
 #include "sass/method_catalog.hpp"
 
@@ -32,6 +34,11 @@ std::string gaps_json(const diagnosis::diagnosis& d) {
     out.key("binding_axis").value(diagnosis::to_string(*d.roofline.binding_axis));
   if (d.roofline.dominant_precision)
     out.key("precision").value(diagnosis::to_string(*d.roofline.dominant_precision));
+  // The hierarchical roofline: what binds the kernel, and how the report says it.
+  out.key("binding_kind").value(diagnosis::to_string(d.levels.kind));
+  if (d.levels.binding)
+    out.key("binding_level").value(diagnosis::to_string(*d.levels.binding));
+  out.key("binding_headline").value(d.levels.headline);
   // The work itself, so a report can hold the job's FLOP to the champion's own (CUDA events) time
   // when a later profile did not count them (CUPTI alone has no FLOP counters).
   optional("flop", d.work.flop);
@@ -109,27 +116,48 @@ method_choice choose_methods(const diagnosis::diagnosis& d, int sm, const work_c
     return choice;
   const auto& catalog = sass::method_catalog::builtin();
   const auto budget = fitted_budget(d, choice.budget_note);
-  for (auto axis : sass::all_method_axes) {
-    const auto roofline_axis = diagnosis::roofline_axis_from_string(sass::to_string(axis));
-    std::uint32_t left = roofline_axis ? budget.of(*roofline_axis) : 0;
-    for (const auto* m : catalog.on_axis(axis)) {
-      if (!fired(d, *m) || (sm > 0 && m->min_sm > static_cast<std::uint32_t>(sm)))
-        continue;
-      if (auto why = misfit(*m, d.work, context)) {
-        choice.excluded.push_back({m->id, std::move(*why)});
-        continue;
-      }
-      if (left == 0)
-        continue;
-      bool coupled = false;
-      for (const auto* c : choice.chosen)
-        coupled = coupled || catalog.coupled(c->id, m->id);
-      if (coupled)
-        continue;
-      choice.chosen.push_back(m);
-      --left;
+  std::array<std::uint32_t, 3> left{budget.compute, budget.memory, budget.latency};
+  auto left_on = [&](const sass::method_entry& m) -> std::uint32_t* {
+    const auto axis = diagnosis::roofline_axis_from_string(sass::to_string(m.axis));
+    return axis ? &left[static_cast<std::size_t>(*axis)] : nullptr;
+  };
+  auto seen = [&](std::string_view id) {
+    for (const auto* c : choice.chosen)
+      if (c->id == id)
+        return true;
+    for (const auto& x : choice.excluded)
+      if (x.id == id)
+        return true;
+    return false;
+  };
+  // One method: left out with the reason when it does not fit, else taken while its axis has room.
+  auto consider = [&](const sass::method_entry& m) {
+    if (seen(m.id) || (sm > 0 && m.min_sm > static_cast<std::uint32_t>(sm)))
+      return;
+    auto why = misfit(m, d.work, context);
+    if (!why)
+      why = diagnosis::ruled_out_by_problem(m.id, d.work, context.problem);
+    if (why) {
+      choice.excluded.push_back({m.id, std::move(*why)});
+      return;
     }
-  }
+    auto* room = left_on(m);
+    if (room == nullptr || *room == 0)
+      return;
+    for (const auto* c : choice.chosen)
+      if (catalog.coupled(c->id, m.id))
+        return;
+    choice.chosen.push_back(&m);
+    --*room;
+  };
+  // The binding level's advice first: what the hierarchical roofline says to try at its level.
+  for (const auto& advised : d.advice.first)
+    if (const auto* m = catalog.find(advised.id))
+      consider(*m);
+  for (auto axis : sass::all_method_axes)
+    for (const auto* m : catalog.on_axis(axis))
+      if (fired(d, *m))
+        consider(*m);
   return choice;
 }
 
@@ -137,7 +165,18 @@ std::vector<const sass::method_entry*> candidate_methods(const diagnosis::diagno
   return choose_methods(d, sm).chosen;
 }
 
-diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of, int gpu, int sm) {
+work_context work_context_of(const job_setup& job) {
+  work_context context;
+  context.problem.known = true;
+  context.problem.lower_precision_allowed = lower_precision_allowed(job.problem);
+  context.problem.rtol = job.problem.reference.rtol;
+  if (job.defaults.flop)
+    context.problem.declared_flop = static_cast<double>(*job.defaults.flop);
+  return context;
+}
+
+diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of, int gpu, int sm,
+                            const work_context& context) {
   diagnosis_summary s;
   s.of = of;
   s.gpu = gpu;
@@ -152,7 +191,7 @@ diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of,
   s.budget_latency = d.budget.latency;
   for (const auto& f : d.findings)
     s.findings.push_back({f.rule_id, f.level, f.text, f.action});
-  auto choice = choose_methods(d, sm);
+  auto choice = choose_methods(d, sm, context);
   for (const auto* m : choice.chosen)
     s.methods.push_back({m->id, m->priority, m->name});
   s.excluded = std::move(choice.excluded);

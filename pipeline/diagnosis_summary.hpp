@@ -6,6 +6,7 @@
 
 #include "diagnosis/diagnose.hpp"
 #include "pipeline/branch_ref.hpp"
+#include "pipeline/job_setup.hpp"
 #include "sass/method_catalog.hpp"
 
 #include <cstdint>
@@ -38,10 +39,16 @@ struct method_exclusion {
   friend bool operator==(const method_exclusion&, const method_exclusion&) = default;
 };
 
-/// What the kernel's launch looks like, beyond its metrics.
+/// What the kernel's launch looks like, beyond its metrics, and what its problem allows.
 struct work_context {
   std::uint32_t kernels = 1; // kernels (launches) the problem runs: 1 in kernel mode
+  diagnosis::problem_constraints problem; // lower precision, tolerance, declared FLOP; unknown
+                                          // (known = false) when no problem is at hand
 };
+
+/// The context of a job: its problem's constraints (lower_precision_allowed, the one rule of
+/// code_check.hpp; rtol; [work] flop at the default point).
+work_context work_context_of(const job_setup& job);
 
 /// The candidate methods and the ones left out.
 struct method_choice {
@@ -72,12 +79,16 @@ struct diagnosis_summary {
 
 /// The summary of `d` (a diagnosis of `of` on GPU `gpu`); `sm` is the GPU's compute capability
 /// x 10 (methods needing a newer one are left out; 0: no filter).
-diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of, int gpu, int sm);
+diagnosis_summary summarize(const diagnosis::diagnosis& d, const branch_ref& of, int gpu, int sm,
+                            const work_context& context = {});
 
-/// Catalog methods that some fired finding names, best priority first within each axis, at most
+/// The binding level's advised methods first (d.advice, in its order), then catalog methods that
+/// some fired finding names, best priority first within each axis, at most
 /// the budget's count per axis, never two coupled methods, none needing a newer GPU than `sm`
 /// (compute capability x 10; 0: no filter), and none whose `needs` the kernel's measured work
-/// lacks (d.work; `context` for the launches): those are `excluded` with the reason. A kernel
+/// lacks (d.work; `context` for the launches) or its problem rules out (lower precision it forbids
+/// or its tolerance cannot absorb, tensor cores without FLOP: diagnosis::ruled_out_by_problem):
+/// those are `excluded` with the reason. A kernel
 /// that does no arithmetic has no compute headroom worth a method: the compute axis's budget goes
 /// to memory (then latency). None when near peak: the loop stops.
 method_choice choose_methods(const diagnosis::diagnosis& d, int sm, const work_context& context = {});

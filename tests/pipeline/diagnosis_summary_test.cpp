@@ -94,5 +94,70 @@ TEST(DiagnosisSummary, TheSummaryCarriesTheExclusionsAndTheGapsRowTheWorkAndPeak
   EXPECT_EQ(precision, "fp32");
 }
 
+// Issue 26: the naive SGEMM bound by L1 was offered mixed precision, coalescing and async
+// pipelines for an f32 problem with rtol 1e-4; register tiling, which gave 5.6x, never qualified.
+TEST(DiagnosisSummary, AnL1BoundSgemmGetsRegisterTilingFirstAndNoLowerPrecisionItsProblemForbids) {
+  const auto d = diagnosed(diagnosis::testing::l1_bound_sgemm_2048());
+  work_context f32_problem;
+  f32_problem.problem = {true, false, 1e-4, 2.0 * 8589934592.0};
+  const auto choice = choose_methods(d, 90, f32_problem);
+  ASSERT_FALSE(choice.chosen.empty());
+  EXPECT_EQ(choice.chosen.front()->id, "compute.ilp_unroll_register_tile");
+  for (const auto* m : choice.chosen) {
+    EXPECT_NE(m->id, "compute.mixed_precision");
+    EXPECT_NE(m->id, "compute.tensor_core");
+  }
+  const auto* mixed = excluded(choice, "compute.mixed_precision");
+  ASSERT_NE(mixed, nullptr);
+  EXPECT_NE(mixed->reason.find("forbids lower precision"), std::string::npos) << mixed->reason;
+  // Without a problem at hand nothing is ruled out on its account, but the level's advice leads.
+  const auto unconstrained = choose_methods(d, 90);
+  ASSERT_FALSE(unconstrained.chosen.empty());
+  EXPECT_EQ(unconstrained.chosen.front()->id, "compute.ilp_unroll_register_tile");
+  EXPECT_EQ(excluded(unconstrained, "compute.mixed_precision"), nullptr);
+}
+
+TEST(DiagnosisSummary, AProblemThatDeclaresNoFlopGetsNoTensorCores) {
+  // A GEMM whose FP32 pipe binds: the level's advice is tensor cores, unless there is no FLOP.
+  auto m = diagnosis::testing::naive_sgemm_2048();
+  m["sm_throughput"] = 0.92;
+  m["fp32_pipe"] = 0.95;
+  m["memory_throughput"] = 0.5;
+  const auto d = diagnosed(m);
+  ASSERT_EQ(d.levels.kind, diagnosis::binding_kind::compute_bound);
+  ASSERT_FALSE(d.advice.first.empty());
+  ASSERT_EQ(d.advice.first.front().id, "compute.tensor_core");
+  EXPECT_EQ(excluded(choose_methods(d, 90), "compute.tensor_core"), nullptr);
+  work_context undeclared;
+  undeclared.problem = {true, true, 1e-2, std::nullopt};
+  const auto choice = choose_methods(d, 90, undeclared);
+  for (const auto* m : choice.chosen)
+    EXPECT_FALSE(diagnosis::is_tensor_core_method(m->id)) << m->id;
+  ASSERT_NE(excluded(choice, "compute.tensor_core"), nullptr);
+}
+
+TEST(DiagnosisSummary, EveryAdvisedMethodIsACatalogMethod) {
+  const auto& catalog = sass::method_catalog::builtin();
+  for (const auto& m : {diagnosis::testing::l1_bound_sgemm_2048(), diagnosis::testing::uncoalesced_transpose_8192(),
+                        diagnosis::testing::latency_bound_softmax(), diagnosis::testing::dram_bound_reduction(),
+                        diagnosis::testing::naive_transpose(), diagnosis::testing::register_heavy_stencil()})
+    for (const auto& advised : diagnosed(m).advice.first)
+      EXPECT_NE(catalog.find(advised.id), nullptr) << advised.id;
+}
+
+TEST(DiagnosisSummary, TheGapsRowNamesTheBindingLevel) {
+  const auto s = summarize(diagnosed(diagnosis::testing::l1_bound_sgemm_2048()), {}, 0, 90);
+  simdjson::dom::parser parser;
+  simdjson::dom::object gaps;
+  ASSERT_EQ(parser.parse(s.gaps_json).get(gaps), simdjson::SUCCESS) << s.gaps_json;
+  std::string_view kind, level, headline;
+  ASSERT_EQ(gaps["binding_kind"].get(kind), simdjson::SUCCESS);
+  ASSERT_EQ(gaps["binding_level"].get(level), simdjson::SUCCESS);
+  ASSERT_EQ(gaps["binding_headline"].get(headline), simdjson::SUCCESS);
+  EXPECT_EQ(kind, "l1_bound");
+  EXPECT_EQ(level, "l1");
+  EXPECT_EQ(headline.substr(0, 9), "L1-bound:");
+}
+
 } // namespace
 } // namespace warpforge::pipeline
