@@ -3,6 +3,7 @@
 #include "config/problem_spec.hpp"
 #include "llm/prompt/compaction.hpp"
 #include "llm/prompt/memory.hpp"
+#include "llm/reply/ablation_check.hpp"
 #include "llm/reply/parse.hpp"
 #include "logging/logging.hpp"
 #include "pipeline/llm_facts.hpp"
@@ -274,6 +275,10 @@ candidate llm_proposer::candidate_of(const job_state& job, const llm_round& roun
   c.source_name = v.name + ".cu";
   c.methods = v.methods;
   c.note = v.memo;
+  // A variant claiming several methods without their leave-one-outs is kept; its branch says why
+  // its gain will not be attributed (llm/reply/ablation_check.hpp).
+  if (auto missing = llm::missing_ablations_note(v); !missing.empty())
+    c.note += (c.note.empty() ? "" : "; ") + missing;
   c.defines = v.defines;
   if (auto launch = round.launch_of(v.launch, v.defines); launch)
     c.launch = *launch;
@@ -390,8 +395,12 @@ proposal llm_proposer::run_round(job_state& job, llm_round& round, llm::prompt_i
     notes.push_back("the LLM budget is spent: no further calls (the campaign finishes with what it has)");
   std::vector<std::string> tries;
   proposal out;
-  for (auto& v : variants)
-    out.candidates.push_back(candidate_of(job, round, compiled(job, round, inputs, std::move(v), arch_of(request), tries)));
+  for (auto& v : variants) {
+    auto built = compiled(job, round, inputs, std::move(v), arch_of(request), tries);
+    if (auto missing = llm::missing_ablations_note(built); !missing.empty())
+      notes.push_back(built.name + ": " + missing);
+    out.candidates.push_back(candidate_of(job, round, built));
+  }
   write_tries(request.run_dir, request.job, request.iteration, tries);
   out.note = round_note(out.candidates, inputs, notes, round.calls());
   out.calls = round.calls();

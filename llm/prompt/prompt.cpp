@@ -75,8 +75,8 @@ std::string ablations_section(const prompt_inputs& in) {
   if (in.ablations_wanted.empty())
     return "";
   std::string out = "## Leave-one-out variants wanted\nThe current best's methods below have no measured attribution "
-                    "yet. If your variants keep one of them, claim it, and give each variant's leave-one-out for it in "
-                    "`ablations` like the others.\n";
+                    "yet. A variant that keeps one of them claims it and brings its leave-one-out for it in "
+                    "`ablations` (rule 9).\n";
   for (const auto& method : in.ablations_wanted)
     out += "- " + method + "\n";
   return out;
@@ -85,9 +85,9 @@ std::string ablations_section(const prompt_inputs& in) {
 std::string task_section(const prompt_inputs& in) {
   return "## Task\nWrite K = " + std::to_string(in.k) +
          " new variants of the current best that share one set of methods and differ in parameters, chosen from "
-         "the diagnosis and the memory. For every variant, give in `ablations` one leave-one-out version per "
-         "method it claims (the same kernel with exactly that method undone): the winner's are measured, so "
-         "the gain can be attributed. Follow the rules and the reply format exactly.\n";
+         "the diagnosis and the memory. For each variant claiming N >= 2 methods, give its N leave-one-out "
+         "versions in `ablations`, one per claimed method (rule 9). Follow the rules and the reply format "
+         "exactly.\n";
 }
 
 } // namespace
@@ -136,7 +136,8 @@ prompt build_fix_prompt(const prompt_inputs& in, const fix_request& fix, const s
   if (!compile)
     out.append("\n").append(render_best(in)).append("(The current best is correct: compare its indexing and synchronisation.)\n");
   out += "\n## Task\nReturn the corrected variant " + fix.variant +
-         " as the only variant of the reply, with the same name and the same claimed methods, whole.\n";
+         " as the only variant of the reply, with the same name and the same claimed methods, whole, with its "
+         "leave-one-out versions in `ablations` when it claims two or more methods (rule 9).\n";
   return p;
 }
 
