@@ -291,7 +291,13 @@ int main(int argc, char** argv) {
         if (const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS"))
           std::this_thread::sleep_for(std::chrono::milliseconds{std::atoi(delay)});
         const bool baseline = kernel.cubin_path.generic_string().find("iter-1/branch-0/") != std::string::npos;
+        // A test that needs one branch to win names its folder: it runs in 0.25 ms, faster than
+        // any hashed time, so it is crowned whatever its CUBIN hashes to.
+        const char* fast = std::getenv("WARPFORGE_FAKE_RUNNER_FAST_PATH");
+        const bool fastest = fast != nullptr && *fast != '\0' &&
+                             kernel.cubin_path.generic_string().find(fast) != std::string::npos;
         result.kernels.push_back(passed_with(impossible && !baseline ? 1e-6
+                                             : fastest               ? 0.25e-3
                                              : body                  ? time_of_cubin(kernel.cubin_path)
                                                                      : 1e-3));
       }
