@@ -48,7 +48,11 @@ struct rule_fact {
 };
 
 struct diagnosis_facts {
-  std::string bottleneck;             // "memory_bound", "compute_bound", "latency_bound", ...
+  std::string bottleneck;             // the binding level, with numbers: "L1-bound: L1/shared at
+                                      // 99.4% of its peak (L2 23.5%, DRAM 0.6%; ...)"
+  std::string binding;                // its kind (diagnosis/hierarchical_roofline.hpp): "l1_bound",
+                                      // "l2_bound", "dram_bound", "memory_bound", "compute_bound",
+                                      // "latency_bound", "unknown"; empty: not told
   std::vector<std::string> roofline;  // lines: the gaps, the roofline point, near-peak or not
   std::vector<std::pair<std::string, std::uint32_t>> method_budget; // axis -> how many methods
   std::vector<rule_fact> fired;       // as the diagnosis ordered them
@@ -122,6 +126,17 @@ struct judge_verdict {
 };
 
 /// Everything the propose, fix and judge prompts are built from.
+/// A variant of the last round that was the same kernel as an earlier branch of the job (the same
+/// code once comments and whitespace are set aside, the same defines and launch): recorded as its
+/// duplicate, not built or measured again.
+struct repeat_fact {
+  std::string variant;                 // its name
+  std::int64_t iteration = 0;          // the round it came in
+  std::string earlier_variant;         // the branch it repeated: its name ("the baseline" for
+  std::int64_t earlier_iteration = 0;  // the problem's own kernel), iteration and branch
+  std::int64_t earlier_branch = 0;
+};
+
 struct prompt_inputs {
   gpu_facts gpu;
   problem_facts problem;
@@ -138,6 +153,7 @@ struct prompt_inputs {
   std::vector<fix_request> fixes;       // failures of this round still to learn from
   std::optional<judge_verdict> judge;   // the judge's analysis of the current best
   std::vector<std::string> ablations_wanted; // champion's methods whose leave-one-out is wanted
+  std::vector<repeat_fact> repeats;     // the last round's variants that repeated an earlier branch
 };
 
 } // namespace warpforge::llm

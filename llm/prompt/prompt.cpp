@@ -40,8 +40,7 @@ std::string frozen_block(const prompt_inputs& in) {
 
 std::string diagnosis_section(const prompt_inputs& in) {
   if (!in.diagnosis)
-    return "## Diagnosis of the current best\nNot profiled (no counters were read): reason from the code, the "
-           "problem's sizes and the GPU's peaks.\n";
+    return "## Diagnosis of the current best\n" + render_not_profiled(in.gpu);
   return render_diagnosis(*in.diagnosis);
 }
 
@@ -52,6 +51,11 @@ std::string fired_skills_section(const prompt_inputs& in, const skill_library& s
   for (const auto& id : skills.select(in.diagnosis->fired)) {
     // The playbook's own first line becomes its heading here, under this section's level.
     const auto* s = skills.find(id);
+    if (!skill_library::fits_binding(id, in.diagnosis->binding)) {
+      out.append("### ").append(id).append(": not for this kernel: its binding level is not DRAM (")
+          .append(in.diagnosis->bottleneck).append("); follow the binding level's advice in the diagnosis\n");
+      continue;
+    }
     const auto newline = s->text.find('\n');
     const auto body = newline == std::string::npos ? std::string{} : s->text.substr(newline + 1);
     out.append("### ").append(id).append(": ").append(s->summary).append("\n").append(body);

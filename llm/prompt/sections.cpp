@@ -61,11 +61,31 @@ std::string code_block(std::string_view code, std::string_view language) {
   return out + fence + "\n";
 }
 
+bool has_figures(const gpu_facts& gpu) { return !gpu.specs.empty(); }
+
 std::string render_gpu(const gpu_facts& gpu) {
+  if (!has_figures(gpu)) {
+    std::string out = "## GPU\n";
+    if (!gpu.name.empty())
+      out += gpu.name + "\n";
+    if (!gpu.arch.empty())
+      out += "Target architecture: " + gpu.arch + "\n";
+    return out + "No GPU figures are available: no GPU was profiled for this job, so no peak FLOP/s, bandwidth, "
+                 "clock or cache size is given here. Do not assume any.\n";
+  }
   std::string out = "## GPU\n" + gpu.name + " (" + gpu.arch + ")\n";
   for (const auto& [label, value] : gpu.specs)
-    out += "- " + label + ": " + value + "\n";
+    out += "- " + (label.empty() ? value : label + ": " + value) + "\n";
   return out;
+}
+
+std::string render_not_profiled(const gpu_facts& gpu) {
+  if (!has_figures(gpu))
+    return "Not profiled (no counters were read, and no GPU figures are available): reason from the code and "
+           "the problem's sizes (the bytes each output needs, the arithmetic per output, the reuse a tile "
+           "gives); no measured figure or peak is given, so do not quote one.\n";
+  return "Not profiled (no counters were read): reason from the code, the problem's sizes and the GPU's "
+         "figures above.\n";
 }
 
 std::string render_problem(const problem_facts& p) {

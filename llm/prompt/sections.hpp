@@ -34,7 +34,11 @@ std::string format_us(double microseconds);
 /// `code` in a ```cuda fence (a fence long enough that the code cannot close it).
 std::string code_block(std::string_view code, std::string_view language = "cuda");
 
+/// The GPU and its figures; without figures (no GPU profiled), says plainly that none are given.
 std::string render_gpu(const gpu_facts& gpu);
+/// The diagnosis section's text when the best kernel was not profiled: what to reason from, and
+/// never "the GPU's peaks" when the GPU section gave none.
+std::string render_not_profiled(const gpu_facts& gpu);
 std::string render_problem(const problem_facts& problem);
 /// The catalog grouped by axis, one "- id: summary" line per method.
 std::string render_methods(const std::vector<method_fact>& methods);

@@ -192,3 +192,53 @@ TEST(FixPrompt, CodeContainingAFenceCannotCloseItsBlock) {
   const auto p = build_fix_prompt(transpose_inputs(), fix, skills());
   EXPECT_TRUE(has(p.changing, "````cuda\n// ``` inside\nx();\n````\n"));
 }
+
+// Issue 26: without a GPU the GPU section was empty, yet the prompt said to reason from the GPU's
+// peaks. Both ways: with figures the prompt points at them, without it says none are given.
+TEST(ProposePrompt, WithoutGpuFiguresTheGpuSectionSaysSoAndNoPeaksAreInvoked) {
+  auto in = transpose_inputs();
+  in.diagnosis.reset();
+  in.gpu = {"", "sm_90", {}};
+  const auto p = build_propose_prompt(in, skills());
+  const auto stable = all_stable(p);
+  EXPECT_TRUE(has(stable, "## GPU\nTarget architecture: sm_90\nNo GPU figures are available")) << stable;
+  EXPECT_FALSE(has(stable, "## GPU\n (sm_90)"));
+  EXPECT_TRUE(has(p.changing, "Not profiled (no counters were read, and no GPU figures are available)"));
+  EXPECT_FALSE(has(p.changing, "peaks")) << p.changing;
+  EXPECT_FALSE(has(p.changing, "GPU's figures"));
+}
+
+TEST(ProposePrompt, WithGpuFiguresTheNotProfiledTextPointsAtThem) {
+  auto in = transpose_inputs();
+  in.diagnosis.reset();
+  const auto p = build_propose_prompt(in, skills());
+  EXPECT_TRUE(has(all_stable(p), "## GPU\nNVIDIA H100 SXM5 80GB (sm_90)\n- Peak DRAM bandwidth: 3350 GB/s\n"));
+  EXPECT_FALSE(has(all_stable(p), "No GPU figures"));
+  EXPECT_TRUE(has(p.changing, "Not profiled (no counters were read): reason from the code, the problem's sizes and "
+                              "the GPU's figures above."));
+}
+
+// The memory_bound playbook is DRAM's ("tensor cores, FMA tricks and unrolling of arithmetic do
+// nothing here"): an L1-bound GEMM must not read it, a DRAM-bound kernel still does.
+TEST(ProposePrompt, TheMemoryBoundPlaybookFollowsTheBindingLevel) {
+  auto in = transpose_inputs();
+  in.diagnosis->binding = "l1_bound";
+  in.diagnosis->bottleneck = "L1-bound: L1/shared at 99.4% of its peak (DRAM 0.6%)";
+  auto c = build_propose_prompt(in, skills()).changing;
+  EXPECT_TRUE(has(c, "Bottleneck: L1-bound: L1/shared at 99.4% of its peak (DRAM 0.6%)\n"));
+  EXPECT_FALSE(has(c, playbook("memory_bound")));
+  EXPECT_FALSE(has(c, "FMA tricks"));
+  EXPECT_TRUE(has(c, "### memory_bound: not for this kernel: its binding level is not DRAM"));
+  EXPECT_TRUE(has(c, playbook("poor_coalescing"))); // the other playbooks stay
+  for (const char* binding : {"dram_bound", "memory_bound", "", "unknown"}) {
+    in.diagnosis->binding = binding;
+    c = build_propose_prompt(in, skills()).changing;
+    EXPECT_TRUE(has(c, playbook("memory_bound"))) << binding;
+  }
+}
+
+TEST(Skills, OnlyTheMemoryBoundPlaybookDependsOnTheBindingLevel) {
+  for (const auto& s : skills().skills())
+    for (const char* binding : {"l1_bound", "l2_bound", "compute_bound", "latency_bound"})
+      EXPECT_EQ(skill_library::fits_binding(s.rule_id, binding), s.rule_id != "memory_bound") << s.rule_id;
+}
