@@ -36,7 +36,11 @@ std::vector<llm::metric_fact> metric_facts_of(const diagnosis::diagnosis& d) {
   const auto& schema = diagnosis::builtin_metric_schema();
   for (const auto& def : schema.metrics())
     if (auto v = d.metrics.find(def.key); v != d.metrics.end())
-      out.push_back({def.section, def.key, v->second, std::string{diagnosis::symbol(def.unit)}});
+      // A ratio (0..1) goes as "ratio", which the prompt shows as a percentage (llm/prompt shown());
+      // its symbol "%" would show 0.551 as "0.551 %" where the roofline lines say 55.1 %.
+      out.push_back({def.section, def.key, v->second,
+                     def.unit == diagnosis::metric_unit::ratio ? std::string{"ratio"}
+                                                               : std::string{diagnosis::symbol(def.unit)}});
   return out;
 }
 

@@ -320,6 +320,10 @@ TEST_F(PromptSnapshot, TheTransposeConversationTellsTheModelWhatTheGoldenFilesHo
     "FAILED: incorrect: out: 66060288 of 67108864 elements differ; first at [1]: got 0.25, expected 8192.25"};
   const auto requests = replay(transpose);
   ASSERT_EQ(requests.size(), 6u);
+  // A ratio metric is told as the percentage it is (0.5512 of DRAM's peak is 55.12 %, not 0.5512 %).
+  const auto& round = requests[1].messages.front().text;
+  EXPECT_NE(round.find("- dram_throughput = 55.12 %\n"), std::string::npos) << round.substr(round.find("Key metrics"), 400);
+  EXPECT_NE(round.find("- global_store_efficiency = 12.5 %\n"), std::string::npos);
   compare(transpose, requests);
 }
 
