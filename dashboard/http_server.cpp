@@ -372,6 +372,11 @@ expected<http_server, dashboard_error> http_server::start(http_server_options op
     return unexpected{*problem};
   acceptor.set_option(net::socket_base::reuse_address(true), error);
   acceptor.bind(endpoint, error);
+  if (error == net::error::address_in_use) // the default port, most often: say how to get another
+    return fail(dashboard_errc::socket_error, "bind",
+                "port " + std::to_string(options.listen.port) + " on " + options.listen.host +
+                  " is already in use (another dashboard?); pass --listen " + options.listen.host +
+                  ":0 for a free port, or name another one");
   if (auto problem = step("bind"))
     return unexpected{*problem};
   acceptor.listen(net::socket_base::max_listen_connections, error);

@@ -5,11 +5,42 @@
 #include "vocabulary/number_text.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string_view>
+#include <vector>
 
 namespace warpforge::dashboard {
 namespace {
 
 constexpr const char* not_measured_text = "not measured";
+
+// One problem as the failures panel shows it: the same type and message said again (a CUPTI
+// warning on every branch) is one entry with a count, not a panel of copies.
+struct repeated_problem {
+  const feed::problem* newest = nullptr;
+  std::size_t count = 0;
+  std::uint64_t first_seq = 0; // its oldest occurrence among those kept
+};
+
+std::vector<repeated_problem> repeated_once(const std::deque<feed::problem>& problems) {
+  std::vector<repeated_problem> out;
+  std::map<std::pair<feed::event_type, std::string_view>, std::size_t> index; // -> out
+  for (auto p = problems.rbegin(); p != problems.rend(); ++p) { // newest first
+    auto [at, fresh] = index.try_emplace({p->type, std::string_view{p->message}}, out.size());
+    if (fresh)
+      out.push_back({&*p, 0, p->seq});
+    auto& entry = out[at->second];
+    ++entry.count;
+    entry.first_seq = p->seq;
+  }
+  return out;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.'; }
 
 void optional_number(json::writer& w, std::string_view key, std::optional<double> value) {
   w.key(key);
@@ -99,6 +130,57 @@ void write_job(json::writer& w, const feed::job_progress& job, const feed::campa
 
 } // namespace
 
+std::string display_number(double value) {
+  char text[48];
+  // Whole numbers too long for the digits keep their integer part ("12346", not "1.235e+04").
+  if (std::abs(value) >= std::pow(10.0, display_significant_digits) && std::abs(value) < 1e15)
+    std::snprintf(text, sizeof text, "%.0f", value);
+  else
+    std::snprintf(text, sizeof text, "%.*g", display_significant_digits, value);
+  return text;
+}
+
+std::string display_numbers(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // A decimal number standing alone: [-]digits.digits[e[+-]digits], not part of a word, a
+    // version, an address (127.0.0.1) or a file name (kernel-sm_90.cubin).
+    const bool starts = is_digit(text[i]) || (text[i] == '-' && i + 1 < text.size() && is_digit(text[i + 1]));
+    if (!starts || (i > 0 && is_word(text[i - 1]))) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i + (text[i] == '-');
+    std::size_t digits = 0;
+    while (end < text.size() && is_digit(text[end]))
+      ++end, ++digits;
+    bool decimal = false;
+    if (end + 1 < text.size() && text[end] == '.' && is_digit(text[end + 1])) {
+      decimal = true;
+      for (++end; end < text.size() && is_digit(text[end]); ++end)
+        ++digits;
+      if (end + 1 < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+        std::size_t exp = end + 1 + (text[end + 1] == '-' || text[end + 1] == '+');
+        if (exp < text.size() && is_digit(text[exp])) {
+          while (exp < text.size() && is_digit(text[exp]))
+            ++exp;
+          end = exp;
+        }
+      }
+    }
+    const bool alone = end == text.size() || !is_word(text[end]);
+    const auto token = text.substr(i, end - i);
+    if (decimal && alone && digits > static_cast<std::size_t>(display_significant_digits))
+      out += display_number(std::strtod(std::string{token}.c_str(), nullptr));
+    else
+      out += token;
+    i = end;
+  }
+  return out;
+}
+
 std::string snapshot_json(const feed::campaign_view& view, const snapshot_context& context) {
   json::writer w;
   w.begin_object();
@@ -187,21 +269,23 @@ std::string snapshot_json(const feed::campaign_view& view, const snapshot_contex
     w.key("seq").value(e->seq);
     w.key("ts").value(e->ts);
     w.key("type").value(feed::to_string(e->type));
-    w.key("line").value(feed::event_line(*e));
+    w.key("line").value(display_numbers(feed::event_line(*e)));
     w.key("problem").value(feed::is_problem(e->type));
     w.end_object();
   }
   w.end_array();
 
   w.key("problems").begin_array();
-  for (auto p = view.problems().rbegin(); p != view.problems().rend(); ++p) { // newest first
+  for (const auto& p : repeated_once(view.problems())) { // newest first, a repeat counted
     w.begin_object();
-    w.key("seq").value(p->seq);
-    w.key("ts").value(p->ts);
-    w.key("type").value(feed::to_string(p->type));
-    w.key("place").value(p->place);
-    w.key("message").value(p->message);
-    w.key("warning").value(feed::is_warning(p->type));
+    w.key("seq").value(p.newest->seq);
+    w.key("ts").value(p.newest->ts);
+    w.key("type").value(feed::to_string(p.newest->type));
+    w.key("place").value(p.newest->place);
+    w.key("message").value(display_numbers(p.newest->message));
+    w.key("warning").value(feed::is_warning(p.newest->type));
+    w.key("count").value(static_cast<std::uint64_t>(p.count));
+    w.key("first_seq").value(p.first_seq);
     w.end_object();
   }
   w.end_array();

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace warpforge::dashboard {
 
@@ -27,6 +28,18 @@ struct snapshot_context {
   std::optional<double> silent_s; // seconds since the feed was last heard; nullopt: never heard
   std::uint64_t missed = 0;      // events the follower could not replay
 };
+
+/// Significant digits a float in an event's text is shown with on the page ("cv=0.00114", not
+/// "cv=0.0011397195372841694"); the stored event keeps every digit.
+inline constexpr int display_significant_digits = 4;
+
+/// `value` with display_significant_digits ("0.00114", "1.235e-05"). The one place to swap for
+/// a unit-aware formatter (vocabulary/number_text.hpp) once events carry their units.
+std::string display_number(double value);
+
+/// `text` with every stand-alone decimal number of more digits than that rounded by
+/// display_number; integers, versions, addresses and names are left as they are.
+std::string display_numbers(std::string_view text);
 
 /// The snapshot as one line of JSON.
 std::string snapshot_json(const feed::campaign_view& view, const snapshot_context& context);

@@ -137,5 +137,50 @@ TEST(Snapshot, AMeasuredJobHasNoNotMeasuredReason) {
   EXPECT_TRUE(s["jobs"].at(0)["not_measured_reason"].is_null()) << "baseline, best and speed-up are all there";
 }
 
+TEST(Snapshot, AWarningSaidOnEveryBranchIsOneProblemWithItsCount) {
+  using feed::detail;
+  using feed::event_type;
+  feed::campaign_view view;
+  std::uint64_t seq = 0;
+  view.apply(campaign_event(++seq, event_type::campaign_started));
+  const auto cupti = detail{}.add("message", "CUPTI: counters unavailable (profiling restricted to admin)").json();
+  for (std::int64_t branch = 0; branch < 6; ++branch)
+    view.apply(campaign_event(++seq, event_type::warning, "transpose", 1, branch, 0, cupti));
+  view.apply(campaign_event(++seq, event_type::runner_restarted, {}, feed::no_iter, feed::no_branch, 1,
+                            detail{}.add("reason", "watchdog").json()));
+  simdjson::dom::parser parser;
+  auto s = parse(parser, snapshot_json(view, {}));
+  auto problems = s["problems"].get_array().value();
+  ASSERT_EQ(problems.size(), 2u) << simdjson::minify(s["problems"]);
+  EXPECT_EQ(std::string_view{problems.at(0)["type"].get_string().value()}, "runner_restarted");
+  EXPECT_EQ(problems.at(0)["count"].get_int64().value(), 1);
+  auto warning = problems.at(1);
+  EXPECT_EQ(std::string_view{warning["type"].get_string().value()}, "warning");
+  EXPECT_EQ(warning["count"].get_int64().value(), 6);
+  EXPECT_EQ(warning["seq"].get_int64().value(), 7) << "the newest occurrence";
+  EXPECT_EQ(warning["first_seq"].get_int64().value(), 2) << "the oldest";
+}
+
+TEST(Snapshot, FloatsInEventLinesAreShownWithFourSignificantDigits) {
+  EXPECT_EQ(display_numbers("cv=0.0011397195372841694"), "cv=0.00114");
+  EXPECT_EQ(display_numbers("time_s=1.2345678e-05 rounds=12"), "time_s=1.235e-05 rounds=12");
+  EXPECT_EQ(display_numbers("duration_s=12345.678"), "duration_s=12346");
+  EXPECT_EQ(display_numbers("speed-up -2.71828 x"), "speed-up -2.718 x");
+  // Short decimals, integers, addresses, versions and names are left alone.
+  for (std::string_view kept : {"cv=0.25", "#46 09:16:00", "tcp://127.0.0.1:5757", "CUDA 12.8.1",
+                                "kernel-sm_90.cubin", "v1.23456", "seq 1234567"})
+    EXPECT_EQ(display_numbers(kept), kept);
+
+  feed::campaign_view view;
+  view.apply(campaign_event(1, feed::event_type::branch_measured, "transpose", 1, 0, 0,
+                            feed::detail{}.add("time_s", 7.7601234e-4).add("cv", 0.0011397195372841694).json()));
+  simdjson::dom::parser parser;
+  auto s = parse(parser, snapshot_json(view, {}));
+  const std::string_view line = s["recent"].at(0)["line"].get_string().value();
+  EXPECT_NE(line.find("cv=0.00114"), std::string_view::npos) << line;
+  EXPECT_NE(line.find("time_s=0.000776 "), std::string_view::npos) << line;
+  EXPECT_EQ(line.find("0.0011397195"), std::string_view::npos) << line;
+}
+
 } // namespace
 } // namespace warpforge::dashboard
