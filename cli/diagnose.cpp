@@ -227,6 +227,22 @@ void write_gpu(json::writer& w, const gpu_view& g) {
   w.end_object();
   w.key("gaps").begin_object().key("compute").value(d.gaps.compute).key("memory").value(d.gaps.memory)
     .key("latency").value(d.gaps.latency).key("degraded").value(d.gaps.degraded).end_object();
+  // The hierarchical roofline: the level that binds the kernel, every level's gap, its advice.
+  w.key("binding").begin_object().key("kind").value(diagnosis::to_string(d.levels.kind));
+  if (d.levels.binding)
+    w.key("level").value(diagnosis::to_string(*d.levels.binding));
+  else
+    w.key("level").null();
+  w.key("headline").value(d.levels.headline).key("uncoalesced").value(d.levels.uncoalesced);
+  w.key("levels").begin_array();
+  for (const auto& r : d.levels.levels)
+    w.begin_object().key("level").value(diagnosis::to_string(r.level)).key("metric").value(r.key)
+      .key("utilisation").value(r.utilisation).key("gap").value(r.gap).end_object();
+  w.end_array();
+  w.key("playbook").value(d.advice.playbook).key("first_methods").begin_array();
+  for (const auto& m : d.advice.first)
+    w.begin_object().key("id").value(m.id).key("why").value(m.why).end_object();
+  w.end_array().end_object();
   w.key("near_peak").value(d.near_peak).key("widest_gap").value(diagnosis::to_string(d.widest));
   w.key("budget").begin_object().key("compute").value(d.budget.compute).key("memory").value(d.budget.memory)
     .key("latency").value(d.budget.latency).end_object();
@@ -249,7 +265,8 @@ void write_gpu(json::writer& w, const gpu_view& g) {
 
 // The front and every GPU's view, from the run's events and its metric files.
 std::pair<front_view, std::vector<gpu_view>> read_views(const session_outcome& o, const std::vector<recorded_event>& events,
-                                                         const std::string& problem_name) {
+                                                         const std::string& problem_name,
+                                                         const pipeline::work_context& context) {
   front_view front;
   std::vector<gpu_view> gpus;
   for (const auto& d : o.gpus)
@@ -290,7 +307,7 @@ std::pair<front_view, std::vector<gpu_view>> read_views(const session_outcome& o
       g.metrics = kept->metrics;
       g.result = pipeline::diagnose_metrics(kept->metrics, g.device);
       if (g.result) {
-        auto choice = pipeline::choose_methods(*g.result, g.device.sm_major * 10 + g.device.sm_minor);
+        auto choice = pipeline::choose_methods(*g.result, g.device.sm_major * 10 + g.device.sm_minor, context);
         g.methods = std::move(choice.chosen);
         g.excluded = std::move(choice.excluded);
         g.budget_note = std::move(choice.budget_note);
@@ -384,7 +401,7 @@ exit_code diagnose(const diagnose_options& options) {
     std::cerr << me << events.error() << '\n';
     return exit_code::failure;
   }
-  auto [front, gpus] = read_views(*outcome, *events, problem->name);
+  auto [front, gpus] = read_views(*outcome, *events, problem->name, pipeline::work_context_of(*job));
   front.label = candidate ? fs::path{options.candidate_path}.filename().string() : "baseline";
   front.entry = problem->kernel.entry;
   if (options.json)

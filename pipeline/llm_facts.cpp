@@ -44,9 +44,13 @@ std::vector<llm::metric_fact> metric_facts_of(const diagnosis::diagnosis& d) {
   return out;
 }
 
-llm::diagnosis_facts facts_of(const diagnosis::diagnosis& d, const diagnosis_summary& summary) {
+llm::diagnosis_facts facts_of(const diagnosis::diagnosis& d, const diagnosis_summary& summary,
+                              const method_choice& choice) {
   llm::diagnosis_facts f;
-  f.bottleneck = std::string{diagnosis::to_string(d.widest)};
+  // The binding level of the hierarchical roofline, not the widest gap: a kernel bound by L1 has
+  // its widest gap at DRAM (issue 26).
+  f.bottleneck = d.levels.headline;
+  f.binding = std::string{diagnosis::to_string(d.levels.kind)};
   std::istringstream rendered{diagnosis::render_text(d)};
   for (std::string line; std::getline(rendered, line);)
     if (!line.empty())
@@ -57,10 +61,10 @@ llm::diagnosis_facts facts_of(const diagnosis::diagnosis& d, const diagnosis_sum
     f.fired.push_back({finding.rule_id, std::string{diagnosis::to_string(finding.level)},
                        finding.text + (finding.action.empty() ? "" : " -> " + finding.action)});
   f.metrics = metric_facts_of(d);
-  for (const auto& m : summary.methods)
-    f.candidate_methods.push_back(m.id);
-  // What the work rules out, with the reason: the model should not spend a round on it.
-  for (const auto& x : summary.excluded)
+  for (const auto* m : choice.chosen)
+    f.candidate_methods.push_back(m->id);
+  // What the work or the problem rules out, with the reason: the model should not spend a round on it.
+  for (const auto& x : choice.excluded)
     f.roofline.push_back("not a candidate: " + x.id + ": " + x.reason);
   return f;
 }
@@ -101,7 +105,7 @@ llm::problem_facts problem_facts_of(const job_setup& job, const std::vector<std:
 }
 
 diagnosed_facts diagnosis_facts_of(const std::filesystem::path& run_dir, const std::string& job,
-                                   const diagnosis_summary& summary) {
+                                   const diagnosis_summary& summary, const work_context& context) {
   diagnosed_facts out;
   const auto file = branch_folder(run_dir, job, summary.of.iteration, summary.of.branch) /
                     ("metrics-gpu" + std::to_string(summary.gpu) + ".json");
@@ -116,7 +120,8 @@ diagnosed_facts diagnosis_facts_of(const std::filesystem::path& run_dir, const s
     for (std::string line; std::getline(lines, line);)
       if (!line.empty())
         out.gpu.specs.emplace_back("", line);
-    out.diagnosis = facts_of(*d, summary);
+    // The candidates again, now with the problem's constraints (the profiler had no problem at hand).
+    out.diagnosis = facts_of(*d, summary, choose_methods(*d, kept->device.sm_major * 10 + kept->device.sm_minor, context));
   } else if (summary.diagnosed) {
     out.diagnosis = facts_of(summary);
   }

@@ -25,8 +25,9 @@ struct diagnosed_facts {
   llm::gpu_facts gpu;
   std::optional<llm::diagnosis_facts> diagnosis;
 };
+/// `context` carries the job's problem constraints, so the candidate methods respect them.
 diagnosed_facts diagnosis_facts_of(const std::filesystem::path& run_dir, const std::string& job,
-                                   const diagnosis_summary& summary);
+                                   const diagnosis_summary& summary, const work_context& context = {});
 
 /// Every method of the built-in catalog, id, axis and name.
 std::vector<llm::method_fact> method_facts();
