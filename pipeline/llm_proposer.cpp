@@ -188,7 +188,7 @@ expected<llm_proposer::job_state*, std::string> llm_proposer::job_for(const prop
 llm::prompt_inputs llm_proposer::inputs_for(job_state& job, const propose_request& request) const {
   llm::prompt_inputs in;
   if (request.diagnosis) {
-    auto facts = diagnosis_facts_of(request.run_dir, request.job, *request.diagnosis);
+    auto facts = diagnosis_facts_of(request.run_dir, request.job, *request.diagnosis, work_context_of(*job.setup));
     in.gpu = std::move(facts.gpu);
     in.diagnosis = std::move(facts.diagnosis);
   }
