@@ -1,6 +1,9 @@
 #include "cli/app.hpp"
 
+#include "cli/command_tree.hpp"
 #include "cli/commands.hpp"
+#include "cli/runs.hpp"
+#include "cli/shell_docs.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -245,6 +248,23 @@ void add_dashboard(CLI::App& app, exit_code& result) {
   command->callback([opts, &result] { result = dashboard(*opts); });
 }
 
+void add_runs(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<runs_options>();
+  auto* command = app.add_subcommand(
+    "runs", "List the run directories under a run root (kind, state, start, size); --prune removes old finished ones");
+  command->add_option("--root,--run-root", opts->root, "The run root (bench, diagnose, program and calibrate's default)");
+  command->add_flag("--json", opts->json, "One JSON object on stdout");
+  auto* prune = command->add_flag("--prune", opts->prune,
+                                  "Remove finished and failed runs that started before --older-than (never a live "
+                                  "or interrupted run, never a folder that is not a run directory)");
+  auto* older = command->add_option("--older-than", opts->older_than, "With --prune: an age such as 7d, 12h, 30m, 45s");
+  auto* dry_run = command->add_flag("--dry-run", opts->dry_run, "With --prune: show what would go, remove nothing");
+  prune->needs(older);
+  older->needs(prune);
+  dry_run->needs(prune);
+  command->callback([opts, &result] { result = runs(*opts); });
+}
+
 // A first word that names no command is said as such (CLI11 would only say that a subcommand
 // is required), with the commands there are.
 std::optional<std::string> unknown_command(CLI::App& app, std::string_view word) {
@@ -282,6 +302,11 @@ int run_command_line(int argc, char** argv) {
   add_doctor(app, result);
   add_tail(app, result);
   add_dashboard(app, result);
+  add_runs(app, result);
+  // Build time only (cmake/WarpforgeShellDocs.cmake): the completions and the man page, written
+  // from the definition above; not in --help.
+  if (argc == 4 && argv[1] == generate_shell_docs_option)
+    return to_int(write_shell_doc(describe_command_line(app), argv[2], argv[3]));
 
   if (argc > 1 && argv[1][0] != '-')
     if (auto unknown = unknown_command(app, argv[1])) {
