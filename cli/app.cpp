@@ -1,13 +1,17 @@
 #include "cli/app.hpp"
 
 #include "cli/command_tree.hpp"
+#include "cli/command_output.hpp"
 #include "cli/commands.hpp"
+#include "cli/defaults.hpp"
+#include "cli/version.hpp"
 #include "cli/runs.hpp"
 #include "cli/shell_docs.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,7 +22,39 @@
 namespace warpforge::cli {
 namespace {
 
-constexpr auto version = "0.1.0";
+// Every command that works on a recorded run names it the same way: a positional run directory,
+// or --run-dir (the same option under its long name).
+constexpr auto run_dir_names = "run-dir,--run-dir";
+
+// --quiet and --json of the commands that run something (cli/command_output.hpp).
+struct output_flags {
+  bool quiet = false;
+  bool json = false;
+};
+
+void add_output_flags(CLI::App& command, output_flags& flags) {
+  command.add_flag("--quiet", flags.quiet, "Print only warnings and errors (the run's log keeps every line)");
+  command.add_flag("--json", flags.json,
+                   "One JSON object on stdout: the run directory and the outcome (the human text goes to stderr)");
+}
+
+exit_code run_with_output_flags(std::string_view verb, const output_flags& flags,
+                                const std::function<exit_code()>& command) {
+  if (flags.quiet)
+    enter_quiet_mode();
+  return run_with_json_result(verb, flags.json, command);
+}
+
+// A positional argument of tail and dashboard: a feed endpoint (transport://address) or a run
+// directory (anything else), so `warpforge tail runs/X` follows that run.
+void split_run_dir_or_endpoint(const std::string& target, std::string& run_dir, std::string& endpoint) {
+  if (target.empty())
+    return;
+  if (target.find("://") != std::string::npos)
+    endpoint = target;
+  else
+    run_dir = target;
+}
 
 // One function a subcommand: its options live in a shared_ptr that its callback holds, so they
 // outlive parsing; the callback runs the command and leaves its exit code in `result`.
@@ -32,17 +68,25 @@ void add_run(CLI::App& app, exit_code& result) {
                       "trace|debug|info|warn|error (overrides the spec's [log] level)");
   command->add_option("--wait-subscribers", opts->wait_subscribers_s,
                       "Seconds to wait for a feed subscriber before the first event");
-  command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
-  command->callback([opts, &result] { result = run(*opts); });
+  auto flags = std::make_shared<output_flags>();
+  add_output_flags(*command, *flags);
+  command->callback([opts, flags, &result] {
+    opts->quiet = flags->quiet;
+    result = run_with_output_flags("run", *flags, [&] { return run(*opts); });
+  });
 }
 
 void add_resume(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<resume_options>();
   auto* command = app.add_subcommand("resume", "Continue an interrupted campaign from its run directory");
-  command->add_option("run-dir", opts->run_dir, "Run directory")->required();
+  command->add_option(run_dir_names, opts->run_dir, "Run directory")->required();
   command->add_option("--log-level", opts->log_level, "trace|debug|info|warn|error");
-  command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
-  command->callback([opts, &result] { result = resume(*opts); });
+  auto flags = std::make_shared<output_flags>();
+  add_output_flags(*command, *flags);
+  command->callback([opts, flags, &result] {
+    opts->quiet = flags->quiet;
+    result = run_with_output_flags("resume", *flags, [&] { return resume(*opts); });
+  });
 }
 
 void add_deploy(CLI::App& app, exit_code& result) {
@@ -50,7 +94,7 @@ void add_deploy(CLI::App& app, exit_code& result) {
   auto* command = app.add_subcommand(
     "deploy", "Write a finished job's champion into its project ([deploy] of its problem): build, verify, time, "
               "keep it only if the real program got faster, else restore the original");
-  command->add_option("run-dir", opts->run_dir, "Run directory of the finished campaign")->required();
+  command->add_option(run_dir_names, opts->run_dir, "Run directory of the finished campaign")->required();
   command->add_option("--job", opts->job, "The job to deploy (default: the only one whose problem has [deploy])");
   command->add_option("--source", opts->source, "Deploy this kernel file instead of the champion (the gain gate "
                                                 "is skipped; the rest is the same)");
@@ -63,7 +107,7 @@ void add_deploy(CLI::App& app, exit_code& result) {
 void add_status(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<status_options>();
   auto* command = app.add_subcommand("status", "Show a campaign's progress from its run directory");
-  command->add_option("run-dir", opts->run_dir, "Run directory")->required();
+  command->add_option(run_dir_names, opts->run_dir, "Run directory")->required();
   command->add_flag("--json", opts->json, "Machine-readable output");
   command->callback([opts, &result] { result = status(*opts); });
 }
@@ -149,15 +193,21 @@ void add_calibrate(CLI::App& app, exit_code& result) {
   command->add_option("--notes", opts->notes_path, "Notes kept across runs (default: <run-root>/calibrate-notes.json)");
   command->add_flag("--check-catalog", opts->check_catalog, "Only check the catalog (exit 1 on a problem)");
   add_calibrate_notes_options(*command, *opts);
-  command->callback([opts, &result] { result = calibrate(*opts); });
+  auto flags = std::make_shared<output_flags>();
+  add_output_flags(*command, *flags);
+  command->callback([opts, flags, &result] {
+    result = run_with_output_flags("calibrate", *flags, [&] { return calibrate(*opts); });
+  });
 }
 
 void add_report(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<report_options>();
   auto* command = app.add_subcommand("report", "Print a campaign's report (md, json or csv), live or after");
-  command->add_option("run-dir", opts->run_dir, "Run directory")->required();
-  command->add_option("--format", opts->format, "md|json|csv")
+  command->add_option(run_dir_names, opts->run_dir, "Run directory")->required();
+  auto* format = command->add_option("--format", opts->format, "md|json|csv")
     ->check(CLI::IsMember({"md", "json", "csv"}));
+  command->add_flag_callback("--json", [opts] { opts->format = "json"; }, "The same as --format json")
+    ->excludes(format);
   command->add_flag("--write", opts->write_summary,
                     "Also (re)write summary.md and the SVG charts in the run directory");
   command->callback([opts, &result] { result = report(*opts); });
@@ -177,7 +227,11 @@ void add_bench(CLI::App& app, exit_code& result) {
   command->add_flag("--json", opts->json, "One JSON object instead of the tables");
   command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
   command->add_option("--watchdog", opts->watchdog_s, "Reply deadline per kernel, seconds (backstop; the runner's own kernel watchdog is 100x the reference, at least 2 s)");
-  command->callback([opts, &result] { result = bench(*opts); });
+  command->callback([opts, &result] {
+    if (opts->quiet)
+      enter_quiet_mode();
+    result = bench(*opts);
+  });
 }
 
 void add_diagnose(CLI::App& app, exit_code& result) {
@@ -209,10 +263,13 @@ void add_tail(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<tail_options>();
   auto from_seq = std::make_shared<std::uint64_t>(0);
   auto count = std::make_shared<std::uint64_t>(0);
+  auto target = std::make_shared<std::string>();
   auto* command = app.add_subcommand("tail", "Watch a campaign live over its ZeroMQ event feed");
-  command->add_option("endpoint", opts->endpoint,
-                      "Feed endpoint (default: the run directory's, else tcp://127.0.0.1:5757)");
-  command->add_option("--run-dir", opts->run_dir, "Replay this run's stored events first");
+  command->add_option("run-dir-or-endpoint", *target,
+                      "A run directory (its stored events, then its feed) or a feed endpoint tcp://host:port "
+                      "(default: tcp://127.0.0.1:5757)");
+  command->add_option("--run-dir", opts->run_dir, "Replay this run's stored events first, then follow its feed");
+  command->add_option("--endpoint", opts->endpoint, "Feed endpoint (default: the run directory's)");
   command->add_option("--replay", opts->replay_endpoint,
                       "Replay endpoint (default: the run directory's, else the feed's heartbeats')");
   auto* from_opt = command->add_option("--from-seq", *from_seq,
@@ -224,7 +281,11 @@ void add_tail(CLI::App& app, exit_code& result) {
   auto* count_opt = command->add_option("--count", *count, "Stop after this many events");
   command->add_option("--idle-timeout", opts->idle_timeout_s,
                       "Stop after this many seconds without an event");
-  command->callback([opts, from_seq, count, from_opt, count_opt, &result] {
+  command->add_option("--wait-for-feed", opts->feed_answer_wait_s,
+                      "Seconds to wait for the feed to answer before saying nothing does (0: for ever)")
+    ->check(CLI::NonNegativeNumber);
+  command->callback([opts, target, from_seq, count, from_opt, count_opt, &result] {
+    split_run_dir_or_endpoint(*target, opts->run_dir, opts->endpoint);
     if (from_opt->count() > 0)
       opts->from_seq = *from_seq;
     if (count_opt->count() > 0)
@@ -237,15 +298,21 @@ void add_dashboard(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<dashboard_options>();
   auto* command = app.add_subcommand(
     "dashboard", "Serve a live page of a campaign (or a finished one) from its feed and run directory");
-  command->add_option("endpoint", opts->endpoint,
-                      "Feed endpoint (default: the run directory's, else tcp://127.0.0.1:5757)");
-  command->add_option("--run-dir", opts->run_dir, "Show this run's stored events first");
+  auto target = std::make_shared<std::string>();
+  command->add_option("run-dir-or-endpoint", *target,
+                      "A run directory (its stored events, then its feed) or a feed endpoint tcp://host:port "
+                      "(default: tcp://127.0.0.1:5757)");
+  command->add_option("--run-dir", opts->run_dir, "Show this run's stored events first, then follow its feed");
+  command->add_option("--endpoint", opts->endpoint, "Feed endpoint (default: the run directory's)");
   command->add_option("--replay", opts->replay_endpoint,
                       "Replay endpoint (default: the run directory's, else the feed's heartbeats')");
   command->add_option("--listen", opts->listen, "host:port to serve the page on (port 0: a free one)");
   command->add_flag("--allow-remote", opts->allow_remote,
                     "Allow a listen address other hosts can reach");
-  command->callback([opts, &result] { result = dashboard(*opts); });
+  command->callback([opts, target, &result] {
+    split_run_dir_or_endpoint(*target, opts->run_dir, opts->endpoint);
+    result = dashboard(*opts);
+  });
 }
 
 void add_runs(CLI::App& app, exit_code& result) {
@@ -283,7 +350,12 @@ std::optional<std::string> unknown_command(CLI::App& app, std::string_view word)
 int run_command_line(int argc, char** argv) {
   CLI::App app{"warpforge: an unattended, multi-GPU engine that makes CUDA kernels faster and "
                "measures GPUs"};
-  app.set_version_flag("--version", version);
+  // One line each: version, commit, build type, CUDA toolkit, CAF (CLI11 adds the last newline).
+  app.set_version_flag("--version", [] {
+    auto text = version_text();
+    text.pop_back();
+    return text;
+  });
   app.require_subcommand(1);
   app.failure_message(CLI::FailureMessage::help);
   app.option_defaults()->always_capture_default(); // --help shows each option's default
@@ -308,7 +380,13 @@ int run_command_line(int argc, char** argv) {
   if (argc == 4 && argv[1] == generate_shell_docs_option)
     return to_int(write_shell_doc(describe_command_line(app), argv[2], argv[3]));
 
-  if (argc > 1 && argv[1][0] != '-')
+  // Bare `warpforge`: the list of commands, as a first step for someone new (not an error).
+  if (argc <= 1) {
+    app.name("warpforge");
+    std::cout << app.help();
+    return to_int(exit_code::ok);
+  }
+  if (argv[1][0] != '-')
     if (auto unknown = unknown_command(app, argv[1])) {
       std::cerr << *unknown << '\n';
       return to_int(exit_code::usage);

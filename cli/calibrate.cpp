@@ -11,6 +11,8 @@
 // job_finished / job_failed events; results.json and measurements.tsv are the record of values.
 
 #include "cli/commands.hpp"
+#include "cli/command_output.hpp"
+#include "cli/user_errors.hpp"
 
 #include "calibrate/catalog.hpp"
 #include "calibrate/engine/calibration_run.hpp"
@@ -91,13 +93,13 @@ void print_spec_errors(const toml_reader::placed_errors& errors, std::string_vie
 expected<config::campaign_spec, std::string> recorded_spec(const fs::path& run_dir) {
   auto db = storage::database::open_read_only(run_dir / storage::run_directory::database_file);
   if (!db)
-    return unexpected{run_dir.string() + " is not a run directory: " + storage::to_string(db.error())};
+    return unexpected{user_message(db.error())};
   auto id = db->raw().query_int64("SELECT id FROM campaigns ORDER BY id LIMIT 1");
   if (!id)
     return unexpected{run_dir.string() + ": no campaign recorded"};
   auto row = db->load_campaign(*id);
   if (!row)
-    return unexpected{run_dir.string() + ": " + storage::to_string(row.error())};
+    return unexpected{run_dir.string() + ": " + user_message(row.error())};
   auto spec = config::parse_campaign(row->spec_toml, row->spec_path);
   if (!spec) {
     print_spec_errors(spec.error(), "the recorded spec");
@@ -363,7 +365,7 @@ exit_code finish_run(open_run& run, const expected<cal::run_summary, std::string
                                                               : feed::event_type::campaign_failed;
   e.detail_json = feed::detail{}.add("reason", reason).add("passed", summary ? summary->passing() : 0).json();
   runtime.emit(std::move(e));
-  if (summary)
+  if (summary && !quiet_mode()) // --quiet: the tables stay in report.md and results.json
     print_summary(*summary, run.rec.dir.path());
   if (!reason.empty())
     std::cerr << command_name << ": " << reason << '\n';
@@ -420,6 +422,7 @@ exit_code run_calibrate(const run_request& request) {
     std::cerr << command_name << ": " << run.error().message << '\n';
     return run.error().code;
   }
+  note_run_directory(run->rec.dir.path()); // for --json
   auto& runtime = *run->rec.runtime;
   recording_observer observer{runtime, run->campaign_id};
   observer.adopt_jobs(run->jobs);

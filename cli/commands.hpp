@@ -2,6 +2,7 @@
 // One function per `warpforge` command, each taking its parsed options as a struct so it can be
 // called (and tested) without the command line.
 
+#include "cli/defaults.hpp"
 #include "cli/exit_codes.hpp"
 #include "dashboard/http_server.hpp"
 
@@ -43,6 +44,9 @@ struct tail_options {
   std::string topic;                    // ZeroMQ topic prefix filter ("branch_")
   std::optional<std::uint64_t> count;   // stop after this many events (scripts, tests)
   double idle_timeout_s = 0;            // stop after this long without an event; 0: never
+  double feed_answer_wait_s = std::chrono::duration<double>(feed_answer_wait).count();
+                                        // say that nothing answers at the endpoint after this
+                                        // long without an event or heartbeat; 0: wait for ever
 };
 exit_code tail(const tail_options& options);
 

@@ -1,4 +1,4 @@
-// `warpforge dashboard [endpoint] [--run-dir DIR] [--listen 127.0.0.1:8757]`: serves a page that
+// `warpforge dashboard [run-dir | endpoint] [--listen 127.0.0.1:8757]`: serves a page that
 // shows a campaign live (jobs, speed-up over iterations, roofline position, GPUs and their busy
 // share, recent events, failures), or a finished one from its run directory. The bridge reads the
 // store and follows the feed; the server pushes each snapshot to every open page over a

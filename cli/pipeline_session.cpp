@@ -1,5 +1,6 @@
 #include "cli/pipeline_session.hpp"
 
+#include "cli/command_output.hpp"
 #include "cli/llm_model.hpp"
 
 #include "cli/gpu_fleet.hpp"
@@ -124,8 +125,10 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   auto& runtime = *started->runtime;
   const auto dir = started->dir.path();
   watch_for_interrupt();
-  std::cerr << "warpforge " << request.verb << ": " << spec.name << " → " << dir.string()
-            << "\n  feed: " << runtime.feed_endpoint() << "   (watch: warpforge tail --run-dir " << dir.string() << ")\n";
+  note_run_directory(dir); // for --json
+  if (!quiet_mode())
+    std::cerr << "warpforge " << request.verb << ": " << spec.name << " → " << dir.string()
+              << "\n  feed: " << runtime.feed_endpoint() << "   (watch: warpforge tail " << dir.string() << ")\n";
   if (request.wait_subscribers_s > 0 &&
       !runtime.wait_for_subscribers(1, std::chrono::duration<double>(request.wait_subscribers_s)))
     logging::get("campaign")->warn("no feed subscriber within {} s; going on (late monitors replay from the store)",

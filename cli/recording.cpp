@@ -1,5 +1,7 @@
 #include "cli/recording.hpp"
 
+#include "cli/user_errors.hpp"
+
 #include "logging/logging.hpp"
 
 #include <chrono>
@@ -45,7 +47,7 @@ expected<recording, recording_failure> start_recording(const std::filesystem::pa
                                                        std::optional<actors::pipeline_options> pipeline) {
   auto dir = storage::run_directory::create(root, name, std::chrono::system_clock::now(), run_dir_mode);
   if (!dir)
-    return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
+    return unexpected{recording_failure{exit_code::bad_input, user_message(dir.error())}};
   return boot(std::move(*dir), command, name, std::move(feed), supervision, std::move(pipeline));
 }
 
@@ -56,7 +58,7 @@ expected<recording, recording_failure> resume_recording(const std::filesystem::p
                                                         std::optional<actors::pipeline_options> pipeline) {
   auto dir = storage::run_directory::open(run_dir);
   if (!dir)
-    return unexpected{recording_failure{exit_code::bad_input, storage::to_string(dir.error())}};
+    return unexpected{recording_failure{exit_code::bad_input, user_message(dir.error())}};
   return boot(std::move(*dir), command, name, std::move(feed), supervision, std::move(pipeline));
 }
 

@@ -10,7 +10,9 @@
 #include "deploy/deploy_target.hpp"
 #include "gpu/runner/child_environment.hpp"
 
+#include "cli/command_output.hpp"
 #include "cli/pipeline_session.hpp"
+#include "cli/user_errors.hpp"
 #include "config/campaign_spec.hpp"
 #include "logging/logging.hpp"
 #include "pipeline/proposer.hpp"
@@ -43,6 +45,8 @@ void write_report(const fs::path& run_dir) {
     return;
   if (auto written = report::write_summary(*report); !written)
     logging::get("campaign")->warn("summary not written: {}", written.error());
+  if (quiet_mode())
+    return;
   const auto md = report::render_markdown(*report);
   const auto head = md.find("## Headline");
   if (head != std::string::npos)
@@ -69,6 +73,11 @@ void print_gpu_usage(const pipeline::campaign_result& r) {
 // measured (no GPU)", never 0%. The counts (kernels compiled, measured) are real either way.
 void print_usage(const session_outcome& o) {
   const auto& r = o.result;
+  if (quiet_mode()) { // --quiet: only what went wrong
+    if (r.kind != pipeline::campaign_result_kind::finished && !r.reason.empty())
+      std::cerr << "warpforge: " << r.reason << '\n';
+    return;
+  }
   std::string shares = "GPU time not measured (no GPU";
   shares += o.why_no_gpu.empty() ? ")" : ": " + o.why_no_gpu + ")";
   if (!o.gpus.empty()) {
@@ -195,7 +204,7 @@ exit_code run(const run_options& options) {
 exit_code resume(const resume_options& options) {
   auto earlier = report::load_report(options.run_dir);
   if (!earlier) {
-    std::cerr << "warpforge resume: " << earlier.error() << '\n';
+    std::cerr << "warpforge resume: " << user_message_of_text(earlier.error()) << '\n';
     return exit_code::bad_input;
   }
   if (earlier->campaign.state == vocabulary::campaign_state::finished) {

@@ -2,6 +2,7 @@
 // (the database is opened read-only; WAL lets it read beside the writer) and after it.
 
 #include "cli/commands.hpp"
+#include "cli/user_errors.hpp"
 
 #include "feed/endpoint.hpp"
 #include "json/writer.hpp"
@@ -198,18 +199,18 @@ std::string render_json(const storage::campaign_summary& s, const live_facts& fa
 exit_code status(const status_options& options) {
   auto dir = storage::run_directory::open(options.run_dir);
   if (!dir) {
-    std::cerr << "warpforge status: " << storage::to_string(dir.error()) << '\n';
+    std::cerr << "warpforge status: " << user_message(dir.error()) << '\n';
     return exit_code::bad_input;
   }
   auto db = storage::database::open_read_only(dir->database_path());
   if (!db) {
-    std::cerr << "warpforge status: " << storage::to_string(db.error()) << '\n';
+    std::cerr << "warpforge status: " << user_message(db.error()) << '\n';
     return exit_code::bad_input;
   }
   auto summary = db->load_campaign_summary();
   if (!summary) {
     std::cerr << "warpforge status: " << options.run_dir << ": "
-              << storage::to_string(summary.error()) << '\n';
+              << user_message(summary.error()) << '\n';
     return exit_code::bad_input;
   }
   const auto facts = live_facts_of(*dir);

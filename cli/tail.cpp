@@ -1,14 +1,17 @@
-// `warpforge tail [endpoint]`: a person's live view of a campaign, or raw JSON lines.
-// With --run-dir the stored events are replayed from the database first (from --from-seq), then
-// the live feed continues through feed::follower, which asks the replay endpoint for whatever
-// was published between the two; without --run-dir, --from-seq replays over the network. Events
+// `warpforge tail [run-dir | endpoint]`: a person's live view of a campaign, or raw JSON lines.
+// Given a run directory (positional or --run-dir) the stored events are replayed from the
+// database first (from --from-seq), then the live feed continues through feed::follower, which
+// asks the replay endpoint for whatever was published between the two; without a run
+// directory, --from-seq replays over the network. Events
 // are shown by seq, each once, so the seams neither repeat nor drop an event. It stops at the
 // campaign's end event (at once for a finished run nobody is running), --count, --idle-timeout,
-// or Ctrl-C (exit 130).
+// or Ctrl-C (exit 130). A feed that never answers (no event, no heartbeat) within
+// --wait-for-feed (cli/defaults.hpp, feed_answer_wait) is said to be silent, exit 1.
 
 #include "cli/commands.hpp"
 
 #include "cli/interrupt.hpp"
+#include "cli/user_errors.hpp"
 #include "feed/defaults.hpp"
 #include "feed/endpoint.hpp"
 #include "feed/event_json.hpp"
@@ -138,25 +141,25 @@ expected<std::uint64_t, exit_code> replay_store(const tail_options& options, std
                                                 printer& out, std::uint64_t& shown) {
   auto dir = storage::run_directory::open(options.run_dir);
   if (!dir) {
-    std::cerr << "warpforge tail: " << storage::to_string(dir.error()) << '\n';
+    std::cerr << "warpforge tail: " << user_message(dir.error()) << '\n';
     return unexpected{exit_code::bad_input};
   }
   auto db = storage::database::open_read_only(dir->database_path());
   if (!db) {
-    std::cerr << "warpforge tail: " << storage::to_string(db.error()) << '\n';
+    std::cerr << "warpforge tail: " << user_message(db.error()) << '\n';
     return unexpected{exit_code::bad_input};
   }
   for (;;) {
     auto rows = db->events_since(static_cast<std::int64_t>(after), replay_page);
     if (!rows) {
-      std::cerr << "warpforge tail: " << storage::to_string(rows.error()) << '\n';
+      std::cerr << "warpforge tail: " << user_message(rows.error()) << '\n';
       return unexpected{exit_code::failure};
     }
     for (const auto& row : *rows) {
       after = static_cast<std::uint64_t>(row.seq);
       auto e = feed::decode(row.json);
       if (!e) {
-        std::cerr << "warpforge tail: stored event " << row.seq << ": " << to_string(e.error()) << '\n';
+        std::cerr << "warpforge tail: stored event " << row.seq << ": " << user_message(e.error()) << '\n';
         continue;
       }
       shown += out.show(*e, row.json);
@@ -201,7 +204,7 @@ exit_code tail(const tail_options& options) {
   follow.replay_at_start = options.run_dir.empty();
   auto follower = feed::follower::connect(follow);
   if (!follower) {
-    std::cerr << "warpforge tail: " << endpoint << ": " << to_string(follower.error()) << '\n';
+    std::cerr << "warpforge tail: " << user_message(follower.error(), endpoint) << '\n';
     return exit_code::failure;
   }
 
@@ -215,13 +218,22 @@ exit_code tail(const tail_options& options) {
     if (!next) {
       if (interrupted())
         break; // the signal broke the wait: not a socket failure to report
-      std::cerr << "warpforge tail: " << to_string(next.error()) << '\n';
+      std::cerr << "warpforge tail: " << user_message(next.error()) << '\n';
       continue; // a malformed message is reported, the feed goes on
     }
     if (!next->has_value()) {
       const std::chrono::duration<double> idle = std::chrono::steady_clock::now() - last_event;
       if (options.idle_timeout_s > 0 && idle.count() >= options.idle_timeout_s)
         break;
+      // Never heard, not even a heartbeat: say so rather than wait in silence (0: for ever).
+      if (follower->health() == feed::feed_health::waiting && options.feed_answer_wait_s > 0 &&
+          idle.count() >= options.feed_answer_wait_s) {
+        std::cerr << "warpforge tail: nothing answered at " << endpoint << " within "
+                  << options.feed_answer_wait_s << " s (no event and no heartbeat): no campaign is publishing "
+                  << "there. Name the run directory instead (warpforge tail runs/<run>), or wait for ever "
+                  << "with --wait-for-feed 0\n";
+        return exit_code::failure;
+      }
       continue;
     }
     last_event = std::chrono::steady_clock::now();

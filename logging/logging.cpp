@@ -55,6 +55,12 @@ void set_level(spdlog::level::level_enum level) {
     l->set_level(level);
 }
 
+void set_console_level(spdlog::level::level_enum level) {
+  auto& r = instance();
+  std::lock_guard lock{r.mutex};
+  r.sinks.front()->set_level(level); // the console sink is created first (registry())
+}
+
 bool add_file_sink(const std::filesystem::path& file) {
   std::shared_ptr<spdlog::sinks::basic_file_sink_mt> sink;
   try {

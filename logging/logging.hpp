@@ -18,6 +18,10 @@ std::optional<spdlog::level::level_enum> level_from_string(std::string_view text
 /// Sets the level of every logger, existing and future.
 void set_level(spdlog::level::level_enum level);
 
+/// Sets the lowest level the console (stderr) shows, apart from the loggers' level, so the log
+/// file keeps every line while a command's --quiet hides info lines on the terminal.
+void set_console_level(spdlog::level::level_enum level);
+
 /// Adds `file` as a sink of every logger, existing and future (creates parent folders).
 /// Returns false, after logging why, when the file cannot be opened.
 bool add_file_sink(const std::filesystem::path& file);

@@ -84,7 +84,8 @@ protected:
     pid_t pid = 0;
     EXPECT_EQ(posix_spawn(&pid, program.c_str(), &files, nullptr, argv.data(), envp.data()), 0) << program;
     posix_spawn_file_actions_destroy(&files);
-    started_.push_back(pid);
+    if (pid > 0) // never 0: kill(0, ...) in TearDown would signal this whole process group
+      started_.push_back(pid);
     return pid;
   }
 
