@@ -7,7 +7,7 @@
 #   --runner-only    bundle warpforge-runner alone (while the coordinator does not build)
 #   --no-check       skip the self-check of the unpacked tarball
 #
-# Output: stage/warpforge-<version>-linux-x86_64/{bin,lib,README.txt} and
+# Output: stage/warpforge-<version>-linux-x86_64/{bin,lib,share,README.txt} and
 #         dist/warpforge-<version>-linux-x86_64.tar.gz (its path is the last line printed).
 # Built on Debian 12 for Ubuntu 24.04 + CUDA 13: glibc, libstdc++/libgcc_s, the NVIDIA driver
 # (libcuda) and the CUDA toolkit libraries (NVRTC, CUPTI) are NOT bundled; the node has them.
@@ -74,6 +74,16 @@ for component in "${components[@]}"; do
   cmake --install "$build_dir" --prefix "$stage" --component "$component" >/dev/null
 done
 
+# The coordinator's shell completions and man page, written when warpforge links
+# (cmake/WarpforgeShellDocs.cmake) and installed with it.
+readonly shell_docs=(share/man/man1/warpforge.1 share/bash-completion/completions/warpforge
+                     share/zsh/site-functions/_warpforge)
+if ((!runner_only)); then
+  for f in "${shell_docs[@]}"; do
+    [[ -s "$stage/$f" ]] || die "$f is missing from the stage (warpforge writes it after linking: cmake/WarpforgeShellDocs.cmake)"
+  done
+fi
+
 bad="$(ls "$stage/lib" 2>/dev/null | grep -E "$forbidden_regex" || true)"
 [[ -z "$bad" ]] || die "the bundle must not contain: $bad"
 
@@ -99,7 +109,7 @@ need_glibcxx="$(newest_version GLIBCXX "${elf_files[@]}")"
 commit="$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ -n "$(git -C "$here" status --porcelain 2>/dev/null)" ]]; then commit="$commit (with uncommitted changes)"; fi
 contents="bin/warpforge-runner"
-((runner_only)) || contents="bin/warpforge, bin/warpforge-runner"
+((runner_only)) || contents="bin/warpforge, bin/warpforge-runner, share/ (man page, bash and zsh completion)"
 cat > "$stage/README.txt" <<README
 warpforge $version for Linux x86-64 GPU nodes
 Built $(date -u +%Y-%m-%dT%H:%M:%SZ) from commit $commit on $(. /etc/os-release && echo "$PRETTY_NAME"),
@@ -122,6 +132,12 @@ Check a node
   bin/warpforge-runner --query          # human-readable device report
   bin/warpforge-runner --query --json   # the same as JSON
   ldd bin/warpforge-runner | grep 'not found'   # should print nothing on a GPU node
+
+Man page and shell completion (bundles with bin/warpforge)
+  man -l share/man/man1/warpforge.1
+  source share/bash-completion/completions/warpforge          # bash; or copy it to
+                                                               # ~/.local/share/bash-completion/completions/
+  fpath=(\$PWD/share/zsh/site-functions \$fpath); autoload -Uz compinit; compinit   # zsh
 More: docs/deploy.md in the source tree.
 README
 
@@ -163,6 +179,8 @@ if ((check)); then
     rc=0
     env -u LD_LIBRARY_PATH "$root/bin/warpforge" --help >/dev/null 2>&1 || rc=$?
     ((rc != 127)) || die "self-check failed: bin/warpforge cannot start (loader error)"
+    bash -c "source '$root/share/bash-completion/completions/warpforge' && complete -p warpforge" >/dev/null \
+      || die "self-check failed: share/bash-completion/completions/warpforge does not register a completion"
   fi
   echo "bundle: self-check passed (ldd clean; runner --query --json: status $status)"
 fi
