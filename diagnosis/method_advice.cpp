@@ -159,6 +159,12 @@ level_advice advise_for_level(const hierarchy& h, const work_profile& work, cons
   return {};
 }
 
+bool finding_fits_binding(std::string_view rule_id, binding_kind kind) {
+  if (rule_id != "memory_bound")
+    return true;
+  return kind == binding_kind::dram_bound || kind == binding_kind::memory_bound || kind == binding_kind::unknown;
+}
+
 bool is_lower_precision_method(std::string_view id) {
   return std::find(lower_precision_methods.begin(), lower_precision_methods.end(), id) !=
          lower_precision_methods.end();

@@ -66,6 +66,12 @@ struct level_advice {
 level_advice advise_for_level(const hierarchy& h, const work_profile& work, const metric_values& completed,
                               const advice_policy& policy = {});
 
+/// Whether a fired finding calls for methods at this binding level. memory_bound fires on the
+/// busiest memory unit whichever level it is, but its methods move fewer DRAM bytes (narrower
+/// types, fusion, recomputation): for a kernel bound by L1, L2, a pipe or latency, the level's
+/// advice speaks instead. Every other finding speaks at every level.
+bool finding_fits_binding(std::string_view rule_id, binding_kind kind);
+
 /// Methods that compute in a narrower precision than f32 (tensor cores take f32 operands as TF32).
 bool is_lower_precision_method(std::string_view id);
 /// Methods that only exist on tensor cores.

@@ -3,6 +3,7 @@
 #include "json/writer.hpp"
 #include "pipeline/code_check.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include "sass/method_catalog.hpp"
@@ -100,10 +101,11 @@ diagnosis::method_budget fitted_budget(const diagnosis::diagnosis& d, std::strin
   return budget;
 }
 
+/// Some fired finding that speaks at the kernel's binding level names `m`.
 bool fired(const diagnosis::diagnosis& d, const sass::method_entry& m) {
   for (const auto& f : d.findings)
     for (const auto& id : m.findings)
-      if (id == f.rule_id)
+      if (id == f.rule_id && diagnosis::finding_fits_binding(f.rule_id, d.levels.kind))
         return true;
   return false;
 }
@@ -158,6 +160,21 @@ method_choice choose_methods(const diagnosis::diagnosis& d, int sm, const work_c
     for (const auto* m : catalog.on_axis(axis))
       if (fired(d, *m))
         consider(*m);
+  // Budget the findings left unused goes to the level's advice whose own axis had none (an
+  // L1-bound GEMM: the memory gap is L1's, near 0, yet shared-memory tiling is its second step).
+  for (const auto& advised : d.advice.first) {
+    auto most = std::max_element(left.begin(), left.end());
+    const auto* m = catalog.find(advised.id);
+    if (*most == 0 || m == nullptr || seen(m->id) || (sm > 0 && m->min_sm > static_cast<std::uint32_t>(sm)))
+      continue;
+    bool coupled = false;
+    for (const auto* c : choice.chosen)
+      coupled = coupled || catalog.coupled(c->id, m->id);
+    if (coupled)
+      continue;
+    choice.chosen.push_back(m);
+    --*most;
+  }
   return choice;
 }
 

@@ -142,3 +142,12 @@ TEST(method_advice, tensor_cores_are_ruled_out_without_flop_measured_or_declared
   EXPECT_TRUE(ruled_out_by_problem("memory.ldmatrix_stmatrix", sgemm.work, zero));
   EXPECT_EQ(ruled_out_by_problem("memory.tiling_smem", sgemm.work, zero), std::nullopt);
 }
+
+TEST(method_advice, only_a_dram_or_unresolved_binding_lets_memory_bound_call_for_methods) {
+  for (auto kind : all_binding_kinds) {
+    const bool dram = kind == binding_kind::dram_bound || kind == binding_kind::memory_bound ||
+                      kind == binding_kind::unknown;
+    EXPECT_EQ(finding_fits_binding("memory_bound", kind), dram) << to_string(kind);
+    EXPECT_TRUE(finding_fits_binding("poor_coalescing", kind)) << to_string(kind);
+  }
+}

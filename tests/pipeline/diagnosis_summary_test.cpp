@@ -4,6 +4,11 @@
 
 #include "pipeline/diagnosis_summary.hpp"
 
+#include "llm/prompt/prompt.hpp"
+#include "pipeline/diagnose_metrics.hpp"
+#include "pipeline/llm_facts.hpp"
+#include "pipeline/records.hpp"
+
 #include "tests/diagnosis/metric_sets.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +16,9 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <filesystem>
+
+#include <unistd.h>
 
 namespace warpforge::pipeline {
 namespace {
@@ -107,9 +115,19 @@ TEST(DiagnosisSummary, AnL1BoundSgemmGetsRegisterTilingFirstAndNoLowerPrecisionI
     EXPECT_NE(m->id, "compute.mixed_precision");
     EXPECT_NE(m->id, "compute.tensor_core");
   }
-  const auto* mixed = excluded(choice, "compute.mixed_precision");
+  // memory_bound fires on L1's 99.4%, but its DRAM methods (narrower types, bit tricks,
+  // recomputation) do not speak to an L1-bound kernel; the level's second step does.
+  EXPECT_FALSE(chosen(choice, "compute.lop3_bit_manipulation"));
+  EXPECT_FALSE(chosen(choice, "latency.online_recomputation"));
+  EXPECT_TRUE(chosen(choice, "memory.tiling_smem"));
+  // At DRAM narrower data is advice, and a problem that forbids it has it left out with the reason.
+  const auto reduction = choose_methods(diagnosed(diagnosis::testing::dram_bound_reduction()), 90, f32_problem);
+  const auto* mixed = excluded(reduction, "compute.mixed_precision");
   ASSERT_NE(mixed, nullptr);
   EXPECT_NE(mixed->reason.find("forbids lower precision"), std::string::npos) << mixed->reason;
+  EXPECT_FALSE(chosen(reduction, "compute.mixed_precision"));
+  EXPECT_TRUE(chosen(choose_methods(diagnosed(diagnosis::testing::dram_bound_reduction()), 90),
+                     "compute.mixed_precision"));
   // Without a problem at hand nothing is ruled out on its account, but the level's advice leads.
   const auto unconstrained = choose_methods(d, 90);
   ASSERT_FALSE(unconstrained.chosen.empty());
@@ -157,6 +175,44 @@ TEST(DiagnosisSummary, TheGapsRowNamesTheBindingLevel) {
   EXPECT_EQ(kind, "l1_bound");
   EXPECT_EQ(level, "l1");
   EXPECT_EQ(headline.substr(0, 9), "L1-bound:");
+}
+
+// What the model reads of the issue-26 SGEMM, from its recorded metrics kept where the engine
+// keeps them, through the prompt's facts (pipeline/llm_facts) and the propose prompt.
+TEST(DiagnosisSummary, ThePromptOfAnL1BoundSgemmNamesL1AndOffersNoLowerPrecisionForItsF32Problem) {
+  const auto run_dir = std::filesystem::temp_directory_path() / ("wf-l1-prompt-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(run_dir);
+  const branch_ref of{"c", "sgemm", 1, 0};
+  gpu::metric_set metrics;
+  metrics.source = gpu::metric_source::ncu;
+  for (const auto& [key, value] : diagnosis::testing::l1_bound_sgemm_2048())
+    metrics.values.push_back({key, value});
+  gpu::device_info device;
+  device.ordinal = 0;
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.sm_major = 9;
+  device.sm_count = 132;
+  ASSERT_TRUE(write_metric_file(branch_folder(run_dir, "sgemm", 1, 0) / "metrics-gpu0.json", {metrics, device}));
+  work_context f32_problem;
+  f32_problem.problem = {true, false, 1e-4, 2.0 * 8589934592.0};
+  const auto facts = diagnosis_facts_of(run_dir, "sgemm", summarize_metrics(metrics, device, of), f32_problem);
+  ASSERT_TRUE(facts.diagnosis);
+  llm::prompt_inputs in;
+  in.gpu = facts.gpu;
+  in.diagnosis = facts.diagnosis;
+  const auto skills = *llm::skill_library::built_in();
+  const auto c = llm::build_propose_prompt(in, skills).changing;
+  const auto has = [&](std::string_view part) { return c.find(part) != std::string::npos; };
+  EXPECT_TRUE(has("Bottleneck: L1-bound: L1/shared at 99.4% of its peak")) << c;
+  EXPECT_TRUE(has("DRAM 0.6%"));
+  EXPECT_TRUE(has("Candidate methods (fit the findings, the budget and this GPU), best first: "
+                  "compute.ilp_unroll_register_tile"))
+      << c;
+  EXPECT_FALSE(has("compute.mixed_precision,"));
+  EXPECT_TRUE(has("memory.tiling_smem"));
+  EXPECT_FALSE(has("FMA tricks"));
+  EXPECT_FALSE(has("Bottleneck: memory\n"));
+  std::filesystem::remove_all(run_dir);
 }
 
 } // namespace
