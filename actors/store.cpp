@@ -160,6 +160,10 @@ expected<std::int64_t, storage::store_error> store_state::record(const storage::
   row.methods_json = r.methods_json;
   row.defines_json = r.defines_json;
   row.source_path = r.source_path;
+  if (r.duplicate_of_iteration >= 1) {
+    row.duplicate_of_iteration = r.duplicate_of_iteration;
+    row.duplicate_of_ordinal = r.duplicate_of_ordinal;
+  }
   row.created_at = row.updated_at = unix_now_s();
   return db->insert_branch(row);
 }

@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -104,8 +105,11 @@ void add_candidate_facts(const fs::path& run_dir, std::string_view job, const fo
     return;
   const auto& c = (*kept)->candidates[static_cast<std::size_t>(found.kth_branch)];
   out.own_launch = c.launch.has_value();
+  // defines_json already holds what the branch was compiled with (a model's own defines among
+  // them): add only what an older run's row left out.
   for (const auto& [name, value] : c.defines)
-    out.defines.emplace_back(name, value);
+    if (std::none_of(out.defines.begin(), out.defines.end(), [&](const auto& d) { return d.first == name; }))
+      out.defines.emplace_back(name, value);
 }
 
 } // namespace

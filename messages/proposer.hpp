@@ -16,10 +16,16 @@
 namespace warpforge::pipeline {
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, branch_place& x) {
+  return f(caf::meta::type_name("branch_place"), x.iteration, x.ordinal);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate& x) {
   auto launch = messages::optional_field(x.launch);
+  auto duplicate_of = messages::optional_field(x.duplicate_of);
   return f(caf::meta::type_name("candidate"), x.kind, x.point, x.source, x.source_name, x.defines, launch,
-           x.methods, x.note, x.ablations);
+           x.methods, x.note, x.ablations, x.compiled_defines, duplicate_of);
 }
 
 template <class Inspector>
@@ -54,7 +60,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, attempt& x) {
   auto median = messages::optional_field(x.median_s);
   return f(caf::meta::type_name("attempt"), x.iteration, x.kind, x.point, x.methods, x.outcome,
-           median, x.detail);
+           median, x.detail, x.ordinal);
 }
 
 template <class Inspector>
@@ -62,7 +68,7 @@ typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
   auto best = messages::optional_field(x.best_s);
   auto diagnosis = messages::optional_field(x.diagnosis);
   return f(caf::meta::type_name("propose_request"), x.job, x.problem_path, x.iteration, x.branches,
-           x.current_best, best, diagnosis, x.memory, x.memory_from, x.run_dir, x.arch);
+           x.current_best, best, diagnosis, x.memory, x.memory_from, x.run_dir, x.arch, x.first_ordinal);
 }
 
 template <class Inspector>

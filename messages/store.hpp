@@ -58,7 +58,7 @@ typename Inspector::result_type inspect(Inspector& f, iteration_update& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, branch_record& x) {
   return f(caf::meta::type_name("branch_record"), x.key, x.kind, x.parent_ordinal, x.methods_json,
-           x.defines_json, x.source_path);
+           x.defines_json, x.source_path, x.duplicate_of_iteration, x.duplicate_of_ordinal);
 }
 
 template <class Inspector>

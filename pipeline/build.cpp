@@ -58,7 +58,10 @@ compile_order compile_order_for(const job_setup& job, const candidate& what,
   order.request.source_name = what.source_name.empty() ? job.problem.kernel.source.filename().string() : what.source_name;
   order.request.entry = job.problem.kernel.entry;
   order.request.arch = arch;
-  order.request.defines = defines_of(job.problem, resolved.point);
+  // A model's code stands alone: the baseline's tunables are not its macros unless it declares
+  // them in its own defines (a `#define BX 32` of its own would otherwise meet -DBX=16).
+  if (what.compiled_defines == define_set::tunables_and_own)
+    order.request.defines = defines_of(job.problem, resolved.point);
   for (const auto& [name, value] : what.defines)
     order.request.defines.push_back({name, std::to_string(value)});
   order.request.extra_flags = job.problem.kernel.flags;
@@ -124,6 +127,15 @@ built_kernel compile(const compile_order& order, const compile_function& compile
   out.outcome = vocabulary::branch_outcome::passed;
   out.cubin_path = cubin.string();
   return out;
+}
+
+config::tunable_point recorded_defines(const candidate& what) {
+  if (what.compiled_defines == define_set::own_only)
+    return what.defines;
+  auto all = what.point;
+  for (const auto& [name, value] : what.defines)
+    all[name] = value;
+  return all;
 }
 
 std::vector<std::string> sass_checkable_methods() {

@@ -93,10 +93,15 @@ expected<std::vector<config::resolved_problem>, std::string> resolve_branch(cons
                                                                              const candidate& what);
 
 /// The compile order of a branch at its (resolved) point, for `arch`, into `dir`: the same at
-/// every configuration (dims are not compiled in).
+/// every configuration (dims are not compiled in). Its defines: the problem's tunables at the
+/// point (unless the candidate's code stands alone: define_set::own_only), then its own.
 compile_order compile_order_for(const job_setup& job, const candidate& what,
                                 const config::resolved_problem& resolved, const branch_ref& ref,
                                 const std::string& arch, const std::filesystem::path& dir);
+
+/// The -D defines compile_order_for passes for `what` at its point, by name: what its branch
+/// row records (defines_json). A model's variant (define_set::own_only): its own defines only.
+config::tunable_point recorded_defines(const candidate& what);
 
 /// The compile order of the job's reference kernel (at the default point) for `arch`.
 compile_order reference_order_for(const job_setup& job, const branch_ref& job_ref, const std::string& arch,

@@ -184,6 +184,7 @@ void job_driver::remember_phase(branch_kind kind, const std::vector<std::string>
     a.outcome = t.result.outcome;
     a.median_s = passed(t.result) ? t.result.median_s : std::nullopt;
     a.detail = i < details.size() ? details[i] : t.result.detail;
+    a.ordinal = t.plan.ordinal;
     memory_.push_back(std::move(a));
     ++i;
   }
@@ -332,6 +333,7 @@ std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
   r.current_best = best_.what;
   r.best_s = best_s_;
   r.diagnosis = diagnosis_;
+  r.first_ordinal = next_ordinal_; // accept() numbers the candidates from here
   // Only what the proposer does not hold yet (all of it for one that keeps nothing).
   const auto from = std::min(proposer_holds_, memory_.size());
   r.memory_from = static_cast<std::int64_t>(from);
@@ -362,9 +364,19 @@ void job_driver::accept(const proposal& answer) {
   for (const auto& c : answer.candidates) {
     planned_branch b{iteration_, next_ordinal_++, std::nullopt, c, std::nullopt};
     b.what.kind = branch_kind::branch;
+    // The same content as a branch measured before: recorded, never built or raced again.
+    if (const auto& earlier = c.duplicate_of)
+      b.ended = branch_result{branch_outcome::not_run, std::nullopt, std::nullopt, std::nullopt,
+                              "duplicate of iteration " + std::to_string(earlier->iteration) + " branch " +
+                                std::to_string(earlier->ordinal) +
+                                ": the same code (comments and whitespace aside), defines and launch; not built or "
+                                "measured again",
+                              {}};
     plan(std::move(b));
   }
   phase_ = phase::branches;
+  if (phase_complete()) // every candidate was a duplicate
+    end_phase();
 }
 
 void job_driver::proposal_failed(const std::string& why) {

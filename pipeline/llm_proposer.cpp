@@ -6,10 +6,12 @@
 #include "llm/reply/ablation_check.hpp"
 #include "llm/reply/parse.hpp"
 #include "logging/logging.hpp"
+#include "pipeline/content_key.hpp"
 #include "pipeline/llm_facts.hpp"
 #include "pipeline/llm_memory.hpp"
 #include "pipeline/llm_round.hpp"
 #include "pipeline/llm_transcripts.hpp"
+#include "pipeline/records.hpp"
 #include "toml_reader/placed_error.hpp"
 
 #include <algorithm>
@@ -35,6 +37,20 @@ struct llm_proposer::job_state {
   std::set<std::int64_t> learned;   // iterations whose accepted attempts are in the pattern library
   std::string compacted;            // the last compaction of this run's memory
   std::size_t compacted_attempts = 0; // attempts it covered
+  // The content keys (content_key.hpp) of the job's earlier proposed branches by (iteration, k-th
+  // branch), each computed once: an iteration's proposal never changes once written.
+  std::map<std::pair<std::int64_t, std::size_t>, std::string> proposed_keys;
+};
+
+/// What the job has measured, by content: each key's first branch (the baseline, and every
+/// proposed branch that came to an outcome other than not_run), and each such branch's name.
+struct llm_proposer::measured_contents {
+  std::map<std::string, branch_place> by_key;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::string> names; // (iteration, ordinal)
+  const branch_place* find(const std::string& key) const {
+    auto it = by_key.find(key);
+    return it == by_key.end() ? nullptr : &it->second;
+  }
 };
 
 namespace {
@@ -235,6 +251,7 @@ std::optional<std::string> llm_proposer::compile_error(const job_state& job, con
     return std::nullopt;
   candidate c;
   c.point = job.setup->defaults.point;
+  c.compiled_defines = define_set::own_only; // as candidate_of builds it
   c.source = variant.code;
   c.source_name = variant.name + ".cu";
   c.defines = variant.defines;
@@ -268,9 +285,12 @@ llm::proposed_variant llm_proposer::compiled(job_state& job, llm_round& round, c
 }
 
 candidate llm_proposer::candidate_of(const job_state& job, const llm_round& round, const llm::proposed_variant& v) const {
-  // The problem's tunables stay at their defaults (still passed as -D): the code is what varies.
+  // The model's code stands alone: compiled with its own defines only, never the baseline's
+  // tunables (a variant that defines BX itself would get two definitions). The point stays at the
+  // defaults only to resolve the problem's launch (when the variant gives none) and arguments.
   candidate c;
   c.point = job.setup->defaults.point;
+  c.compiled_defines = define_set::own_only;
   c.source = v.code;
   c.source_name = v.name + ".cu";
   c.methods = v.methods;
@@ -286,6 +306,7 @@ candidate llm_proposer::candidate_of(const job_state& job, const llm_round& roun
     candidate x;
     x.kind = vocabulary::branch_kind::ablation;
     x.point = c.point;
+    x.compiled_defines = define_set::own_only;
     x.source = a.code;
     x.source_name = v.name + "-without-" + file_safe(a.without) + ".cu";
     x.methods = {a.without};
@@ -320,6 +341,69 @@ void llm_proposer::learn_patterns(job_state& job, const propose_request& request
       logging::get("proposer")->warn("llm pattern library not saved: {}", saved.error());
 }
 
+llm_proposer::measured_contents llm_proposer::measured(job_state& job, const propose_request& request) const {
+  measured_contents out;
+  const auto arch = arch_of(request);
+  std::map<std::int64_t, std::optional<proposal>> proposals; // each iteration's, read once here
+  auto proposed = [&](std::int64_t iteration, std::size_t k) -> const candidate* {
+    auto [read, fresh] = proposals.try_emplace(iteration);
+    if (fresh)
+      if (auto p = read_proposal(request.run_dir, request.job, iteration); p && *p)
+        read->second = std::move(**p);
+    return read->second && k < read->second->candidates.size() ? &read->second->candidates[k] : nullptr;
+  };
+  std::map<std::int64_t, std::size_t> branches_seen;
+  for (const auto& a : request.memory) {
+    if (a.iteration < 1 || a.ordinal < 0)
+      continue; // known from an earlier run: no content here
+    const branch_place place{a.iteration, a.ordinal};
+    if (a.kind == vocabulary::branch_kind::baseline) {
+      out.names[{a.iteration, a.ordinal}] = "the baseline (the problem's own kernel)";
+      if (a.outcome != vocabulary::branch_outcome::not_run)
+        out.by_key.try_emplace(content_key_of(*job.setup, job.setup->baseline, arch), place);
+      continue;
+    }
+    if (a.kind != vocabulary::branch_kind::branch)
+      continue;
+    const auto k = branches_seen[a.iteration]++;
+    const auto* c = proposed(a.iteration, k);
+    if (c == nullptr)
+      continue;
+    out.names[{a.iteration, a.ordinal}] = fs::path{c->source_name}.stem().string();
+    auto key = job.proposed_keys.find({a.iteration, k});
+    if (key == job.proposed_keys.end())
+      key = job.proposed_keys.emplace(std::pair{a.iteration, k}, content_key_of(*job.setup, *c, arch)).first;
+    // A branch that came to nothing (not_run: a duplicate itself, a GPU that went away) may be
+    // proposed again; the first of equal contents is the one named.
+    if (a.outcome != vocabulary::branch_outcome::not_run)
+      out.by_key.try_emplace(key->second, place);
+  }
+  return out;
+}
+
+std::vector<llm::repeat_fact> llm_proposer::repeats_of(const measured_contents& known,
+                                                       const propose_request& request) const {
+  std::vector<llm::repeat_fact> out;
+  if (request.iteration < 2)
+    return out;
+  auto last = read_proposal(request.run_dir, request.job, request.iteration - 1);
+  if (!last || !*last)
+    return out;
+  for (const auto& c : (*last)->candidates) {
+    if (!c.duplicate_of)
+      continue;
+    llm::repeat_fact r;
+    r.variant = fs::path{c.source_name}.stem().string();
+    r.iteration = request.iteration - 1;
+    r.earlier_iteration = c.duplicate_of->iteration;
+    r.earlier_branch = c.duplicate_of->ordinal;
+    auto name = known.names.find({r.earlier_iteration, r.earlier_branch});
+    r.earlier_variant = name == known.names.end() ? "a branch" : name->second;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 expected<proposal, std::string> llm_proposer::propose(const propose_request& request) {
   if (request.memory_from != 0) { // it keeps no memory of its own (memory_held 0): it needs all of it
     proposal resend;
@@ -341,7 +425,10 @@ expected<proposal, std::string> llm_proposer::propose(const propose_request& req
   recorded_chat chat{replay ? *replay : *context_.model, transcript_folder(request.run_dir, request.job, request.iteration)};
   llm_round round{chat, context_.llm, (*job)->contract, (*job)->dims, context_.limits, request.run_dir};
   learn_patterns(**job, request);
-  return run_round(**job, round, inputs_for(**job, request), request);
+  const auto known = measured(**job, request);
+  auto inputs = inputs_for(**job, request);
+  inputs.repeats = repeats_of(known, request);
+  return run_round(**job, round, std::move(inputs), request, known);
 }
 
 void llm_proposer::compact_memory(job_state& job, llm_round& round, llm::prompt_inputs& inputs,
@@ -370,7 +457,7 @@ void llm_proposer::compact_memory(job_state& job, llm_round& round, llm::prompt_
 }
 
 proposal llm_proposer::run_round(job_state& job, llm_round& round, llm::prompt_inputs inputs,
-                                 const propose_request& request) {
+                                 const propose_request& request, const measured_contents& known) {
   compact_memory(job, round, inputs, request);
   if (context_.llm.judge)
     inputs.judge = round.judge(inputs);
@@ -395,11 +482,37 @@ proposal llm_proposer::run_round(job_state& job, llm_round& round, llm::prompt_i
     notes.push_back("the LLM budget is spent: no further calls (the campaign finishes with what it has)");
   std::vector<std::string> tries;
   proposal out;
+  // A variant that is a branch measured before (or one of this round's), by content: recorded as
+  // its duplicate, not compiled here (unless only its repair repeats) nor built and raced by the
+  // pipeline. The proposal's k-th candidate will be branch first_ordinal + k of this iteration.
+  std::map<std::string, branch_place> this_round;
+  auto mark_if_repeated = [&](candidate& c) {
+    const auto key = content_key_of(*job.setup, c, arch_of(request));
+    const auto* earlier = known.find(key);
+    if (auto same = this_round.find(key); earlier == nullptr && same != this_round.end())
+      earlier = &same->second;
+    if (earlier == nullptr)
+      return key;
+    c.duplicate_of = *earlier;
+    notes.push_back(fs::path{c.source_name}.stem().string() + " repeats iteration " +
+                    std::to_string(earlier->iteration) + " branch " + std::to_string(earlier->ordinal) +
+                    ": not measured again");
+    return key;
+  };
   for (auto& v : variants) {
-    auto built = compiled(job, round, inputs, std::move(v), arch_of(request), tries);
-    if (auto missing = llm::missing_ablations_note(built); !missing.empty())
-      notes.push_back(built.name + ": " + missing);
-    out.candidates.push_back(candidate_of(job, round, built));
+    auto c = candidate_of(job, round, v);
+    auto key = mark_if_repeated(c);
+    if (!c.duplicate_of) {
+      auto built = compiled(job, round, inputs, std::move(v), arch_of(request), tries);
+      if (auto missing = llm::missing_ablations_note(built); !missing.empty())
+        notes.push_back(built.name + ": " + missing);
+      c = candidate_of(job, round, built);
+      key = mark_if_repeated(c); // its repair may be a repeat too
+    }
+    if (!c.duplicate_of)
+      this_round.emplace(key, branch_place{request.iteration,
+                                           request.first_ordinal + static_cast<std::int64_t>(out.candidates.size())});
+    out.candidates.push_back(std::move(c));
   }
   write_tries(request.run_dir, request.job, request.iteration, tries);
   out.note = round_note(out.candidates, inputs, notes, round.calls());

@@ -77,9 +77,17 @@ private:
   std::filesystem::path patterns_file(const propose_request& request) const;
   /// Past the threshold, this run's older attempts are replaced by their compaction.
   void compact_memory(job_state& job, llm_round& round, llm::prompt_inputs& inputs, const propose_request& request) const;
+  struct measured_contents;
+  /// The job's branches that came to an outcome, by content key (content_key.hpp), from the
+  /// memory and the iterations' proposal.json.
+  measured_contents measured(job_state& job, const propose_request& request) const;
+  /// The last round's candidates that were recorded as duplicates, for the prompt.
+  std::vector<llm::repeat_fact> repeats_of(const measured_contents& known, const propose_request& request) const;
   /// Judge, repairs, new variants, compile-fix loop: the round's proposal (its calls accounted even
-  /// when no variant came of them).
-  proposal run_round(job_state& job, llm_round& round, llm::prompt_inputs inputs, const propose_request& request);
+  /// when no variant came of them). A variant whose content was measured before is handed on as a
+  /// duplicate (candidate::duplicate_of), not compiled.
+  proposal run_round(job_state& job, llm_round& round, llm::prompt_inputs inputs, const propose_request& request,
+                     const measured_contents& known);
 
   llm_context context_;
   llm::skill_library skills_;

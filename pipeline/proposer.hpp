@@ -37,6 +37,7 @@ struct attempt {
   vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   std::optional<double> median_s;   // seconds, when it passed (in the job's time frame)
   std::string detail;               // why it failed, or its verdict, one line
+  std::int64_t ordinal = -1;        // its branch in the iteration; -1: known from an earlier run
   friend bool operator==(const attempt&, const attempt&) = default;
 };
 
@@ -56,6 +57,9 @@ struct propose_request {
   std::string run_dir;                    // where the campaign records (the llm proposer's
                                           // transcripts and the proposals it reads back)
   std::string arch;                       // what the campaign compiles for ("sm_90")
+  std::int64_t first_ordinal = 0;         // the ordinal the proposal's first candidate will get
+                                          // (the others follow in order): where a proposer's
+                                          // own candidates will stand, for duplicate_of
   friend bool operator==(const propose_request&, const propose_request&) = default;
 };
 

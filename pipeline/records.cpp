@@ -76,6 +76,13 @@ void write_candidate(json::writer& out, const candidate& c) {
     out.key("defines").raw(point_json(c.defines));
   if (c.launch)
     write_launch(out, *c.launch);
+  if (c.compiled_defines != define_set::tunables_and_own)
+    out.key("compiled_defines").value(to_string(c.compiled_defines));
+  if (c.duplicate_of) {
+    out.key("duplicate_of").begin_object();
+    out.key("iteration").value(c.duplicate_of->iteration).key("ordinal").value(c.duplicate_of->ordinal);
+    out.end_object();
+  }
   out.key("ablations").begin_array();
   for (const auto& a : c.ablations)
     write_candidate(out, a);
@@ -107,6 +114,19 @@ expected<candidate, std::string> read_candidate(simdjson::dom::object o) {
     if (!read)
       return unexpected{read.error()};
     c.launch = *read;
+  }
+  if (std::string_view set; o["compiled_defines"].get(set) == simdjson::SUCCESS) {
+    auto read = define_set_from_string(set);
+    if (!read)
+      return unexpected{"candidate: compiled_defines \"" + std::string{set} + "\""};
+    c.compiled_defines = *read;
+  }
+  if (simdjson::dom::object earlier; o["duplicate_of"].get(earlier) == simdjson::SUCCESS) {
+    branch_place place;
+    if (earlier["iteration"].get(place.iteration) != simdjson::SUCCESS ||
+        earlier["ordinal"].get(place.ordinal) != simdjson::SUCCESS)
+      return unexpected{std::string{"candidate: duplicate_of (iteration, ordinal: integers)"}};
+    c.duplicate_of = place;
   }
   simdjson::dom::array methods;
   if (o["methods"].get(methods) == simdjson::SUCCESS)
@@ -191,7 +211,11 @@ storage::branch_record branch_row(std::int64_t job_id, const planned_branch& b, 
   r.kind = b.what.kind;
   r.parent_ordinal = b.parent.value_or(-1);
   r.methods_json = methods_json(b.what.methods);
-  r.defines_json = point_json(b.what.point);
+  r.defines_json = point_json(recorded_defines(b.what)); // exactly what NVRTC is given
+  if (b.what.duplicate_of) {
+    r.duplicate_of_iteration = b.what.duplicate_of->iteration;
+    r.duplicate_of_ordinal = b.what.duplicate_of->ordinal;
+  }
   r.source_path = std::move(source_path);
   return r;
 }

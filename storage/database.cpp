@@ -144,7 +144,7 @@ expected<iteration_row, store_error> read_iteration(const statement& s) {
 
 constexpr std::string_view branch_columns =
     "id, iteration_id, ordinal, kind, parent_branch_id, outcome, methods_json, defines_json, "
-    "source_path, detail, created_at, updated_at";
+    "source_path, detail, created_at, updated_at, duplicate_of_iteration, duplicate_of_ordinal";
 
 expected<branch_row, store_error> read_branch(const statement& s) {
   auto kind = read_enum<vocabulary::branch_kind>(s, 3, "branches.kind");
@@ -156,7 +156,8 @@ expected<branch_row, store_error> read_branch(const statement& s) {
   return branch_row{s.column_int64(0),  s.column_int64(1),  s.column_int64(2),
                     *kind,              s.column_optional_int64(4), *outcome,
                     s.column_text(6),   s.column_text(7),   s.column_text(8),
-                    s.column_text(9),   s.column_double(10), s.column_double(11)};
+                    s.column_text(9),   s.column_double(10), s.column_double(11),
+                    s.column_optional_int64(12), s.column_optional_int64(13)};
 }
 
 constexpr std::string_view measurement_columns =
@@ -576,8 +577,9 @@ expected<row_id, store_error> database::insert_branch(const branch_row& row) {
   return named("insert_branch", [&]() -> expected<row_id, store_error> {
     auto stmt = conn_.prepare(
         "INSERT INTO branches (iteration_id, ordinal, kind, parent_branch_id, outcome, "
-        "methods_json, defines_json, source_path, detail, created_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "methods_json, defines_json, source_path, detail, created_at, updated_at, "
+        "duplicate_of_iteration, duplicate_of_ordinal) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!stmt)
       return unexpected{std::move(stmt).error()};
     std::optional<std::string_view> outcome;
@@ -593,7 +595,9 @@ expected<row_id, store_error> database::insert_branch(const branch_row& row) {
         .bind(8, row.source_path)
         .bind(9, row.detail)
         .bind(10, row.created_at)
-        .bind(11, row.updated_at);
+        .bind(11, row.updated_at)
+        .bind(12, row.duplicate_of_iteration)
+        .bind(13, row.duplicate_of_ordinal);
     return run_insert(conn_, *stmt);
   });
 }

@@ -179,10 +179,21 @@ CREATE TABLE deploy_steps (
 );
 )sql";
 
+// Version 4: a branch whose content (normalised source, defines, flags, launch) repeats an earlier
+// branch of its job names that branch; it is recorded not_run and never built or raced again
+// (pipeline/content_key.hpp). NULL in both columns: not a duplicate.
+constexpr std::string_view schema_v4 = R"sql(
+ALTER TABLE branches ADD COLUMN duplicate_of_iteration INTEGER
+  CHECK (duplicate_of_iteration IS NULL OR duplicate_of_iteration >= 1);
+ALTER TABLE branches ADD COLUMN duplicate_of_ordinal INTEGER
+  CHECK ((duplicate_of_ordinal IS NULL) = (duplicate_of_iteration IS NULL));
+)sql";
+
 constexpr std::array warpforge_migrations{
     migration{1, "create the run database", schema_v1},
     migration{2, "add llm_calls", schema_v2},
     migration{3, "add deployments and deploy_steps", schema_v3},
+    migration{4, "add branches.duplicate_of_iteration and duplicate_of_ordinal", schema_v4},
 };
 
 void check_numbering(std::span<const migration> migrations) {

@@ -80,6 +80,8 @@ struct branch_record {
   std::string methods_json = "[]";
   std::string defines_json = "{}";
   std::string source_path;           // relative to the run directory
+  std::int64_t duplicate_of_iteration = -1; // the same content as this earlier branch of the
+  std::int64_t duplicate_of_ordinal = -1;   // job (never built or raced); -1: not a duplicate
   friend bool operator==(const branch_record&, const branch_record&) = default;
 };
 

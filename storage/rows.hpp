@@ -76,6 +76,8 @@ struct branch_row {
   std::string detail;                        ///< outcome detail: the error, the mismatch, ...
   unix_seconds created_at = 0;
   unix_seconds updated_at = 0;
+  std::optional<std::int64_t> duplicate_of_iteration; ///< the same content as this earlier branch
+  std::optional<std::int64_t> duplicate_of_ordinal;   ///< of the job (not built or raced again)
 };
 
 /// measurements: one timing series of one branch on one GPU in one mode.

@@ -75,6 +75,19 @@ std::string fixes_section(const std::vector<fix_request>& fixes) {
   return out;
 }
 
+std::string repeats_section(const std::vector<repeat_fact>& repeats) {
+  if (repeats.empty())
+    return "";
+  std::string out = "## You repeated yourself\nThese variants of your last round were the same kernel as a branch "
+                    "already measured (the same code once comments and whitespace are set aside, the same defines "
+                    "and launch), so they were not built or measured again. Do not send them again: write something "
+                    "that differs.\n";
+  for (const auto& r : repeats)
+    out += "- " + r.variant + " (iteration " + std::to_string(r.iteration) + ") repeated " + r.earlier_variant +
+           " (iteration " + std::to_string(r.earlier_iteration) + ", branch " + std::to_string(r.earlier_branch) + ")\n";
+  return out;
+}
+
 std::string ablations_section(const prompt_inputs& in) {
   if (in.ablations_wanted.empty())
     return "";
@@ -117,6 +130,7 @@ prompt build_propose_prompt(const prompt_inputs& in, const skill_library& skills
   section(fired_skills_section(in, skills));
   section("## This run's attempts\n" + render_attempts(in.this_run));
   section(fixes_section(in.fixes));
+  section(repeats_section(in.repeats));
   section(ablations_section(in));
   section(task_section(in));
   return p;

@@ -17,7 +17,7 @@ using deploy_store_test = testing::stand_in_project;
 TEST_F(deploy_store_test, migration_3_records_a_deployment_its_steps_and_its_end) {
   auto db = storage::database::open(dir / "warpforge.db");
   ASSERT_TRUE(db) << storage::to_string(db.error());
-  EXPECT_EQ(*db->schema_version(), 3);
+  EXPECT_GE(*db->schema_version(), 3) << "deployments and deploy_steps came with migration 3";
 
   collecting_sink sink;
   const auto r = request(chosen("SLOW"));

@@ -246,5 +246,55 @@ TEST(JobDriver, ABranchThatFailsToBuildEndsWithoutARace) {
   EXPECT_NE(finished[0].memory[0].find("FAILED"), std::string::npos) << finished[0].memory[0];
 }
 
+// Issue 26: a candidate the proposer found to repeat a measured branch is recorded, never raced.
+TEST(JobDriver, ADuplicateIsPlannedEndedNotRunNamingTheEarlierBranchAndNeverRaced) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  auto ask = job.proposal_due(0);
+  ASSERT_TRUE(ask);
+  EXPECT_EQ(ask->first_ordinal, 1) << "the first proposal's branches follow the baseline";
+  auto repeat = point(16);
+  repeat.duplicate_of = branch_place{1, 0};
+  job.accept({{point(32), repeat}, ""});
+  const auto planned = job.take_planned();
+  ASSERT_EQ(planned.size(), 2u);
+  EXPECT_FALSE(planned[0].ended);
+  ASSERT_TRUE(planned[1].ended);
+  EXPECT_EQ(planned[1].ordinal, 2);
+  EXPECT_EQ(planned[1].ended->outcome, branch_outcome::not_run);
+  EXPECT_NE(planned[1].ended->detail.find("duplicate of iteration 1 branch 0"), std::string::npos)
+    << planned[1].ended->detail;
+  job.built(1, 1);
+  auto race = job.next_race(true, 0);
+  ASSERT_TRUE(race);
+  EXPECT_EQ(race->ordinals, std::vector<std::int64_t>{1}) << "the duplicate is not raced";
+  job.measured(*race, {{passed_in(0.9e-3)}, 1e-3});
+  ASSERT_EQ(job.take_finished().size(), 1u);
+  // The memory names each branch's ordinal, so a proposer can say which branch was repeated.
+  job.diagnosed(*job.profile_due(0), std::nullopt);
+  auto next = job.proposal_due(0);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->first_ordinal, 0);
+  ASSERT_EQ(next->memory.size(), 3u);
+  EXPECT_EQ(next->memory[1].ordinal, 1);
+  EXPECT_EQ(next->memory[2].ordinal, 2);
+  EXPECT_EQ(next->memory[2].outcome, branch_outcome::not_run);
+}
+
+TEST(JobDriver, AProposalOfDuplicatesOnlyEndsItsIterationWithoutARace) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  auto repeat = point(8);
+  repeat.duplicate_of = branch_place{1, 0};
+  job.accept({{repeat}, ""});
+  EXPECT_EQ(job.take_planned().size(), 1u);
+  EXPECT_FALSE(job.next_race(true, 0));
+  const auto finished = job.take_finished();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_FALSE(finished[0].champion);
+  EXPECT_TRUE(job.proposal_due(0)) << "the next iteration is asked for (patience 5)";
+}
+
 } // namespace
 } // namespace warpforge::pipeline

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -426,6 +427,110 @@ TEST_F(LlmProposerTest, ARestartedProposerReusesTheKeptCompactionInsteadOfAsking
   for (const auto& b : again->requests.at(0).system)
     prompt += b.text;
   EXPECT_NE(prompt.find("out of bounds writes"), std::string::npos) << "the kept compaction stands for the old attempts";
+}
+
+// Issue 26: a model's variant stands alone (its own defines only), and a variant it sends again
+// (the same code once comments and whitespace are set aside, the same defines and launch) is
+// handed on as a duplicate of the branch that measured it: not compiled, and the next prompt says so.
+attempt measured_branch(std::int64_t iteration, std::int64_t ordinal, vocabulary::branch_kind kind,
+                        vocabulary::branch_outcome outcome = vocabulary::branch_outcome::passed) {
+  attempt a;
+  a.iteration = iteration;
+  a.ordinal = ordinal;
+  a.kind = kind;
+  a.outcome = outcome;
+  a.median_s = outcome == vocabulary::branch_outcome::passed ? std::optional{1e-3} : std::nullopt;
+  a.detail = outcome == vocabulary::branch_outcome::passed ? "ACCEPTED: 1.2x" : "not run";
+  return a;
+}
+
+TEST_F(LlmProposerTest, AVariantSentAgainIsADuplicateOfItsMeasuredBranchNotCompiledAndTheNextPromptSaysSo) {
+  auto compiles = std::make_shared<std::atomic<int>>(0);
+  auto counted = [&](std::shared_ptr<llm::chat_client> model) {
+    auto c = context(std::move(model));
+    c.compile = [compiles](const gpu::compile_request& r) {
+      ++*compiles;
+      return gpu::compile_kernel(r);
+    };
+    return c;
+  };
+  // Iteration 1: the tiled kernel, compiled with its own defines only (no TILE or BLOCK_ROWS).
+  auto first_model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", tiled_code}})}});
+  auto first = llm_proposer{counted(first_model)}.propose(ask(1));
+  ASSERT_TRUE(first) << first.error();
+  ASSERT_EQ(first->candidates.size(), 1u);
+  EXPECT_EQ(first->candidates[0].compiled_defines, define_set::own_only);
+  EXPECT_EQ(recorded_defines(first->candidates[0]), (config::tunable_point{{"T_DIM", 32}, {"T_ROWS", 8}}));
+  EXPECT_FALSE(first->candidates[0].duplicate_of);
+  EXPECT_EQ(compiles->load(), 1);
+  ASSERT_TRUE(write_proposal(run_dir, "transpose", 1, *first));
+
+  // Iteration 2: the same kernel again under another name, recommented and re-indented, beside a
+  // new one. The baseline is branch 0, the tiled kernel branch 1 of iteration 1.
+  auto again = "// second thoughts: stage the tile\n" + tiled_code;
+  again.replace(again.find("  __syncthreads();"), 18, "    __syncthreads();   /* all of the tile */");
+  std::vector<attempt> memory{measured_branch(1, 0, vocabulary::branch_kind::baseline),
+                              measured_branch(1, 1, vocabulary::branch_kind::branch)};
+  auto second_model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled_again", again}, {"tiled_16", tiled_code, 16}})}});
+  auto request = ask(2, memory);
+  request.first_ordinal = 0;
+  auto second = llm_proposer{counted(second_model)}.propose(request);
+  ASSERT_TRUE(second) << second.error();
+  ASSERT_EQ(second->candidates.size(), 2u);
+  ASSERT_TRUE(second->candidates[0].duplicate_of);
+  EXPECT_EQ(*second->candidates[0].duplicate_of, (branch_place{1, 1}));
+  EXPECT_FALSE(second->candidates[1].duplicate_of) << "other defines: another kernel";
+  EXPECT_EQ(compiles->load(), 2) << "only the new variant was compiled";
+  EXPECT_NE(second->note.find("tiled_again repeats iteration 1 branch 1"), std::string::npos) << second->note;
+  ASSERT_TRUE(write_proposal(run_dir, "transpose", 2, *second));
+
+  // Iteration 3: the prompt names the repeat; a variant sent twice in one reply is the second
+  // time a duplicate of the first's branch (first_ordinal + 0).
+  memory.push_back(measured_branch(2, 0, vocabulary::branch_kind::branch, vocabulary::branch_outcome::not_run));
+  memory.push_back(measured_branch(2, 1, vocabulary::branch_kind::branch));
+  auto fresh = tiled_code;
+  fresh.replace(fresh.find("T_DIM + 1]"), 10, "T_DIM + 2]");
+  auto third_model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"padded", fresh}, {"padded_twice", fresh}})}});
+  request = ask(3, memory);
+  request.first_ordinal = 0;
+  auto third = llm_proposer{counted(third_model)}.propose(request);
+  ASSERT_TRUE(third) << third.error();
+  const auto& prompt = third_model->requests.at(0).messages.back().text;
+  EXPECT_NE(prompt.find("## You repeated yourself"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("- tiled_again (iteration 2) repeated tiled (iteration 1, branch 1)"), std::string::npos)
+    << prompt;
+  ASSERT_EQ(third->candidates.size(), 2u);
+  EXPECT_FALSE(third->candidates[0].duplicate_of);
+  ASSERT_TRUE(third->candidates[1].duplicate_of);
+  EXPECT_EQ(*third->candidates[1].duplicate_of, (branch_place{3, 0}));
+  EXPECT_EQ(compiles->load(), 3);
+  // The prompt of a round after one without repeats has no such section.
+  EXPECT_EQ(second_model->requests.at(0).messages.back().text.find("You repeated yourself"), std::string::npos);
+}
+
+TEST_F(LlmProposerTest, ABranchThatCameToNothingMayBeProposedAgain) {
+  auto first = llm_proposer{context(std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+                              {"propose", envelope({{"tiled", tiled_code}})}}))}
+                 .propose(ask(1));
+  ASSERT_TRUE(first) << first.error();
+  ASSERT_TRUE(write_proposal(run_dir, "transpose", 1, *first));
+  auto second_round = [&](vocabulary::branch_outcome earlier) {
+    auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+      {"propose", envelope({{"tiled", tiled_code}})}});
+    auto made = llm_proposer{context(model)}.propose(
+      ask(2, {measured_branch(1, 0, vocabulary::branch_kind::baseline),
+              measured_branch(1, 1, vocabulary::branch_kind::branch, earlier)}));
+    EXPECT_TRUE(made) << made.error();
+    return made && made->candidates.size() == 1 ? made->candidates[0].duplicate_of : std::nullopt;
+  };
+  // Branch 1 of iteration 1 was never run (its GPU went away): the same kernel is measured now.
+  EXPECT_FALSE(second_round(vocabulary::branch_outcome::not_run));
+  EXPECT_EQ(second_round(vocabulary::branch_outcome::passed), (branch_place{1, 1}));
+  EXPECT_EQ(second_round(vocabulary::branch_outcome::compile_error), (branch_place{1, 1}))
+    << "it came to an outcome: the same code fails the same way";
 }
 
 } // namespace

@@ -277,6 +277,32 @@ TEST_F(Database, BranchesRoundTripAndRecordTheirOutcome) {
   EXPECT_EQ(loaded.updated_at, 12.0);
 }
 
+TEST_F(Database, ADuplicateBranchNamesTheEarlierBranchItRepeats) {
+  auto iteration_id = make_iteration();
+  make_branch(iteration_id, 0);
+  branch_row row;
+  row.iteration_id = iteration_id;
+  row.ordinal = 1;
+  row.outcome = branch_outcome::not_run;
+  row.duplicate_of_iteration = 1;
+  row.duplicate_of_ordinal = 0;
+  row.created_at = row.updated_at = 10.0;
+  must(db_->insert_branch(row));
+  auto branches = must(db_->load_branches(iteration_id));
+  ASSERT_EQ(branches.size(), 2u);
+  EXPECT_FALSE(branches[0].duplicate_of_iteration) << "not a duplicate: both columns NULL";
+  EXPECT_FALSE(branches[0].duplicate_of_ordinal);
+  EXPECT_EQ(branches[1].duplicate_of_iteration, 1);
+  EXPECT_EQ(branches[1].duplicate_of_ordinal, 0);
+  // Half a reference, or an iteration before the first, is refused by the schema.
+  row.ordinal = 2;
+  row.duplicate_of_ordinal = std::nullopt;
+  EXPECT_FALSE(db_->insert_branch(row));
+  row.duplicate_of_ordinal = 0;
+  row.duplicate_of_iteration = 0;
+  EXPECT_FALSE(db_->insert_branch(row));
+}
+
 TEST_F(Database, AnUnknownEnumTextInAColumnIsCorruptNamingTheColumn) {
   auto iteration_id = make_iteration();
   auto id = make_branch(iteration_id, 0);

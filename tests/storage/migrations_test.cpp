@@ -131,6 +131,29 @@ TEST(Migrations, MigrationTwoGivesAVersionOneRunItsLlmCallsTableAndKeepsItsRows)
                          "VALUES (1, 1, 1, 'judge', 'm', 'ok', 4.0)"));
 }
 
+TEST(Migrations, MigrationFourGivesAVersionThreeRunsBranchesTheirDuplicateOfColumnsAndKeepsItsRows) {
+  testing::scratch_directory dir;
+  auto conn = open_file(dir / "run.db");
+  ASSERT_TRUE(migrate(conn, all_migrations().first(3)));
+  ASSERT_TRUE(conn.exec(
+      "INSERT INTO campaigns (name, spec_path, spec_toml, run_dir, state, created_at, updated_at) "
+      "VALUES ('night', 'c.toml', 'x = 1', '/runs/night', 'interrupted', 1.0, 2.0);"
+      "INSERT INTO jobs (campaign_id, name, problem_path, state, updated_at) "
+      "VALUES (1, 'gemm', 'gemm.toml', 'running', 2.0);"
+      "INSERT INTO iterations (job_id, number, state, started_at) VALUES (1, 1, 'running', 3.0);"
+      "INSERT INTO branches (iteration_id, ordinal, kind, created_at, updated_at) "
+      "VALUES (1, 0, 'baseline', 3.0, 3.0);"));
+  auto result = migrate(conn, all_migrations().first(4));
+  ASSERT_TRUE(result) << to_string(result.error());
+  EXPECT_EQ(result->from_version, 3);
+  EXPECT_EQ(result->to_version, 4);
+  EXPECT_EQ(query(conn, "SELECT count(*) FROM branches WHERE duplicate_of_iteration IS NULL AND "
+                        "duplicate_of_ordinal IS NULL"), 1) << "an older branch is no duplicate";
+  ASSERT_TRUE(conn.exec("INSERT INTO branches (iteration_id, ordinal, kind, outcome, duplicate_of_iteration, "
+                        "duplicate_of_ordinal, created_at, updated_at) VALUES (1, 1, 'branch', 'not_run', 1, 0, 4.0, 4.0)"));
+  EXPECT_EQ(query(conn, "SELECT duplicate_of_ordinal FROM branches WHERE ordinal = 1"), 0);
+}
+
 TEST(Migrations, AFailedMigrationRollsBackAndNamesItself) {
   testing::scratch_directory dir;
   auto conn = open_file(dir / "run.db");
