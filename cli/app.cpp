@@ -204,8 +204,9 @@ void add_report(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<report_options>();
   auto* command = app.add_subcommand("report", "Print a campaign's report (md, json or csv), live or after");
   command->add_option(run_dir_names, opts->run_dir, "Run directory")->required();
-  auto* format = command->add_option("--format", opts->format, "md|json|csv")
-    ->check(CLI::IsMember({"md", "json", "csv"}));
+  auto* format = command->add_option("--format", opts->format,
+                                     "md|json|csv|kerneltuner (a Kernel Tuner cache file per job)")
+    ->check(CLI::IsMember({"md", "json", "csv", "kerneltuner"}));
   command->add_flag_callback("--json", [opts] { opts->format = "json"; }, "The same as --format json")
     ->excludes(format);
   command->add_flag("--write", opts->write_summary,

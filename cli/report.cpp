@@ -1,10 +1,12 @@
-// `warpforge report <run-dir> [--format md|json|csv] [--write]`: the campaign's report from its
-// store, on stdout; works while the campaign runs (the store is read in snapshots) and after.
+// `warpforge report <run-dir> [--format md|json|csv|kerneltuner] [--write]`: the campaign's report
+// from its store, on stdout (kerneltuner: a Kernel Tuner cache file per job in the run directory,
+// their paths on stdout); works while the campaign runs (the store is read in snapshots) and after.
 
 #include "cli/commands.hpp"
 #include "cli/user_errors.hpp"
 
 #include "report/campaign_report.hpp"
+#include "report/kerneltuner_cache.hpp"
 
 #include <iostream>
 
@@ -16,7 +18,16 @@ exit_code report(const report_options& options) {
     std::cerr << "warpforge report: " << user_message_of_text(loaded.error()) << '\n';
     return exit_code::bad_input;
   }
-  if (options.format == "json")
+  if (options.format == "kerneltuner") {
+    // Kernel Tuner reads a cache file per kernel: one per job, written into the run directory.
+    auto written = report::write_kerneltuner_caches(*loaded);
+    if (!written) {
+      std::cerr << "warpforge report: " << written.error() << '\n';
+      return exit_code::failure;
+    }
+    for (const auto& file : *written)
+      std::cout << (loaded->run_dir / file).string() << '\n';
+  } else if (options.format == "json")
     std::cout << report::render_json(*loaded) << '\n';
   else if (options.format == "csv")
     std::cout << report::render_csv(*loaded);

@@ -10,6 +10,7 @@
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
 #include "storage/run_owner.hpp"
+#include "vocabulary/number_text.hpp"
 
 #include <cstdio>
 #include <ctime>
@@ -57,14 +58,7 @@ std::string format_time(double unix_s) {
 std::string format_seconds(std::optional<double> s) {
   if (!s)
     return "not measured";
-  char buffer[32];
-  if (*s < 1e-3)
-    std::snprintf(buffer, sizeof buffer, "%.2f us", *s * 1e6);
-  else if (*s < 1)
-    std::snprintf(buffer, sizeof buffer, "%.3f ms", *s * 1e3);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.3f s", *s);
-  return buffer;
+  return vocabulary::time_text(*s); // as the report and the dashboard write it
 }
 
 /// "3 calls (1 failed), tokens in 12000 out 900 cache read 30000 write 400, $0.1234, 41.0 s".
@@ -118,11 +112,8 @@ std::string render_text(const storage::campaign_summary& s, const live_facts& fa
     out << "  " << j.name << "  [" << vocabulary::to_string(j.state) << "]  iterations "
         << j.iterations_done << "  baseline " << format_seconds(j.baseline_time_s) << "  best "
         << format_seconds(j.best_time_s);
-    if (j.baseline_time_s && j.best_time_s && *j.best_time_s > 0) {
-      char speedup[32];
-      std::snprintf(speedup, sizeof speedup, "  x%.2f", *j.baseline_time_s / *j.best_time_s);
-      out << speedup;
-    }
+    if (j.baseline_time_s && j.best_time_s && *j.best_time_s > 0)
+      out << "  speed-up " << vocabulary::speedup_text(*j.baseline_time_s / *j.best_time_s);
     out << '\n';
     if (!j.reason.empty())
       out << "      " << j.reason << '\n';

@@ -2,6 +2,7 @@
 
 #include "report/tunable_values.hpp"
 
+#include "files/atomic_write.hpp"
 #include "json/writer.hpp"
 #include "storage/run_directory.hpp"
 
@@ -64,6 +65,17 @@ void write_value(json::writer& w, const tunable_value& v) {
 
 std::string kerneltuner_cache_file_name(std::string_view job_name) {
   return storage::path_component(job_name) + "-kerneltuner-cache.json";
+}
+
+expected<std::vector<std::string>, std::string> write_kerneltuner_caches(const campaign_report& report) {
+  std::vector<std::string> written;
+  for (const auto& job : report.jobs) {
+    const auto name = kerneltuner_cache_file_name(job.row.name);
+    if (auto done = files::write_file_atomically(report.run_dir / name, render_kerneltuner_cache(job)); !done)
+      return unexpected{done.error()};
+    written.push_back(name);
+  }
+  return written;
 }
 
 std::string render_kerneltuner_cache(const job_entry& job) {

@@ -20,13 +20,19 @@
 #include "report/campaign_report.hpp"
 
 #include <string>
+#include <vector>
 
 namespace warpforge::report {
 
 /// The Kernel Tuner cache JSON of one job of `report`.
 std::string render_kerneltuner_cache(const job_entry& job);
 
-/// The file name it is written to beside summary.md: "<job>-kerneltuner-cache.json".
+/// The file name it is written to beside summary.md: "<job>-kerneltuner-cache.json" (the job's
+/// name through storage::path_component, so no name places a file outside the run directory).
 std::string kerneltuner_cache_file_name(std::string_view job_name);
+
+/// Writes every job's cache into the run directory, each atomically (rename); returns the files
+/// written (relative to run_dir) or what failed.
+expected<std::vector<std::string>, std::string> write_kerneltuner_caches(const campaign_report& report);
 
 } // namespace warpforge::report
