@@ -7,8 +7,7 @@
 
 namespace warpforge::cli {
 
-/// A kernel time for people, precise enough to compare a median with its interval:
-/// "79.33 us" below a millisecond, "1.1186 ms" above.
+/// A kernel time for people, as every view writes it (vocabulary::time_text): "79.3 us", "1.12 ms".
 std::string format_time(double seconds);
 
 /// The first line of `text`, cut to `max_chars` with "..." (compiler logs, CUDA errors).
