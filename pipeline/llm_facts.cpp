@@ -51,6 +51,9 @@ llm::diagnosis_facts facts_of(const diagnosis::diagnosis& d, const diagnosis_sum
   // its widest gap at DRAM (issue 26).
   f.bottleneck = d.levels.headline;
   f.binding = std::string{diagnosis::to_string(d.levels.kind)};
+  for (const auto& finding : d.findings)
+    if (!diagnosis::finding_fits_binding(finding.rule_id, d.levels.kind))
+      f.off_level.push_back(finding.rule_id);
   std::istringstream rendered{diagnosis::render_text(d)};
   for (std::string line; std::getline(rendered, line);)
     if (!line.empty())

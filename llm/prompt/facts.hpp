@@ -53,6 +53,9 @@ struct diagnosis_facts {
   std::string binding;                // its kind (diagnosis/hierarchical_roofline.hpp): "l1_bound",
                                       // "l2_bound", "dram_bound", "memory_bound", "compute_bound",
                                       // "latency_bound", "unknown"; empty: not told
+  std::vector<std::string> off_level;  // fired findings whose playbook does not speak at the
+                                       // binding level (diagnosis::finding_fits_binding): the
+                                       // memory_bound playbook of an L1-bound kernel
   std::vector<std::string> roofline;  // lines: the gaps, the roofline point, near-peak or not
   std::vector<std::pair<std::string, std::uint32_t>> method_budget; // axis -> how many methods
   std::vector<rule_fact> fired;       // as the diagnosis ordered them

@@ -4,6 +4,7 @@
 #include "llm/prompt/memory.hpp"
 #include "llm/prompt/sections.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 namespace warpforge::embedded {
@@ -51,7 +52,8 @@ std::string fired_skills_section(const prompt_inputs& in, const skill_library& s
   for (const auto& id : skills.select(in.diagnosis->fired)) {
     // The playbook's own first line becomes its heading here, under this section's level.
     const auto* s = skills.find(id);
-    if (!skill_library::fits_binding(id, in.diagnosis->binding)) {
+    const auto& off = in.diagnosis->off_level;
+    if (std::find(off.begin(), off.end(), id) != off.end()) {
       out.append("### ").append(id).append(": not for this kernel: its binding level is not DRAM (")
           .append(in.diagnosis->bottleneck).append("); follow the binding level's advice in the diagnosis\n");
       continue;

@@ -80,12 +80,4 @@ std::vector<std::string> skill_library::select(const std::vector<rule_fact>& fir
   return chosen;
 }
 
-bool skill_library::fits_binding(std::string_view rule_id, std::string_view binding) {
-  if (binding.empty() || binding == "unknown")
-    return true;
-  if (rule_id == "memory_bound")
-    return binding == "dram_bound" || binding == "memory_bound";
-  return true;
-}
-
 } // namespace warpforge::llm

@@ -46,12 +46,6 @@ public:
 
   const std::vector<skill>& skills() const { return skills_; }
 
-  /// Whether the playbook of `rule_id` speaks to a kernel bound at `binding` (a binding kind of
-  /// diagnosis_facts; empty or "unknown": every playbook does). The memory_bound playbook is
-  /// DRAM's ("tensor cores, FMA tricks and unrolling do nothing here"): a kernel bound by L1,
-  /// L2, a pipe or latency is not given it, since more FMAs per load is what helps an L1-bound
-  /// GEMM (issue 26).
-  static bool fits_binding(std::string_view rule_id, std::string_view binding);
 
 private:
   std::vector<skill> skills_;
