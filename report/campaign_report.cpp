@@ -45,6 +45,8 @@ iteration_gaps parse_gaps(const std::optional<std::string>& text) {
   };
   word("binding_axis", gaps.binding_axis);
   word("precision", gaps.precision);
+  word("binding_kind", gaps.binding_kind);
+  word("binding_headline", gaps.binding_headline);
   bool near = false;
   if (object.at_key("near_peak").get_bool().get(near) == simdjson::SUCCESS)
     gaps.near_peak = near;

@@ -36,6 +36,9 @@ struct iteration_gaps {
   std::optional<double> peak_fraction;        // ratio, on the binding axis (diagnosis/roofline.hpp)
   std::string binding_axis;                   // "compute" / "memory"; empty: not known
   std::string precision;                      // "fp32"...: the precision peak_flops is for
+  std::string binding_kind;     // the hierarchical roofline's binding level: "l1_bound", "dram_bound",
+                                // ... (diagnosis/hierarchical_roofline.hpp); empty: not recorded
+  std::string binding_headline; // the same in words, with every level's throughput
   std::optional<double> flop;                 // non-tensor FLOP counted in the profile
   std::optional<double> dram_bytes;           // bytes of DRAM traffic in the profile
   std::optional<double> duration;             // seconds, the profiled launch

@@ -124,6 +124,13 @@ std::string render_markdown(const campaign_report& report) {
     md << "\n## " << markdown_text(job.row.name) << "\n\n";
     if (job.peak)
       md << "Peak fraction: " << markdown_text(describe(*job.peak)) << ".\n\n";
+    // What binds the latest profiled kernel, by level (L1, L2, DRAM, a pipe, or latency).
+    for (auto it = job.iterations.rbegin(); it != job.iterations.rend(); ++it)
+      if (!it->gaps.binding_headline.empty()) {
+        md << "Bottleneck (iteration " << it->row.number << "): " << markdown_text(it->gaps.binding_headline)
+           << ".\n\n";
+        break;
+      }
     if (!job.row.reason.empty())
       md << "Note: " << markdown_text(job.row.reason) << "\n\n";
     md << "![speed-up per iteration](" << chart_file_name(job.row.name, "speedup") << ") "
@@ -231,6 +238,12 @@ std::string render_json(const campaign_report& report) {
       optional_number("gap_memory", it.gaps.memory);
       optional_number("gap_latency", it.gaps.latency);
       reason_or_null("gaps_not_measured_reason", it.gaps_not_measured);
+      out.key("bottleneck");
+      if (it.gaps.binding_kind.empty())
+        out.null();
+      else
+        out.begin_object().key("kind").value(it.gaps.binding_kind).key("text").value(it.gaps.binding_headline)
+          .end_object();
       out.key("branches").begin_array();
       for (const auto& b : it.branches) {
         out.begin_object();

@@ -92,7 +92,8 @@ protected:
     it.champion_branch_id = champion;
     it.gaps_json = R"({"compute":0.9,"memory":0.2,"latency":0.5,"near_peak":false,)"
                    R"("arithmetic_intensity":0.0,"achieved_flops":0,"achieved_bandwidth":2.68e12,)"
-                   R"("peak_flops":6.7e13,"peak_bandwidth":3.35e12})";
+                   R"("peak_flops":6.7e13,"peak_bandwidth":3.35e12,"binding_kind":"dram_bound",)"
+                   R"x("binding_headline":"DRAM-bound: DRAM at 80.0% of its peak (L1/shared 20.0%)"})x";
     ASSERT_TRUE(db->update_iteration(it));
   }
   void TearDown() override { fs::remove_all(root); }
@@ -133,6 +134,20 @@ TEST_F(Report, MarkdownJsonAndCsvCarryTheSameFacts) {
   for (std::string line; std::getline(lines, line);)
     ++count;
   EXPECT_EQ(count, 1 + 4 * 2 + 2); // header, four measured branches on two GPUs, two unmeasured
+}
+
+TEST_F(Report, TheBottleneckIsTheBindingLevelOfTheLatestProfile) {
+  auto report = load_report(run);
+  ASSERT_TRUE(report) << report.error();
+  EXPECT_EQ(report->jobs[0].iterations[0].gaps.binding_kind, "dram_bound");
+  const auto md = render_markdown(*report);
+  EXPECT_NE(md.find("Bottleneck (iteration 1): DRAM-bound: DRAM at 80.0% of its peak (L1/shared 20.0%).\n"),
+            std::string::npos)
+      << md;
+  const auto json = render_json(*report);
+  EXPECT_NE(json.find(R"x("bottleneck":{"kind":"dram_bound","text":"DRAM-bound: DRAM at 80.0% of its peak)x"),
+            std::string::npos)
+      << json;
 }
 
 TEST_F(Report, SummaryAndChartsAreWrittenIntoTheRunDirectory) {
