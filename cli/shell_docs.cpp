@@ -53,7 +53,16 @@ std::vector<std::string> command_names(const command_doc& root) {
 
 // zsh ------------------------------------------------------------------------------------------
 
-/// Text inside a single-quoted zsh word, and inside an _arguments [description].
+/// Text inside a single-quoted zsh word (a _describe entry's description: shown as it is).
+std::string zsh_quoted(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    out += c == '\'' ? std::string{"'\\''"} : std::string(1, c == '\n' ? ' ' : c);
+  return out;
+}
+
+/// Text inside a single-quoted zsh word that is an _arguments spec, whose [description] and
+/// :message: end at an unescaped ], : or [.
 std::string zsh_text(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -236,7 +245,7 @@ std::string zsh_completion(const command_doc& root) {
          "  commands=(\n";
   for (const auto& command : root.subcommands)
     if (shell_word(command.name))
-      out << "    '" << command.name << ":" << zsh_text(command.description) << "'\n";
+      out << "    '" << command.name << ":" << zsh_quoted(command.description) << "'\n";
   out << "  )\n"
          "  _arguments -C \\\n"
          "    '(- *)--help[Print the help and exit]'"
