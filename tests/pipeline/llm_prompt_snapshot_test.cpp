@@ -172,7 +172,7 @@ protected:
   }
 
   propose_request ask(const problem_script& p, std::int64_t iteration, std::vector<attempt> memory,
-                      candidate best, double best_s) const {
+                      candidate best, double best_s, std::int64_t first_ordinal) const {
     propose_request r;
     r.job = p.job;
     r.problem_path = WARPFORGE_SOURCE_DIR "/examples/" + p.job + "/problem.toml";
@@ -190,14 +190,19 @@ protected:
                                   {metrics, h100()}));
     r.diagnosis = summarize_metrics(metrics, h100(), of);
     r.memory = std::move(memory);
+    r.first_ordinal = first_ordinal;
     r.run_dir = run_dir.string();
     r.arch = "sm_90";
     return r;
   }
 
-  // The conversation of two iterations: the first proposes (a variant NVRTC rejects is repaired
-  // within the round), the second repairs the variant that failed correctness and asks again.
+  // The conversation of three iterations: the first proposes (a variant NVRTC rejects is repaired
+  // within the round); the second repairs the variant that failed correctness and gets the first
+  // reply again (the model repeating itself: its variants are recorded as repeats, not measured);
+  // the third is told which variants repeated which branch.
   std::vector<llm::chat_request> replay(const problem_script& p) {
+    using vocabulary::branch_kind;
+    using vocabulary::branch_outcome;
     const auto reply = [&](const std::string& file) { return read_text(fixtures / p.job / file); };
     auto model = std::make_shared<recorded_model>(std::vector<recorded_model::turn>{
       p.judge,
@@ -205,37 +210,61 @@ protected:
       {"fix_compile", reply("fix_compile.reply.txt")},
       p.judge,
       {"fix_correctness", reply("fix_wrong.reply.txt")},
+      {"propose", reply("iter1.reply.txt")},
+      {"fix_compile", reply("fix_compile.reply.txt")},
+      p.judge,
       {"propose", no_answer()}, // the recording ends here: the prompt is what is compared
     });
     llm_proposer proposer{context(model, p)};
-    std::vector<attempt> memory{{1, vocabulary::branch_kind::baseline, {}, {}, vocabulary::branch_outcome::passed,
-                                 p.baseline_s, "baseline"}};
-    auto first = proposer.propose(ask(p, 1, memory, {}, p.baseline_s));
+    std::vector<attempt> memory{{1, branch_kind::baseline, {}, {}, branch_outcome::passed, p.baseline_s, "baseline", 0}};
+    auto first = proposer.propose(ask(p, 1, memory, {}, p.baseline_s, 1));
     EXPECT_TRUE(first) << (first ? "" : first.error());
     if (!first || first->candidates.size() < 3)
       return model->requests;
     EXPECT_TRUE(write_proposal(run_dir, p.job, 1, *first));
 
-    // Iteration 1 as the engine would have recorded it: the first variant the champion, the
-    // repaired one not a clear gain, the wrong one incorrect, the champion's leave-one-outs.
+    // Iteration 1 as the engine would have recorded it (the baseline is branch 0, the variants
+    // follow): the first variant the champion, the repaired one not a clear gain, the wrong one
+    // incorrect, then the champion's leave-one-outs.
     const auto& champion = first->candidates[0];
-    for (std::size_t k = 0; k < first->candidates.size(); ++k) {
+    std::int64_t ordinal = 1;
+    for (std::size_t k = 0; k < first->candidates.size(); ++k, ++ordinal) {
       const auto& c = first->candidates[k];
       if (k == 0)
-        memory.push_back({1, vocabulary::branch_kind::branch, {}, c.methods, vocabulary::branch_outcome::passed,
-                          p.champion_s, "ACCEPTED: the new best"});
+        memory.push_back({1, branch_kind::branch, {}, c.methods, branch_outcome::passed, p.champion_s,
+                          "ACCEPTED: the new best", ordinal});
       else if (k + 1 == first->candidates.size()) // the fixtures' last variant is the wrong one
-        memory.push_back({1, vocabulary::branch_kind::branch, {}, c.methods, vocabulary::branch_outcome::incorrect,
-                          std::nullopt, p.incorrect_report});
+        memory.push_back({1, branch_kind::branch, {}, c.methods, branch_outcome::incorrect, std::nullopt,
+                          p.incorrect_report, ordinal});
       else
-        memory.push_back({1, vocabulary::branch_kind::branch, {}, c.methods, vocabulary::branch_outcome::passed,
-                          p.champion_s * 1.01, "REJECTED: within the noise of the best"});
+        memory.push_back({1, branch_kind::branch, {}, c.methods, branch_outcome::passed, p.champion_s * 1.01,
+                          "REJECTED: within the noise of the best", ordinal});
     }
     for (const auto& a : champion.ablations)
-      memory.push_back({1, vocabulary::branch_kind::ablation, {}, a.methods, vocabulary::branch_outcome::passed,
-                        p.champion_s * 1.6, "effective: 1.60x slower without it"});
-    auto second = proposer.propose(ask(p, 2, memory, champion, p.champion_s));
+      memory.push_back({1, branch_kind::ablation, {}, a.methods, branch_outcome::passed, p.champion_s * 1.6,
+                        "effective: 1.60x slower without it", ordinal++});
+
+    auto second = proposer.propose(ask(p, 2, memory, champion, p.champion_s, 0));
     EXPECT_TRUE(second) << (second ? "" : second.error());
+    if (!second || second->candidates.empty())
+      return model->requests;
+    EXPECT_TRUE(write_proposal(run_dir, p.job, 2, *second));
+    // Iteration 2: the repair not a clear gain; the repeats never built (planned ended not_run).
+    std::size_t repeats = 0;
+    for (std::size_t k = 0; k < second->candidates.size(); ++k) {
+      const auto& c = second->candidates[k];
+      if (c.duplicate_of) {
+        ++repeats;
+        memory.push_back({2, branch_kind::branch, {}, c.methods, branch_outcome::not_run, std::nullopt,
+                          "FAILED: a repeat of an earlier branch: not measured again", static_cast<std::int64_t>(k)});
+      } else {
+        memory.push_back({2, branch_kind::branch, {}, c.methods, branch_outcome::passed, p.champion_s * 1.02,
+                          "REJECTED: within the noise of the best", static_cast<std::int64_t>(k)});
+      }
+    }
+    EXPECT_EQ(repeats, first->candidates.size()) << "every variant of the repeated reply is a repeat";
+    auto third = proposer.propose(ask(p, 3, memory, champion, p.champion_s, 0));
+    EXPECT_TRUE(third) << (third ? "" : third.error());
     EXPECT_TRUE(model->done()) << "every recorded reply was asked for";
     return model->requests;
   }
@@ -319,7 +348,7 @@ TEST_F(PromptSnapshot, TheTransposeConversationTellsTheModelWhatTheGoldenFilesHo
     "tile_pad_compile_error.cu", "(23): error: identifier \"tile_row\" is undefined\n\n1 error detected in the compilation.",
     "FAILED: incorrect: out: 66060288 of 67108864 elements differ; first at [1]: got 0.25, expected 8192.25"};
   const auto requests = replay(transpose);
-  ASSERT_EQ(requests.size(), 6u);
+  ASSERT_EQ(requests.size(), 9u);
   // A ratio metric is told as the percentage it is (0.5512 of DRAM's peak is 55.12 %, not 0.5512 %).
   const auto& round = requests[1].messages.front().text;
   EXPECT_NE(round.find("- dram_throughput = 55.12 %\n"), std::string::npos) << round.substr(round.find("Key metrics"), 400);
@@ -333,7 +362,7 @@ TEST_F(PromptSnapshot, TheSgemmConversationTellsTheModelWhatTheGoldenFilesHold) 
     "regtile_compile_error.cu", "(61): error: identifier \"b_frg\" is undefined\n\n1 error detected in the compilation.",
     "FAILED: incorrect: c: 4190208 of 4194304 elements differ; first at [1]: got 511.2, expected 498.7"};
   const auto requests = replay(sgemm);
-  ASSERT_EQ(requests.size(), 6u);
+  ASSERT_EQ(requests.size(), 9u);
   compare(sgemm, requests);
 }
 
