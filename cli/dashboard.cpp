@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 
 #include "cli/interrupt.hpp"
+#include "cli/user_errors.hpp"
 #include "dashboard/bridge.hpp"
 #include "dashboard/http_server.hpp"
 #include "dashboard/page.hpp"
@@ -26,12 +27,12 @@ constexpr std::chrono::milliseconds interrupt_poll{200};
 exit_code dashboard(const dashboard_options& options) {
   auto listen = dashboard::parse_listen_address(options.listen, options.allow_remote);
   if (!listen) {
-    std::cerr << "warpforge dashboard: --listen " << options.listen << ": " << to_string(listen.error()) << '\n';
+    std::cerr << "warpforge dashboard: --listen " << options.listen << ": " << user_message(listen.error()) << '\n';
     return exit_code::usage;
   }
   auto server = dashboard::http_server::start({*listen, std::string{dashboard::page_html()}});
   if (!server) {
-    std::cerr << "warpforge dashboard: " << to_string(server.error()) << '\n';
+    std::cerr << "warpforge dashboard: " << user_message(server.error()) << '\n';
     return exit_code::failure;
   }
   dashboard::bridge_options source_options;
@@ -42,7 +43,7 @@ exit_code dashboard(const dashboard_options& options) {
     server->publish(std::move(snapshot));
   });
   if (!source) {
-    std::cerr << "warpforge dashboard: " << to_string(source.error()) << '\n';
+    std::cerr << "warpforge dashboard: " << user_message(source.error()) << '\n';
     return exit_code::bad_input;
   }
   // stdout, one line: scripts (and the tests) read the URL from it.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 namespace warpforge::cli {
 namespace {
@@ -48,6 +49,29 @@ std::string_view feed_sentence(feed::feed_errc code) {
   return "the feed failed";
 }
 
+std::string_view dashboard_sentence(dashboard::dashboard_errc code) {
+  using enum dashboard::dashboard_errc;
+  switch (code) {
+  case bad_listen_address: return "--listen takes host:port with a numeric host, such as 127.0.0.1:8757";
+  case remote_not_allowed: return ""; // its message already says what to pass
+  case socket_error: return "the page cannot be served on that address";
+  case bad_source: return "the run directory or the feed endpoint cannot be read";
+  }
+  return "the dashboard failed";
+}
+
+// "P is not a folder" for a P that does not exist at all reads "P does not exist".
+std::string said_plainly(std::string message) {
+  constexpr std::string_view not_a_folder = " is not a folder";
+  if (message.size() > not_a_folder.size() && message.ends_with(not_a_folder)) {
+    const auto path = message.substr(0, message.size() - not_a_folder.size());
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec) && !ec)
+      return path + " does not exist";
+  }
+  return message;
+}
+
 bool is_identifier_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == ':';
 }
@@ -75,7 +99,7 @@ std::string without_internal_names(std::string_view message) {
 }
 
 std::string user_message(const storage::store_error& error) {
-  return without_internal_names(error.message) + " (" + std::string{store_sentence(error.code)} + ")";
+  return said_plainly(without_internal_names(error.message)) + " (" + std::string{store_sentence(error.code)} + ")";
 }
 
 std::string user_message(const feed::feed_error& error, std::string_view endpoint) {
@@ -85,6 +109,27 @@ std::string user_message(const feed::feed_error& error, std::string_view endpoin
   text += error.message.empty() ? std::string{feed_sentence(error.code)}
                                 : error.message + " (" + std::string{feed_sentence(error.code)} + ")";
   return text;
+}
+
+std::string user_message(const dashboard::dashboard_error& error) {
+  if (error.code == dashboard::dashboard_errc::bad_source) {
+    // The bridge's message is the store's or the feed's error as text: said as that error.
+    const auto rewritten = user_message_of_text(error.message);
+    if (rewritten != error.message)
+      return rewritten;
+    // "<endpoint>: <feed code>: <place>: <message>" (feed::to_string after the endpoint).
+    for (auto code : feed::all_feed_errcs) {
+      const auto marker = ": " + std::string{feed::to_string(code)} + ": ";
+      if (const auto at = error.message.find(marker); at != std::string::npos) {
+        std::string_view rest = std::string_view{error.message}.substr(at + marker.size());
+        const auto colon = rest.find(": ");
+        feed::feed_error feed_error{code, "", std::string{colon == std::string_view::npos ? rest : rest.substr(colon + 2)}};
+        return user_message(feed_error, error.message.substr(0, at));
+      }
+    }
+  }
+  const auto sentence = dashboard_sentence(error.code);
+  return without_internal_names(error.message) + (sentence.empty() ? "" : " (" + std::string{sentence} + ")");
 }
 
 std::string user_message_of_text(std::string_view text) {

@@ -4,6 +4,7 @@
 // ("not_a_run_directory") or function names ("run_directory::open"), which stay in the logs.
 // Commands print `warpforge <verb>: <user_message(error)>`.
 
+#include "dashboard/dashboard_error.hpp"
 #include "feed/feed_error.hpp"
 #include "storage/store_error.hpp"
 
@@ -18,6 +19,10 @@ std::string user_message(const storage::store_error& error);
 
 /// "tcp//x: expected transport://address (a feed endpoint reads like tcp://127.0.0.1:5757)".
 std::string user_message(const feed::feed_error& error, std::string_view endpoint = {});
+
+/// "--listen 0.0.0.0:8757: ... (add --allow-remote to serve other hosts)"; a run directory the
+/// dashboard cannot read reads as the store error it is.
+std::string user_message(const dashboard::dashboard_error& error);
 
 /// An error that a library already turned into text with storage::to_string ("<code>: <message>",
 /// as report::load_report returns it): rewritten as user_message of that error; any other text

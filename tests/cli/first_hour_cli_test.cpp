@@ -252,6 +252,15 @@ TEST_F(FirstHour, ErrorsNameTheProblemWithoutInternalNames) {
                                                                   << err(name);
     expect_no_internal_names(err(name));
   }
+  EXPECT_EQ(warpforge({"dashboard", folder, "--listen", "127.0.0.1:0"}, "dashboard"), 3) << err("dashboard");
+  EXPECT_NE(err("dashboard").find(folder + " is not a run directory"), std::string::npos) << err("dashboard");
+  expect_no_internal_names(err("dashboard"));
+
+  // A path that is not there at all is said so.
+  const auto nowhere = (dir / "no-such-run").string();
+  EXPECT_EQ(warpforge({"status", nowhere}, "nowhere"), 3);
+  EXPECT_NE(err("nowhere").find(nowhere + " does not exist"), std::string::npos) << err("nowhere");
+  expect_no_internal_names(err("nowhere"));
 }
 
 } // namespace
