@@ -224,6 +224,23 @@ TEST_F(RunsCommand, AnAgeWithoutAUnitOrPruneWithoutAnAgeIsAUsageError) {
   EXPECT_NE(text.find("does not exist"), std::string::npos) << text;
 }
 
+// A calibrate campaign may have any name: its spec's kind = "calibrate" says what it is. The notes
+// file calibrate keeps in the run root is a file, neither a run nor a folder to mention.
+TEST_F(RunsCommand, ACalibrateCampaignOfAnyNameIsListedAsCalibrate) {
+  const auto file = dir / "cal.toml";
+  std::ofstream{file} << "name = \"gpu-params\"\nkind = \"calibrate\"\nrun_root = \"" << root().string() << "\"\n"
+                      << "[calibrate]\nonly = [\"smem_banks\"]\ntrials = 3\n";
+  // The real runner: no GPU here, so nothing is timed (exit 5), but the run is recorded.
+  EXPECT_EQ(wait_exit(spawn(WARPFORGE_BIN, {"run", file.string()}, {}, "stdout.txt", "stderr.txt")), 5) << stderr_text();
+  std::set<std::string> others;
+  const auto runs = list(&others);
+  ASSERT_EQ(runs.size(), 1u) << text_of("stdout.txt");
+  EXPECT_TRUE(runs.begin()->first.starts_with("gpu-params-")) << runs.begin()->first;
+  EXPECT_EQ(runs.begin()->second.kind, "calibrate");
+  EXPECT_EQ(runs.begin()->second.started_from, "store");
+  EXPECT_TRUE(others.empty()) << *others.begin();
+}
+
 // Links are never followed: one inside a run goes with the run, never what it names; one under the
 // root, even to a run directory, is not a run (it would be listed twice, and removed through).
 TEST_F(RunsCommand, PruneRemovesALinkInsideARunNotWhatItNames) {
