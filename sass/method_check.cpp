@@ -132,7 +132,8 @@ structure_finding analyse(const method_signature& signature, const sass_kernel& 
     case signature_structure::same_loop:
       return find_same_loop(kernel, signature.patterns, mnemonics);
     case signature_structure::register_tile:
-      return find_register_tile(kernel, signature.patterns, mnemonics, signature.min_chains);
+      return find_register_tile(kernel, signature.patterns, mnemonics, signature.min_chains,
+                                signature.min_reuse);
     case signature_structure::epilogue: return find_epilogue(kernel, signature.patterns, mnemonics);
     case signature_structure::accumulator_store:
       return find_accumulator_store(kernel, signature.patterns, mnemonics);

@@ -22,8 +22,9 @@ namespace {
 using toml_reader::presence;
 
 constexpr std::array<std::string_view, 1> root_keys{"signature"};
-constexpr std::array<std::string_view, 9> entry_keys{
-    "id", "verify", "match", "patterns", "forbid", "reason", "structure", "min_chains", "symbols"};
+constexpr std::array<std::string_view, 10> entry_keys{"id",        "verify",    "match",      "patterns",
+                                                       "forbid",    "reason",    "structure",  "min_chains",
+                                                       "min_reuse", "symbols"};
 
 /// Compiles each placed pattern, reporting bad ones at their place.
 std::vector<signature_pattern> compile_all(toml_reader::reader& reader,
@@ -49,7 +50,7 @@ std::vector<signature_pattern> compile_all(toml_reader::reader& reader,
   return patterns;
 }
 
-/// The structure, min_chains, symbols, patterns and forbid of one entry, checked against its
+/// The structure, min_chains, min_reuse, symbols, patterns and forbid of one entry, checked against its
 /// verify mode. `verify_known`: false when verify was unreadable (reported; no cascade here).
 void read_patterns(toml_reader::reader& reader, const toml::table& entry, const std::string& path,
                    method_signature& signature, bool verify_known) {
@@ -65,6 +66,14 @@ void read_patterns(toml_reader::reader& reader, const toml::table& entry, const 
       signature.min_chains = static_cast<std::uint32_t>(*chains);
   } else if (signature.structure == signature_structure::register_tile) {
     reader.error(entry.source(), path + ".min_chains", "missing; register_tile needs a count");
+  }
+  if (auto reuse = reader.number(entry, path, "min_reuse", presence::optional)) {
+    if (!(*reuse > 0) || signature.structure != signature_structure::register_tile)
+      reader.error(entry.get("min_reuse")->source(), path + ".min_reuse",
+                   "min_reuse is a ratio above 0 (multiply-adds per 32-bit word loaded), for structure = "
+                   "\"register_tile\"");
+    else
+      signature.min_reuse = *reuse;
   }
   const auto patterns = reader.strings(entry, path, "patterns", presence::optional);
   const auto forbid = reader.strings(entry, path, "forbid", presence::optional);

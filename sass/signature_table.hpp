@@ -36,7 +36,8 @@ enum class verify_mode {
 enum class signature_structure {
   none,              // the patterns alone decide (match = any / all over the kernel)
   same_loop,         // every pattern matches inside one loop body
-  register_tile,     // one loop body holds >= min_chains independent multiply-add chains
+  register_tile,     // one loop body holds >= min_chains independent multiply-add chains, and
+                     // >= min_reuse multiply-adds per word it loads
   epilogue,          // arithmetic (the patterns) between a main loop's accumulator and a store
   accumulator_store, // a store matching the patterns writes a multiply-add accumulator
   staged,            // global data staged in shared memory, read by a matching instruction
@@ -87,6 +88,8 @@ struct method_signature {
   std::vector<signature_pattern> forbid;   // present only if none of these match
   signature_structure structure = signature_structure::none;
   std::uint32_t min_chains = 0;            // register_tile: independent accumulator chains
+  double min_reuse = 0;                    // register_tile: multiply-adds per 32-bit word loaded
+                                           // (LDS / LDG / LD / LDSM) in that loop body; 0: no bound
   std::vector<signature_pattern> symbols;  // the kernel's symbol (mangled name) must match one;
                                            // with no patterns, the symbol alone decides
   std::string reason;                      // runtime: why SASS cannot show it; sass: caveats

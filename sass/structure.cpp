@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -264,12 +265,24 @@ structure_finding find_same_loop(const sass_kernel& kernel,
   return result;
 }
 
+std::uint32_t loaded_words(const sass_instruction& instruction) {
+  if (instruction.never_executes())
+    return 0;
+  const auto& op = instruction.opcode;
+  if (op != "LDG" && op != "LD" && op != "LDS" && op != "LDSM")
+    return 0;
+  if (op == "LDSM") // a matrix fragment: one word per 8x8 matrix per thread
+    return has_modifier(instruction, "X4") ? 4 : has_modifier(instruction, "X2") ? 2 : 1;
+  return has_modifier(instruction, "128") ? 4 : has_modifier(instruction, "64") ? 2 : 1;
+}
+
 structure_finding find_register_tile(const sass_kernel& kernel,
                                      const std::vector<signature_pattern>& patterns,
                                      const std::vector<std::string>& mnemonics,
-                                     std::uint32_t min_chains) {
+                                     std::uint32_t min_chains, double min_reuse) {
   structure_finding result;
   std::size_t most = 0;
+  std::string reuse_short; // the best loop that had the chains but not the reuse
   for (const auto& loop : find_loops(kernel)) {
     // A chain starts at a multiply-add whose addend is carried around the loop: nothing earlier
     // in the body writes it, and a multiply-add later in the body does (the chain's end). Addends
@@ -295,14 +308,38 @@ structure_finding find_register_tile(const sass_kernel& kernel,
       }
     }
     most = std::max(most, starts.size());
-    if (starts.size() >= min_chains) {
-      result.present = true;
-      result.evidence = std::move(starts);
-      result.detail = std::to_string(result.evidence.size()) +
-                      " independent multiply-add chains in the loop ending at " +
-                      kernel.instructions[loop.last].text;
-      return result;
+    if (starts.size() < min_chains)
+      continue;
+    // Chains alone are ILP: a naive kernel unrolled with split accumulators has them too, each
+    // fed by its own two loads. A tile reuses every loaded value from registers.
+    std::size_t macs = 0;
+    std::size_t words = 0;
+    for (std::size_t i = loop.first; i <= loop.last; ++i) {
+      if (is_multiply_add(kernel.instructions[i]) && matches_any(patterns, mnemonics[i]))
+        ++macs;
+      words += loaded_words(kernel.instructions[i]);
     }
+    char ratio[96];
+    std::snprintf(ratio, sizeof ratio, "%zu multiply-adds per %zu loaded 32-bit words (%.2f)", macs, words,
+                  words == 0 ? 0.0 : static_cast<double>(macs) / static_cast<double>(words));
+    if (words > 0 && static_cast<double>(macs) < min_reuse * static_cast<double>(words)) {
+      reuse_short = std::to_string(starts.size()) + " independent chains in the loop ending at " +
+                    kernel.instructions[loop.last].text + ", but " + ratio;
+      continue;
+    }
+    result.present = true;
+    result.evidence = std::move(starts);
+    result.detail = std::to_string(result.evidence.size()) +
+                    " independent multiply-add chains in the loop ending at " +
+                    kernel.instructions[loop.last].text + ", " + (words == 0 ? "loading nothing" : ratio);
+    return result;
+  }
+  if (!reuse_short.empty()) {
+    char bound[64];
+    std::snprintf(bound, sizeof bound, "%.2f", min_reuse);
+    result.detail = reuse_short + ": a register tile reuses each loaded word, at least " + bound +
+                    " multiply-adds per word";
+    return result;
   }
   result.detail = "at most " + std::to_string(most) + " independent multiply-add chain(s) in a " +
                   "loop body; a register tile needs " + std::to_string(min_chains);

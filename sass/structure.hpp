@@ -5,7 +5,10 @@
 //
 //   same_loop          every pattern matches inside one and the same loop body
 //   register_tile      one loop body accumulates into at least `min_chains` independent chains of
-//                      multiply-adds (a register tile of accumulators, not one unrolled chain)
+//                      multiply-adds (a register tile of accumulators, not one unrolled chain) and
+//                      does at least `min_reuse` multiply-adds per 32-bit word it loads (each
+//                      loaded value reused from registers, not several chains each fed its own
+//                      loads: an unrolled naive kernel with split accumulators is no tile)
 //   epilogue           a main loop of multiply-adds, then a store whose value reaches the
 //                      accumulator only through arithmetic matching the patterns (scale, bias,
 //                      activation): arithmetic between the accumulation and the store
@@ -71,11 +74,16 @@ struct structure_finding {
 structure_finding find_same_loop(const sass_kernel& kernel,
                                  const std::vector<signature_pattern>& patterns,
                                  const std::vector<std::string>& mnemonics);
-/// One loop body holds at least `min_chains` independent chains of multiply-adds that match.
+/// One loop body holds at least `min_chains` independent chains of multiply-adds that match,
+/// and at least `min_reuse` such multiply-adds per 32-bit word it loads (0: no bound).
 structure_finding find_register_tile(const sass_kernel& kernel,
                                      const std::vector<signature_pattern>& patterns,
                                      const std::vector<std::string>& mnemonics,
-                                     std::uint32_t min_chains);
+                                     std::uint32_t min_chains, double min_reuse = 0);
+
+/// The 32-bit words an instruction loads from global or shared memory (LDG, LD, LDS, LDSM:
+/// .64 two, .128 four, LDSM .X2 / .X4 two / four; 0 for anything else).
+std::uint32_t loaded_words(const sass_instruction& instruction);
 /// A store after a multiply-add main loop reaches the accumulator through matching arithmetic.
 structure_finding find_epilogue(const sass_kernel& kernel,
                                 const std::vector<signature_pattern>& patterns,

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 
 namespace warpforge::sass {
@@ -179,6 +180,113 @@ TEST(SassSignatureSpecificity, RegistersReadAndWrittenFollowTheOperands) {
   EXPECT_EQ(written_registers(*ffma), std::vector<int>{0});
   EXPECT_EQ(read_registers(*ffma), (std::vector<int>{27, 0})); // UR4 is a uniform register
   EXPECT_FALSE(is_multiply_add(*ffma));                         // alpha is not a loaded factor
+}
+
+// --- Issue 26: signatures that matched on one common opcode --------------------------------------
+
+/// A cuobjdump-style listing of kernel "k", one instruction per 16 bytes from address 0.
+disassembly synthetic(std::initializer_list<std::string_view> code) {
+  std::string text = "\t\tFunction : k\n";
+  std::uint64_t address = 0;
+  for (auto line : code) {
+    char prefix[32];
+    std::snprintf(prefix, sizeof prefix, "        /*%04llx*/ ", static_cast<unsigned long long>(address));
+    text += prefix + std::string{line} + " ;\n";
+    address += 16;
+  }
+  auto parsed = parse_sass(text, sass_format::cuobjdump);
+  EXPECT_TRUE(parsed) << parsed.error().to_string();
+  return parsed ? std::move(*parsed) : disassembly{};
+}
+
+TEST(SassSignatureSpecificity, FourAccumulatorChainsEachFedByItsOwnLoadsAreNoRegisterTile) {
+  // A naive dot product unrolled by two with four split accumulators (R4, R7, R16, R19): four
+  // independent chains, but every multiply-add loads its own two words (0.5 per word).
+  const auto listing = synthetic({
+      "LDG.E R2, [R10.64]",        "LDG.E R3, [R12.64]",        "FFMA R4, R2, R3, R4",
+      "LDG.E R5, [R10.64+0x4]",    "LDG.E R6, [R12.64+0x4]",    "FFMA R7, R5, R6, R7",
+      "LDG.E R14, [R10.64+0x8]",   "LDG.E R15, [R12.64+0x8]",   "FFMA R16, R14, R15, R16",
+      "LDG.E R17, [R10.64+0xc]",   "LDG.E R18, [R12.64+0xc]",   "FFMA R19, R17, R18, R19",
+      "LDG.E R20, [R10.64+0x10]",  "LDG.E R21, [R12.64+0x10]",  "FFMA R4, R20, R21, R4",
+      "LDG.E R22, [R10.64+0x14]",  "LDG.E R23, [R12.64+0x14]",  "FFMA R7, R22, R23, R7",
+      "LDG.E R24, [R10.64+0x18]",  "LDG.E R25, [R12.64+0x18]",  "FFMA R16, R24, R25, R16",
+      "LDG.E R26, [R10.64+0x1c]",  "LDG.E R27, [R12.64+0x1c]",  "FFMA R19, R26, R27, R19",
+      "ISETP.NE.AND P0, PT, R8, RZ, PT", "@P0 BRA 0x0", "EXIT"});
+  const auto c = check(listing, "compute.ilp_unroll_register_tile", "k");
+  EXPECT_EQ(c.presence, method_presence::absent) << c.reason;
+  EXPECT_NE(c.reason.find("4 independent chains"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("8 multiply-adds per 16 loaded 32-bit words (0.50)"), std::string::npos) << c.reason;
+
+  // The same chains fed from registers a 128-bit shared load filled: a 2 x 2 outer product per
+  // loaded pair, reused (8 multiply-adds per 4 words: 2.0).
+  const auto tile = synthetic({
+      "LDS.64 R2, [R10]",          "LDS.64 R12, [R11]",
+      "FFMA R4, R2, R12, R4",      "FFMA R7, R2, R13, R7",
+      "FFMA R16, R3, R12, R16",    "FFMA R19, R3, R13, R19",
+      "FFMA R4, R2, R12, R4",      "FFMA R7, R2, R13, R7",
+      "FFMA R16, R3, R12, R16",    "FFMA R19, R3, R13, R19",
+      "ISETP.NE.AND P0, PT, R8, RZ, PT", "@P0 BRA 0x0", "EXIT"});
+  const auto t = check(tile, "compute.ilp_unroll_register_tile", "k");
+  EXPECT_EQ(t.presence, method_presence::present) << t.reason;
+}
+
+TEST(SassSignatureSpecificity, TheRegisterTiledSgemmReusesEachLoadedWordAndTheNaiveOneDoesNot) {
+  const auto listing = new_dump("methods.sm_90");
+  const auto tile = check(listing, "compute.ilp_unroll_register_tile", "sgemm_register_tile");
+  ASSERT_EQ(tile.presence, method_presence::present) << tile.reason;
+  // Its inner loop: 64 FFMA (acc[4][4], unrolled 4) over 8 LDS.128, 2 per word; at least 1.5.
+  const auto& signature = *signature_table::builtin().find("compute.ilp_unroll_register_tile");
+  EXPECT_DOUBLE_EQ(signature.min_reuse, 1.5);
+  const auto* kernel = listing.find_kernel("sgemm_register_tile");
+  ASSERT_NE(kernel, nullptr);
+  std::vector<std::string> mnemonics;
+  for (const auto& i : kernel->instructions)
+    mnemonics.push_back(i.mnemonic());
+  const auto found = find_register_tile(*kernel, signature.patterns, mnemonics, 4, 1.5);
+  EXPECT_NE(found.detail.find("64 multiply-adds per 32 loaded 32-bit words (2.00)"), std::string::npos) << found.detail;
+  EXPECT_FALSE(find_register_tile(*kernel, signature.patterns, mnemonics, 4, 2.5).present)
+    << "the bound is what decides";
+  const auto naive = check(new_dump("sgemm_naive.sm_90"), "compute.ilp_unroll_register_tile", "sgemm");
+  EXPECT_EQ(naive.presence, method_presence::absent) << naive.reason;
+}
+
+TEST(SassSignatureSpecificity, A64BitAccessIsNoVectorisationAndA128BitOneIs) {
+  EXPECT_EQ(check(synthetic({"LDG.E.64 R2, [R4.64]", "STG.E.64 [R6.64], R2", "EXIT"}),
+                  "memory.vectorized_access", "k").presence,
+            method_presence::absent);
+  EXPECT_EQ(check(synthetic({"LDG.E.128 R0, [R4.64]", "EXIT"}), "memory.vectorized_access", "k").presence,
+            method_presence::present);
+  // The real dumps: the float4 copy has it, the register-tiled SGEMM reads its shared tiles as
+  // LDS.128; the naive kernels of the examples do not.
+  const auto signatures = test::load_dump("signatures.sm_90a", sass_format::nvdisasm);
+  EXPECT_EQ(check(signatures, "memory.vectorized_access", "vectorized_copy").presence, method_presence::present);
+  EXPECT_EQ(check(new_dump("methods.sm_90"), "memory.vectorized_access", "sgemm_register_tile").presence,
+            method_presence::present);
+}
+
+TEST(SassSignatureSpecificity, AConversionOrAWideningIsNoMixedPrecisionHalfMathIs) {
+  EXPECT_EQ(check(synthetic({"F2FP.F16.F32.PACK_AB R0, R1, R2", "HADD2.F32 R3, -RZ, R4.H0_H0", "F2H R5, R6",
+                             "HFMA2.MMA R7, -RZ, RZ, 1, 0", "EXIT"}),
+                  "compute.mixed_precision", "k").presence,
+            method_presence::absent);
+  EXPECT_EQ(check(synthetic({"HFMA2 R0, R1, R2, R3", "EXIT"}), "compute.mixed_precision", "k").presence,
+            method_presence::present);
+}
+
+// Every example's plain kernel, against every signature tightened here: none fires.
+TEST(SassSignatureSpecificity, TheNaiveExampleKernelsShowNoneOfTheTightenedMethods) {
+  struct plain {
+    const char* dump;
+    const char* kernel;
+    bool nvdisasm_only;
+  };
+  for (const auto& p : {plain{"vector_add.sm_90", "vector_add", false}, plain{"transpose_naive.sm_90", "transpose", false},
+                        plain{"row_reduction_smem.sm_90", "row_sum", false}, plain{"softmax.sm_90", "softmax", true},
+                        plain{"sgemm_naive.sm_90", "sgemm", true}}) {
+    const auto listing = p.nvdisasm_only ? new_dump(p.dump) : test::load_dump(p.dump, sass_format::nvdisasm);
+    for (const auto* id : {"compute.ilp_unroll_register_tile", "memory.vectorized_access", "compute.mixed_precision"})
+      EXPECT_EQ(check(listing, id, p.kernel).presence, method_presence::absent) << p.dump << ": " << id;
+  }
 }
 
 } // namespace

@@ -98,9 +98,12 @@ TEST(SassSignatureTable, PatternsMatchTheOpcodeNotLookalikes) {
   const auto& table = signature_table::builtin();
   const auto& vectorized = *table.find("memory.vectorized_access");
   EXPECT_TRUE(matches(vectorized, "LDG.E.128.CONSTANT"));
-  EXPECT_TRUE(matches(vectorized, "STG.E.64"));
   EXPECT_TRUE(matches(vectorized, "ldg.e.128")); // case is ignored
-  EXPECT_FALSE(matches(vectorized, "LDS.128"));
+  EXPECT_TRUE(matches(vectorized, "LDS.128"));   // a shared tile read as float4
+  EXPECT_TRUE(matches(vectorized, "STG.E.ENL2.256"));
+  EXPECT_FALSE(matches(vectorized, "STG.E.64")); // one double or pointer: ordinary (issue 26)
+  EXPECT_FALSE(matches(vectorized, "LDG.E.64.CONSTANT"));
+  EXPECT_FALSE(matches(vectorized, "LDSM.16.M88.4"));
   EXPECT_FALSE(matches(vectorized, "LDG.E.CONSTANT"));
 
   const auto& tiling = *table.find("memory.tiling_smem"); // its shared-memory readers
@@ -114,6 +117,10 @@ TEST(SassSignatureTable, PatternsMatchTheOpcodeNotLookalikes) {
   EXPECT_TRUE(matches(mixed, "HFMA2"));
   EXPECT_TRUE(matches(mixed, "HFMA2.RELU"));
   EXPECT_FALSE(matches(mixed, "HFMA2.MMA")); // ptxas's register-move idiom
+  EXPECT_TRUE(matches(mixed, "HADD2"));
+  EXPECT_FALSE(matches(mixed, "HADD2.F32")); // a half widened to a float (issue 26)
+  EXPECT_FALSE(matches(mixed, "F2FP.F16.F32.PACK_AB")); // a conversion alone is no half math
+  EXPECT_FALSE(matches(mixed, "F2H"));
 
   const auto& tensor = *table.find("compute.tensor_core");
   EXPECT_TRUE(matches(tensor, "HMMA.16816.F32"));
@@ -214,6 +221,20 @@ TEST(SassSignatureTable, SassEntriesNeedPatternsAndRuntimeEntriesAReasonAndNoPat
                       "patterns = ['^A']\n");
   EXPECT_EQ(error.key, "signature[0]");
   EXPECT_NE(error.message.find("takes no patterns"), std::string::npos);
+}
+
+TEST(SassSignatureTable, MinReuseIsAPositiveRatioOfARegisterTile) {
+  const std::string tile = "[[signature]]\nid = \"a\"\nstructure = \"register_tile\"\nmin_chains = 4\n"
+                           "patterns = ['^FFMA\\b']\n";
+  auto parsed = signature_table::parse(tile + "min_reuse = 1.5\n", "sig.toml");
+  ASSERT_TRUE(parsed) << all_errors(parsed.error());
+  EXPECT_DOUBLE_EQ(parsed->find("a")->min_reuse, 1.5);
+  EXPECT_DOUBLE_EQ(signature_table::parse(tile, "sig.toml")->find("a")->min_reuse, 0) << "no bound";
+  auto error = first_error(tile + "min_reuse = 0\n");
+  EXPECT_EQ(error.key, "signature[0].min_reuse");
+  error = first_error("[[signature]]\nid = \"a\"\npatterns = ['^FFMA']\nmin_reuse = 2\n");
+  EXPECT_EQ(error.key, "signature[0].min_reuse");
+  EXPECT_NE(error.message.find("register_tile"), std::string::npos) << error.message;
 }
 
 TEST(SassSignatureTable, AnUnknownKeyIsAnErrorWithASuggestion) {
