@@ -1,5 +1,7 @@
 #include "cli/recorded_events.hpp"
 
+#include "cli/user_errors.hpp"
+
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
 
@@ -31,14 +33,14 @@ bool is_envelope(std::string_view key) {
 expected<std::vector<recorded_event>, std::string> read_events(const std::filesystem::path& run_dir) {
   auto db = storage::database::open_read_only(run_dir / storage::run_directory::database_file);
   if (!db)
-    return unexpected{storage::to_string(db.error())};
+    return unexpected{user_message(db.error())};
   std::vector<recorded_event> out;
   simdjson::dom::parser parser;
   constexpr std::int64_t page = 1000;
   for (std::int64_t after = 0;;) {
     auto rows = db->events_since(after, page);
     if (!rows)
-      return unexpected{storage::to_string(rows.error())};
+      return unexpected{user_message(rows.error())};
     for (const auto& row : *rows) {
       after = row.seq;
       recorded_event e;

@@ -20,8 +20,9 @@ std::string user_message(const storage::store_error& error);
 /// "tcp//x: expected transport://address (a feed endpoint reads like tcp://127.0.0.1:5757)".
 std::string user_message(const feed::feed_error& error, std::string_view endpoint = {});
 
-/// "--listen 0.0.0.0:8757: ... (add --allow-remote to serve other hosts)"; a run directory the
-/// dashboard cannot read reads as the store error it is.
+/// "'300.1.1.1' is not a numeric host (--listen takes host:port with a numeric host, such as
+/// 127.0.0.1:8757)"; a run directory the dashboard cannot read reads as the store error it is, a
+/// bad endpoint as the feed error.
 std::string user_message(const dashboard::dashboard_error& error);
 
 /// An error that a library already turned into text with storage::to_string ("<code>: <message>",

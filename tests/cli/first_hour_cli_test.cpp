@@ -144,6 +144,13 @@ TEST_F(FirstHour, RunJsonPrintsOneObjectNamingTheRunDirectoryAndTheOutcome) {
   EXPECT_EQ(std::int64_t{result["exit_code"]}, 0);
   ASSERT_FALSE(run_dir().empty());
   EXPECT_EQ(fs::path{std::string{std::string_view{result["run_dir"]}}}, fs::absolute(run_dir()));
+  // A spec that does not load: no run directory, and the object still comes.
+  std::ofstream{dir / "broken.toml"} << "name = 1\n";
+  ASSERT_EQ(warpforge({"run", "--json", (dir / "broken.toml").string()}, "broken"), 3) << err("broken");
+  simdjson::dom::element broken;
+  ASSERT_EQ(parser.parse(out("broken")).get(broken), simdjson::SUCCESS) << out("broken");
+  EXPECT_TRUE(broken["run_dir"].is_null());
+  EXPECT_EQ(std::string_view{broken["outcome"]}, "bad_input");
   // The human text is still there, on stderr (the headline included).
   EXPECT_NE(err("run").find("## Headline"), std::string::npos) << err("run");
   EXPECT_NE(err("run").find("warpforge: finished"), std::string::npos) << err("run");
@@ -216,6 +223,21 @@ TEST_F(FirstHour, EveryCommandTakesTheRunDirectoryBothWays) {
   ASSERT_EQ(warpforge({"tail", "--json", "--run-dir", run}, "tail-option"), 0) << err("tail-option");
   EXPECT_NE(out("tail-positional").find("\"campaign_finished\""), std::string::npos) << out("tail-positional");
   EXPECT_EQ(out("tail-positional"), out("tail-option"));
+}
+
+TEST_F(FirstHour, TailOfARunDirectoryFollowsThatRunLiveToItsEnd) {
+  // A campaign slowed by its stand-in GPUs (120 ms a kernel), followed while it runs.
+  const pid_t campaign = start({"run", "--quiet", write_campaign(3).string()}, 120);
+  ASSERT_TRUE(wait_for("SELECT count(*) FROM measurements", 1)) << stderr_text();
+  ASSERT_TRUE(fs::exists(run_dir() / "feed.endpoint"));
+  const int tail_code = warpforge({"tail", "--json", run_dir().string()}, "tail");
+  EXPECT_EQ(wait_exit(campaign), 0) << stderr_text();
+  ASSERT_EQ(tail_code, 0) << err("tail");
+  // Every event the campaign stored, each once, to its end: the store's part and the feed's.
+  const auto shown = lines_of(out("tail"));
+  EXPECT_EQ(static_cast<std::int64_t>(shown.size()), count("SELECT count(*) FROM events")) << out("tail");
+  ASSERT_FALSE(shown.empty());
+  EXPECT_NE(shown.back().find("\"campaign_finished\""), std::string::npos) << shown.back();
 }
 
 TEST_F(FirstHour, DashboardTakesAPositionalRunDirectory) {
