@@ -140,13 +140,23 @@ void render_roofline(std::string& out, const diagnosis& result) {
   render_peak_fraction(out, r);
 }
 
+} // namespace
+
+std::string off_level_action(const diagnosis& result) {
+  return "none at this level: this finding's action is for a kernel bound at DRAM, and this one is " +
+         std::string{to_string(result.levels.kind)} + " (follow the binding level's advice above)";
+}
+
+namespace {
+
 void render_findings(std::string& out, const diagnosis& result) {
   out += "Findings (" + std::to_string(result.findings.size()) + ")\n";
   if (result.findings.empty())
     out += "  (no rule fired)\n";
   for (const auto& f : result.findings) {
     out += "  [" + std::string{to_string(f.level)} + "] " + f.rule_id + ": " + f.text + "\n";
-    out += "      action: " + f.action + "\n";
+    out += "      action: " + (finding_fits_binding(f.rule_id, result.levels.kind) ? f.action : off_level_action(result)) +
+           "\n";
     out += "      source: " + f.source + "\n";
   }
   if (!result.not_evaluated.empty()) {

@@ -16,4 +16,8 @@ std::string render_text(const diagnosis& result, const metric_schema& schema);
 /// With the built-in schema.
 std::string render_text(const diagnosis& result);
 
+/// What a fired finding that does not speak at the binding level (finding_fits_binding) says
+/// instead of its action: the memory_bound finding of an L1-bound kernel.
+std::string off_level_action(const diagnosis& result);
+
 } // namespace warpforge::diagnosis

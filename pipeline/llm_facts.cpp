@@ -60,9 +60,13 @@ llm::diagnosis_facts facts_of(const diagnosis::diagnosis& d, const diagnosis_sum
       f.roofline.push_back(line);
   f.method_budget = {{"compute", summary.budget_compute}, {"memory", summary.budget_memory},
                      {"latency", summary.budget_latency}};
-  for (const auto& finding : d.findings)
+  for (const auto& finding : d.findings) {
+    const auto action = diagnosis::finding_fits_binding(finding.rule_id, d.levels.kind)
+                            ? finding.action
+                            : diagnosis::off_level_action(d);
     f.fired.push_back({finding.rule_id, std::string{diagnosis::to_string(finding.level)},
-                       finding.text + (finding.action.empty() ? "" : " -> " + finding.action)});
+                       finding.text + (action.empty() ? "" : " -> " + action)});
+  }
   f.metrics = metric_facts_of(d);
   for (const auto* m : choice.chosen)
     f.candidate_methods.push_back(m->id);

@@ -50,6 +50,8 @@ TEST(hierarchical_roofline, the_naive_sgemm_is_l1_bound_and_register_tiling_come
   EXPECT_NE(text.find("binding level: L1-bound"), std::string::npos) << text;
   EXPECT_NE(text.find("memory 0.01 (from L1/shared)"), std::string::npos) << text;
   EXPECT_NE(text.find("try first at this level: compute.ilp_unroll_register_tile"), std::string::npos) << text;
+  EXPECT_EQ(text.find("use narrower types"), std::string::npos) << "memory_bound's DRAM action: " << text;
+  EXPECT_NE(render_text(diagnosed(dram_bound_reduction())).find("use narrower types"), std::string::npos);
 }
 
 TEST(hierarchical_roofline, the_naive_transpose_is_dram_bound_with_uncoalesced_stores_and_coalescing_first) {

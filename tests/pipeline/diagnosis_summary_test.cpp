@@ -212,6 +212,10 @@ TEST(DiagnosisSummary, ThePromptOfAnL1BoundSgemmNamesL1AndOffersNoLowerPrecision
   EXPECT_TRUE(has("memory.tiling_smem"));
   EXPECT_FALSE(has("FMA tricks"));
   EXPECT_FALSE(has("Bottleneck: memory\n"));
+  // The memory_bound finding is still reported, but its DRAM action ("use narrower types") is not.
+  EXPECT_TRUE(has("memory_bound: Memory-bound"));
+  EXPECT_FALSE(has("use narrower types")) << c;
+  EXPECT_TRUE(has("none at this level: this finding's action is for a kernel bound at DRAM, and this one is l1_bound"));
   std::filesystem::remove_all(run_dir);
 }
 
