@@ -6,6 +6,8 @@
 #include "pipeline/records.hpp"
 #include "sass/method_catalog.hpp"
 
+#include <simdjson.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -79,7 +81,17 @@ llm::diagnosis_facts facts_of(const diagnosis::diagnosis& d, const diagnosis_sum
 // Without a metric file: what the summary carries.
 llm::diagnosis_facts facts_of(const diagnosis_summary& summary) {
   llm::diagnosis_facts f;
+  // The binding level as the gaps row recorded it; a row from before it names the widest gap.
   f.bottleneck = std::string{diagnosis::to_string(summary.widest)};
+  simdjson::dom::parser parser;
+  simdjson::dom::object gaps;
+  std::string_view headline, kind;
+  if (parser.parse(summary.gaps_json).get(gaps) == simdjson::SUCCESS &&
+      gaps["binding_headline"].get(headline) == simdjson::SUCCESS &&
+      gaps["binding_kind"].get(kind) == simdjson::SUCCESS) {
+    f.bottleneck = std::string{headline};
+    f.binding = std::string{kind};
+  }
   f.roofline = {"gaps (0 = at the peak): compute " + std::to_string(summary.gap_compute) + ", memory " +
                 std::to_string(summary.gap_memory) + ", latency " + std::to_string(summary.gap_latency)};
   f.method_budget = {{"compute", summary.budget_compute}, {"memory", summary.budget_memory},

@@ -216,7 +216,13 @@ TEST(DiagnosisSummary, ThePromptOfAnL1BoundSgemmNamesL1AndOffersNoLowerPrecision
   EXPECT_TRUE(has("memory_bound: Memory-bound"));
   EXPECT_FALSE(has("use narrower types")) << c;
   EXPECT_TRUE(has("none at this level: this finding's action is for a kernel bound at DRAM, and this one is l1_bound"));
+  // Without the metric file the summary's gaps row still names the binding level.
   std::filesystem::remove_all(run_dir);
+  const auto from_summary = diagnosis_facts_of(run_dir, "sgemm", summarize_metrics(metrics, device, of), f32_problem);
+  ASSERT_TRUE(from_summary.diagnosis);
+  EXPECT_EQ(from_summary.diagnosis->bottleneck.rfind("L1-bound: L1/shared at 99.4% of its peak", 0), 0u)
+      << from_summary.diagnosis->bottleneck;
+  EXPECT_EQ(from_summary.diagnosis->binding, "l1_bound");
 }
 
 } // namespace
