@@ -1,12 +1,12 @@
 #include "cli/app.hpp"
 
-#include "cli/command_tree.hpp"
 #include "cli/command_output.hpp"
+#include "cli/command_tree.hpp"
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
-#include "cli/version.hpp"
 #include "cli/runs.hpp"
 #include "cli/shell_docs.hpp"
+#include "cli/version.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -124,7 +124,13 @@ void add_program(CLI::App& app, exit_code& result) {
   command->add_option("--run-root", opts->run_root, "Where the run directory is created");
   command->add_option("args", opts->arguments, "Arguments for the program (after --)");
   command->add_flag("--json", opts->json, "One JSON object instead of the table");
-  command->callback([opts, &result] { result = program(*opts); });
+  auto quiet = std::make_shared<bool>(false);
+  command->add_flag("--quiet", *quiet, "Print only warnings and errors besides the table");
+  command->callback([opts, quiet, &result] {
+    if (*quiet)
+      enter_quiet_mode();
+    result = program(*opts);
+  });
 }
 
 void add_observe(CLI::App& app, exit_code& result, bool separator_given) {
@@ -226,7 +232,7 @@ void add_bench(CLI::App& app, exit_code& result) {
   command->add_flag("--sanitize", opts->sanitize,
                     "Replay the fastest passing kernel once under compute-sanitizer memcheck; an error makes it incorrect");
   command->add_flag("--json", opts->json, "One JSON object instead of the tables");
-  command->add_flag("--quiet", opts->quiet, "No progress on the terminal");
+  command->add_flag("--quiet", opts->quiet, "Print only warnings and errors besides the tables");
   command->add_option("--watchdog", opts->watchdog_s, "Reply deadline per kernel, seconds (backstop; the runner's own kernel watchdog is 100x the reference, at least 2 s)");
   command->callback([opts, &result] {
     if (opts->quiet)
@@ -245,7 +251,13 @@ void add_diagnose(CLI::App& app, exit_code& result) {
   command->add_option("--gpus", opts->gpus, "all, or a comma list of GPU ordinals");
   command->add_option("--run-root", opts->run_root, "Where the run directory is created");
   command->add_flag("--json", opts->json, "One JSON object instead of the text report");
-  command->callback([opts, &result] { result = diagnose(*opts); });
+  auto quiet = std::make_shared<bool>(false);
+  command->add_flag("--quiet", *quiet, "Print only warnings and errors besides the report");
+  command->callback([opts, quiet, &result] {
+    if (*quiet)
+      enter_quiet_mode();
+    result = diagnose(*opts);
+  });
 }
 
 void add_doctor(CLI::App& app, exit_code& result) {

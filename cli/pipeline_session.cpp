@@ -135,7 +135,7 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
                                    request.wait_subscribers_s);
   // After the wait above: the progress's own subscription must not count as a monitor's.
   auto progress = feed::start_progress(runtime.feed_endpoint(),
-                                       {.quiet = request.quiet, .wall_budget_s = spec.budget.wall_time_s, .run_dir = dir});
+                                       {.quiet = request.quiet || quiet_mode(), .wall_budget_s = spec.budget.wall_time_s, .run_dir = dir});
 
   session_outcome outcome;
   outcome.run_dir = dir;

@@ -134,6 +134,19 @@ TEST_F(FirstHour, QuietRunPrintsNoInfoLine) {
   EXPECT_TRUE(has_info_line(text_of("runs/" + run_dir().filename().string() + "/logs/warpforge.log")));
 }
 
+TEST_F(FirstHour, QuietDiagnoseAndProgramPrintNoInfoLine) {
+  const std::string problem = WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml";
+  const std::string program = WARPFORGE_SOURCE_DIR "/examples/d2d_copy/copy.cu";
+  const std::string root = (dir / "runs").string();
+  // Whatever they measure here, --quiet leaves no info line; without it there are some.
+  warpforge({"diagnose", problem, "--run-root", root}, "diagnose-loud");
+  ASSERT_TRUE(has_info_line(err("diagnose-loud"))) << err("diagnose-loud");
+  warpforge({"diagnose", "--quiet", problem, "--run-root", root}, "diagnose");
+  EXPECT_FALSE(has_info_line(out("diagnose") + err("diagnose"))) << err("diagnose");
+  warpforge({"program", "--quiet", program, "--trials", "1", "--run-root", root}, "program");
+  EXPECT_FALSE(has_info_line(out("program") + err("program"))) << err("program");
+}
+
 TEST_F(FirstHour, RunJsonPrintsOneObjectNamingTheRunDirectoryAndTheOutcome) {
   ASSERT_EQ(warpforge({"run", "--json", write_campaign(1).string()}, "run"), 0) << err("run");
   simdjson::dom::parser parser;
