@@ -9,6 +9,7 @@
 #include "gpu/toolchain.hpp"
 #include "json/writer.hpp"
 #include "llm/providers.hpp"
+#include "pipeline/code_check.hpp"
 #include "storage/run_directory.hpp"
 
 #include <chrono>
@@ -111,11 +112,19 @@ std::string render_text(const gpu_findings& g, const gpu::toolchain_report& tool
   else
     out << "will be created (" << root.checked << " is writable)\n";
 
+  // The verdict names what the code check can read here: without nvdisasm or cuobjdump the SASS
+  // of every candidate goes unchecked, which a newcomer would otherwise learn only from the events.
+  const auto sass = pipeline::sass_check_state();
+  const auto sass_note = sass == "checked" ? std::string{}
+                                           : " (their SASS " + sass + "; the CUDA toolkit's cuda-nvdisasm package "
+                                             "brings one)";
   out << "\nVerdict: ";
   if (gpu_usable(g))
-    out << "ready: " << g.report->devices.size() << " GPU(s) can compile, check and time.\n";
+    out << "ready: " << g.report->devices.size() << " GPU(s) can compile, check and time" << sass_note << ".\n";
   else
-    out << "no usable GPU: campaigns can compile and check, but measurements need a GPU.\n";
+    out << "no usable GPU: campaigns can compile and check" << sass_note
+        << ", but measurements need a GPU; build the bundle with scripts/bundle.sh and run it on a GPU node "
+           "(docs/deploy.md).\n";
   return out.str();
 }
 
@@ -125,6 +134,7 @@ std::string render_json(const gpu_findings& g, const gpu::toolchain_report& tool
   json::writer w;
   w.begin_object();
   w.key("gpu_usable").value(gpu_usable(g));
+  w.key("sass_check").value(pipeline::sass_check_state()); // "checked", or why not
   w.key("runner").begin_object().key("path").value(g.runner_path);
   w.key("problem").value(g.runner_problem).end_object();
   w.key("gpus");

@@ -5,6 +5,7 @@
 
 #include "diagnosis/gpu_specs.hpp"
 #include "pipeline/diagnose_metrics.hpp"
+#include "pipeline/code_check.hpp"
 #include "pipeline/engine_slots.hpp"
 #include "pipeline/fixed_plan.hpp"
 #include "pipeline/job_driver.hpp"
@@ -338,6 +339,7 @@ void campaign_engine::built(ticket id, const built_kernel& kernel) {
   slot.code_note = kernel.note;
   feed::detail compiled;
   compiled.add("arch", kernel.arch).add("cache_hit", kernel.cache_hit).add("compile_s", kernel.compile_s);
+  compiled.add("sass_check", sass_check_state()); // "checked", or why not (no disassembler here)
   if (!kernel.note.empty()) // the code check's note: lower precision the problem allows
     compiled.add("note", kernel.note);
   out_.events.push_back(job_event(feed::event_type::branch_compiled, job.setup.name, b.iteration, b.ordinal, feed::no_gpu,
@@ -583,8 +585,8 @@ campaign_result campaign_engine::result() const {
   }
   if (setup_.mode == campaign_mode::optimize && gpus_.empty()) {
     r.kind = campaign_result_kind::failed;
-    r.reason = "no GPU here: every job's baseline and first proposal were compiled and checked; measurements need "
-               "a GPU (" + setup_.why_no_gpu + ")";
+    r.reason = "no GPU here: every job's baseline and first proposal were compiled (" + code_check_scope() +
+               "); measurements need a GPU (" + setup_.why_no_gpu + ")";
   } else if (!failed.empty()) {
     r.kind = campaign_result_kind::failed;
     r.reason = failed;

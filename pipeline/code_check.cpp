@@ -96,4 +96,13 @@ code_verdict check_code(std::string_view ptx, const std::filesystem::path& cubin
   return verdict;
 }
 
+std::string sass_check_state() {
+  return sass::find_disassembler() ? std::string{"checked"} : std::string{sass::not_checked_no_disassembler};
+}
+
+std::string code_check_scope() {
+  const auto sass = sass_check_state();
+  return sass == "checked" ? "PTX and SASS checked" : "PTX checked, SASS " + sass;
+}
+
 } // namespace warpforge::pipeline

@@ -47,6 +47,14 @@ struct code_verdict {
   std::string checked; // "PTX" or "PTX and SASS": what was read
 };
 
+/// What this host's code check reads, for the branch detail, the events and the summary:
+/// "PTX and SASS checked", or "PTX checked, SASS not checked: no disassembler (nvdisasm/cuobjdump
+/// not found)" (sass::not_checked_no_disassembler). Never says "checked" of a SASS it cannot read.
+std::string code_check_scope();
+
+/// The SASS half alone: "checked", or sass::not_checked_no_disassembler.
+std::string sass_check_state();
+
 /// Checks `ptx` and, when a disassembler is found, the CUBIN at `cubin`.
 code_verdict check_code(std::string_view ptx, const std::filesystem::path& cubin, const code_policy& policy);
 

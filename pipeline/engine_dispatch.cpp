@@ -2,6 +2,7 @@
 // incumbent first, then the challengers), what its answer records, and how busy the GPUs were.
 
 #include "pipeline/campaign_engine.hpp"
+#include "pipeline/code_check.hpp"
 #include "pipeline/engine_slots.hpp"
 
 #include "gpu/runner/config_race.hpp"
@@ -228,7 +229,8 @@ void campaign_engine::race_without_gpu(job_slot& job, const race_plan& race) {
     r.outcome = branch_outcome::not_run;
     r.detail = !job.reference_failure.empty()
                  ? job.reference_failure
-                 : "compiled for " + arch() + " and checked; measurements need a GPU (" + setup_.why_no_gpu + ")";
+                 : "compiled for " + arch() + ", " + code_check_scope() + "; measurements need a GPU (" +
+                     setup_.why_no_gpu + ")";
     end_branch(job, b, r, feed::no_gpu);
     outcome.branches.push_back(std::move(r));
   }

@@ -65,6 +65,10 @@ struct tool_search {
   static tool_search from_process();
 };
 
+/// What every output says of the SASS check on a host with neither tool: never "checked".
+inline constexpr std::string_view not_checked_no_disassembler =
+  "not checked: no disassembler (nvdisasm/cuobjdump not found)";
+
 /// nvdisasm if found anywhere in `where`, else cuobjdump; `unavailable` when neither is.
 expected<disassembler, disassemble_failure> find_disassembler(const tool_search& where);
 expected<disassembler, disassemble_failure> find_disassembler();

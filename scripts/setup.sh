@@ -43,6 +43,15 @@ if [[ ! -x "$cuda_home/bin/nvcc" && ! -e "$cuda_home/lib64/libnvrtc.so" && ! -e 
   exit 3
 fi
 
+# The SASS check reads the CUBIN with nvdisasm (else cuobjdump); without either every branch is
+# compiled and its PTX checked, but its SASS is "not checked: no disassembler". A note, not a stop.
+if ! command -v nvdisasm >/dev/null && ! command -v cuobjdump >/dev/null &&
+   [[ ! -x "$cuda_home/bin/nvdisasm" && ! -x "$cuda_home/bin/cuobjdump" ]]; then
+  echo "setup: note: neither nvdisasm nor cuobjdump is in $cuda_home/bin or on PATH, so the SASS of" \
+       "candidates will not be checked; install NVIDIA's cuda-nvdisasm-13-0 (or cuda-cuobjdump-13-0)" \
+       "package from the CUDA apt repository, the toolkit package that carries them" >&2
+fi
+
 [[ "${1:-}" == "--no-build" ]] && exit 0
 
 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_home"
