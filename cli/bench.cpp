@@ -6,12 +6,14 @@
 #include "toml_reader/placed_error.hpp"
 #include "cli/commands.hpp"
 
+#include "cli/gpu_fleet.hpp"
 #include "cli/one_job_campaign.hpp"
 #include "cli/pipeline_session.hpp"
 #include "cli/recorded_events.hpp"
 #include "cli/text.hpp"
 #include "json/writer.hpp"
 #include "logging/logging.hpp"
+#include "pipeline/code_check.hpp"
 #include "pipeline/job_setup.hpp"
 
 #include <cstdio>
@@ -56,6 +58,17 @@ std::vector<bench_row> rows_of(const std::vector<recorded_event>& events) {
   return out;
 }
 
+// What the code check could read, as the run's branch_compiled events say: never "checked" of a
+// SASS no disassembler could list.
+void print_code_check(const std::map<std::int64_t, const recorded_event*>& compiled) {
+  if (compiled.empty())
+    return;
+  const auto sass = compiled.begin()->second->text("sass_check");
+  if (sass.empty()) // recorded before the events said so
+    return;
+  std::printf("code check: PTX checked, SASS %s\n", sass.c_str());
+}
+
 void print_verdicts(const bench_options& options, const std::vector<bench_row>& rows,
                     const std::map<std::int64_t, const recorded_event*>& compiled, double buffer_bytes) {
   std::map<int, double> baseline; // median per GPU
@@ -87,6 +100,7 @@ void print_verdicts(const bench_options& options, const std::vector<bench_row>& 
                 m.number("rounds"), median > 0 ? buffer_bytes / median / 1e9 : 0.0, speedup);
   }
   std::printf("* GB/s counts every buffer once (inputs read, outputs written) over the median time.\n");
+  print_code_check(compiled);
 }
 
 // Where each kernel's wall time went (seconds), and the race's shared costs.
@@ -169,8 +183,9 @@ exit_code exit_code_of(const session_outcome& outcome, const std::vector<bench_r
     bool compiled_all = true;
     for (const auto& r : rows)
       compiled_all = compiled_all && r.outcome != "compile_error";
-    std::cerr << "warpforge bench: no usable GPU here (" << outcome.why_no_gpu
-              << "): the kernels were compiled and checked; measurements need a GPU\n";
+    say_no_gpu("bench", outcome.why_no_gpu,
+               std::to_string(outcome.result.compiled) + " kernel(s) compiled (" + pipeline::code_check_scope() +
+                 "), none measured; recorded in " + outcome.run_dir.string());
     return compiled_all ? exit_code::no_gpu : exit_code::failure;
   }
   return outcome.result.kind == pipeline::campaign_result_kind::finished ? exit_code::ok : exit_code::failure;
@@ -233,11 +248,21 @@ exit_code bench(const bench_options& options) {
   const auto rows = rows_of(*events);
   if (options.json) {
     write_json(options, rows, compiled, *outcome);
+  } else if (outcome->gpus.empty()) {
+    // Nothing measured: only the kernels that failed before any GPU (a compile error, a refused
+    // instruction) have a row worth printing; the rest would repeat the no-GPU reason.
+    std::vector<bench_row> failed;
+    for (const auto& r : rows)
+      if (r.outcome != "not_run")
+        failed.push_back(r);
+    if (!failed.empty())
+      print_verdicts(options, failed, compiled, pipeline::buffer_bytes(*job));
   } else {
     print_verdicts(options, rows, compiled, pipeline::buffer_bytes(*job));
     print_costs(options, rows, compiled, outcome->result);
   }
-  std::cerr << "recorded in " << outcome->run_dir.string() << '\n';
+  if (!outcome->gpus.empty())
+    std::cerr << "recorded in " << outcome->run_dir.string() << '\n';
   logging::shutdown();
   return exit_code_of(*outcome, rows);
 }

@@ -11,6 +11,7 @@
 #include "toml_reader/placed_error.hpp"
 #include "cli/commands.hpp"
 
+#include "cli/gpu_fleet.hpp"
 #include "cli/one_job_campaign.hpp"
 #include "cli/pipeline_session.hpp"
 #include "cli/recorded_events.hpp"
@@ -21,6 +22,7 @@
 #include "pipeline/diagnose_metrics.hpp"
 #include "pipeline/job_setup.hpp"
 #include "pipeline/records.hpp"
+#include "sass/disassembler.hpp"
 #include "sass/method_catalog.hpp"
 
 #include <cstdio>
@@ -88,8 +90,9 @@ void print_front(const front_view& f) {
       present += presence == "present";
     }
   if (!f.sass_read()) {
-    std::printf("SASS (%s): no disassembly here (nvdisasm, cuobjdump): each of the %zu SASS-checkable catalog methods "
-                "is unavailable, neither present nor absent\n", f.arch.c_str(), checked);
+    std::printf("SASS (%s): %s, so no disassembly here: each of the %zu SASS-checkable catalog methods "
+                "is unavailable, neither present nor absent\n", f.arch.c_str(),
+                std::string{sass::not_checked_no_disassembler}.c_str(), checked);
     return;
   }
   std::printf("SASS (%s): %zu of %zu SASS-checkable catalog methods present\n", f.arch.c_str(), present, checked);
@@ -340,8 +343,10 @@ void print_text(const front_view& front, const std::vector<gpu_view>& gpus, doub
     print_gpu(g, buffer_bytes);
   if (gpus.empty() && front.compiled)
     std::printf("\nNot diagnosed: metrics need a GPU, and none is usable here (%s). The kernel was compiled%s; "
-                "nothing was measured.\n",
-                outcome.why_no_gpu.c_str(), front.sass_read() ? " and its SASS read" : " (no disassembler: SASS not read)");
+                "nothing was measured.\n  %s\n",
+                short_no_gpu_reason(outcome.why_no_gpu).c_str(),
+                front.sass_read() ? " and its SASS read" : (" (SASS " + std::string{sass::not_checked_no_disassembler} + ")").c_str(),
+                std::string{no_gpu_next_step}.c_str());
 }
 
 // Failure when it did not compile or a GPU could not diagnose it; no_gpu when none was here.

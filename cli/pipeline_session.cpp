@@ -133,9 +133,11 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
       !runtime.wait_for_subscribers(1, std::chrono::duration<double>(request.wait_subscribers_s)))
     logging::get("campaign")->warn("no feed subscriber within {} s; going on (late monitors replay from the store)",
                                    request.wait_subscribers_s);
-  // After the wait above: the progress's own subscription must not count as a monitor's.
+  // After the wait above: the progress's own subscription must not count as a monitor's. Without
+  // a GPU it stays quiet: each job would only fail with the same reason, which the command says
+  // once at the end (cli/gpu_fleet.hpp, say_no_gpu).
   auto progress = feed::start_progress(runtime.feed_endpoint(),
-                                       {.quiet = request.quiet || quiet_mode(), .wall_budget_s = spec.budget.wall_time_s, .run_dir = dir});
+                                       {.quiet = request.quiet || quiet_mode() || !fleet->usable(), .wall_budget_s = spec.budget.wall_time_s, .run_dir = dir});
 
   session_outcome outcome;
   outcome.run_dir = dir;

@@ -10,15 +10,18 @@
 #include "deploy/deploy_target.hpp"
 #include "gpu/runner/child_environment.hpp"
 
+#include "cli/gpu_fleet.hpp"
 #include "cli/command_output.hpp"
 #include "cli/pipeline_session.hpp"
 #include "cli/user_errors.hpp"
 #include "config/campaign_spec.hpp"
 #include "logging/logging.hpp"
+#include "pipeline/code_check.hpp"
 #include "pipeline/proposer.hpp"
 #include "report/campaign_report.hpp"
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
+#include "storage/run_owner.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -38,14 +41,15 @@ std::string gpus_option(const config::gpu_selection& selection) {
   return text;
 }
 
-// summary.md and the charts from what the store now holds; the headline on stdout.
-void write_report(const fs::path& run_dir) {
+// summary.md and the charts from what the store now holds; the headline on stdout unless
+// `headline` is false (nothing measured: every row would repeat the same reason).
+void write_report(const fs::path& run_dir, bool headline) {
   auto report = report::load_report(run_dir);
   if (!report)
     return;
   if (auto written = report::write_summary(*report); !written)
     logging::get("campaign")->warn("summary not written: {}", written.error());
-  if (quiet_mode())
+  if (!headline || quiet_mode())
     return;
   const auto md = report::render_markdown(*report);
   const auto head = md.find("## Headline");
@@ -166,8 +170,15 @@ exit_code run_campaign(session_request request, const std::string& log_level) {
     logging::shutdown();
     return outcome.error().code;
   }
-  write_report(outcome->run_dir);
-  print_usage(*outcome);
+  // No GPU: two lines (why, once; what to do next) instead of a headline of unmeasured rows.
+  const bool nothing_measurable = outcome->gpus.empty() && outcome->result.kind == pipeline::campaign_result_kind::failed;
+  write_report(outcome->run_dir, !nothing_measurable);
+  if (nothing_measurable)
+    say_no_gpu(request.verb, outcome->why_no_gpu,
+               std::to_string(outcome->result.compiled) + " kernels compiled (" + pipeline::code_check_scope() +
+                 "), none measured; recorded in " + outcome->run_dir.string() + " (summary.md)");
+  else
+    print_usage(*outcome);
   if (request.spec.deploy_at_end && outcome->result.kind == pipeline::campaign_result_kind::finished)
     deploy_every_target(request.spec, outcome->run_dir);
   logging::shutdown();
@@ -207,6 +218,14 @@ exit_code resume(const resume_options& options) {
     std::cerr << "warpforge resume: " << user_message_of_text(earlier.error()) << '\n';
     return exit_code::bad_input;
   }
+  // Whose run it is, before any socket is bound: a live campaign holds its feed port, and "address
+  // in use" would hide the real reason. (The claim made later stays the guard against a race.)
+  if (auto dir = storage::run_directory::open(options.run_dir))
+    if (auto holder = storage::run_owner::holder(*dir)) {
+      std::cerr << "warpforge resume: " << options.run_dir << ": campaign is running (pid " << holder->pid
+                << (holder->command.empty() ? "" : ": " + holder->command) << "); nothing was started\n";
+      return exit_code::failure;
+    }
   if (earlier->campaign.state == vocabulary::campaign_state::finished) {
     std::cerr << "warpforge resume: " << options.run_dir
               << ": the campaign finished; nothing to resume (see: warpforge report)\n";
