@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 namespace warpforge::cli {
 
@@ -43,6 +44,23 @@ run_feed feed_for(const deploy_options& options) {
   if (!options.feed_endpoint.empty())
     feed.endpoint = options.feed_endpoint;
   return out;
+}
+
+// --job naming no job of the run: the reason, with the run's jobs; nullopt when it names one
+// (or none is named, or the run does not load: the recording's own error says that).
+std::optional<std::string> unknown_job(const deploy_options& options) {
+  if (options.job.empty())
+    return std::nullopt;
+  auto earlier = report::load_report(options.run_dir);
+  if (!earlier)
+    return std::nullopt;
+  std::string names;
+  for (const auto& job : earlier->jobs) {
+    if (job.row.name == options.job)
+      return std::nullopt;
+    names += (names.empty() ? "" : ", ") + job.row.name;
+  }
+  return "no job '" + options.job + "' in " + options.run_dir + " (its jobs: " + (names.empty() ? "none" : names) + ")";
 }
 
 std::string timing_text(double median, double spread, const std::string& unit) {
@@ -93,6 +111,11 @@ exit_code deploy(const deploy_options& options) {
     return exit_code::usage;
   }
   const auto verb = std::string{options.recover ? "deploy --recover" : "deploy"};
+  // A job the run does not have is refused before any actor, store or socket starts.
+  if (auto unknown = unknown_job(options)) {
+    std::cerr << "warpforge " << verb << ": " << *unknown << "; nothing was started\n";
+    return exit_code::bad_input;
+  }
   auto [feed, campaign] = feed_for(options);
   auto started = resume_recording(options.run_dir, campaign, "warpforge " + verb, std::move(feed),
                                   config::supervision_policy{});
