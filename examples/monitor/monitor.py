@@ -13,19 +13,27 @@ The recipe (docs/events.md, "Replay over the network"), the ZeroMQ guide's snaps
     python3 monitor.py --run-dir runs/quickstart-... --json --exit-on-end
     python3 monitor.py tcp://gpu-node:5757 --since 1200 --silence 10
 
-Needs pyzmq (Debian: python3-zmq). Prints one line per event on stdout (--json: the event's JSON
-exactly as published); notes about silence and gaps go to stderr.
-Exit status: 0 the campaign ended (--exit-on-end) or --count events were shown; 3 the feed was
-silent (--exit-on-silence); 2 bad command line; 1 the feed cannot be reached or read.
+A run directory whose campaign is no longer running (nobody holds its owner.lock) has no feed to
+listen to: its stored events are read from its warpforge.db instead, to the campaign's end event.
+
+Needs pyzmq for a live feed (Debian: apt install python3-zmq; else pip install pyzmq); a finished
+run directory needs only the standard library. Prints one line per event on stdout (--json: the
+event's JSON exactly as published); notes about silence and gaps go to stderr.
+Exit status: 0 the campaign ended (--exit-on-end, or a finished run read to its end) or --count
+events were shown; 3 the feed was silent (--exit-on-silence); 2 bad command line or no pyzmq;
+1 the feed cannot be reached or read.
 """
 
 import argparse
+import errno
+import fcntl
 import json
 import pathlib
+import sqlite3
 import sys
 import time
 
-import zmq
+zmq = None  # pyzmq, imported by need_zmq() only when a live feed is followed
 
 SCHEMA = 1                      # the event schema this script reads (docs/events.md, Versioning)
 END_TYPES = {"campaign_finished", "campaign_failed", "campaign_interrupted"}
@@ -33,6 +41,71 @@ POLL_S = 0.2                    # how long one wait for a message lasts [s]
 REPLAY_TIMEOUT_S = 5.0          # how long a replay request may take [s]
 REPLAY_RETRY_S = 0.2            # pause before asking again after a short or failed reply [s]
 WILDCARD_HOSTS = {"*", "0.0.0.0", "[::]"}
+
+
+def need_zmq():
+    """Imports pyzmq, or says in one line how to install it and exits 2."""
+    global zmq
+    try:
+        import zmq as module
+    except ImportError:
+        print("monitor: a live feed needs pyzmq: apt install python3-zmq (Debian, Ubuntu) "
+              "or pip install pyzmq", file=sys.stderr)
+        sys.exit(2)
+    zmq = module
+
+
+def run_is_live(run_dir):
+    """Whether a process holds the run directory's owner.lock (storage/run_owner.hpp): the
+    kernel drops that flock when the campaign exits, however it exits."""
+    try:
+        with open(pathlib.Path(run_dir) / "owner.lock", "rb") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError as problem:
+                if problem.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    return True
+                raise
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            return False
+    except FileNotFoundError:
+        return False
+
+
+def stored_events(run_dir, since):
+    """(json text, event) for each stored event after `since`, in seq order, from the run's own
+    database, opened read-only."""
+    database = pathlib.Path(run_dir).resolve() / "warpforge.db"
+    if not database.exists():
+        raise OSError(f"no store at {database}")
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        for (text,) in connection.execute("SELECT json FROM events WHERE seq > ? ORDER BY seq", (since,)):
+            event = json.loads(text)
+            if event.get("schema") != SCHEMA:
+                raise SystemExit(f"the store holds schema {event.get('schema')}, this script reads {SCHEMA}")
+            yield text, event
+    finally:
+        connection.close()
+
+
+def replay_finished(args):
+    """A finished run's stored events, to its end event; exit status as for a live feed."""
+    shown = 0
+    try:
+        for text, event in stored_events(args.run_dir, args.since):
+            print(text if args.json else describe(event), flush=True)
+            shown += 1
+            if args.count is not None and shown >= args.count:
+                return 0
+            if event["type"] in END_TYPES:
+                return 0
+    except (OSError, sqlite3.Error) as problem:
+        print(f"monitor: {args.run_dir}: {problem}", file=sys.stderr)
+        return 1
+    print(f"monitor: {args.run_dir}: the campaign is not running and its store holds no end event "
+          "(it was killed; warpforge resume continues it)", file=sys.stderr)
+    return 0
 
 
 def reachable(advertised, feed_endpoint):
@@ -247,6 +320,9 @@ def main():
     args = parser.parse_args()
 
     replay = args.replay
+    if args.run_dir and not args.live and not run_is_live(args.run_dir):
+        return replay_finished(args)  # nothing will be published: the store holds every event
+    need_zmq()
     if args.run_dir:
         try:
             endpoint, replay_file_endpoint = endpoints_from(args.run_dir)
