@@ -229,9 +229,12 @@ exit_code tail(const tail_options& options) {
       if (follower->health() == feed::feed_health::waiting && options.feed_answer_wait_s > 0 &&
           idle.count() >= options.feed_answer_wait_s) {
         std::cerr << "warpforge tail: nothing answered at " << endpoint << " within "
-                  << options.feed_answer_wait_s << " s (no event and no heartbeat): no campaign is publishing "
-                  << "there. Name the run directory instead (warpforge tail runs/<run>), or wait for ever "
-                  << "with --wait-for-feed 0\n";
+                  << options.feed_answer_wait_s << " s (no event and no heartbeat): no campaign is publishing there"
+                  << (options.run_dir.empty()
+                        ? ". Name the run directory instead (warpforge tail runs/<run>)"
+                        : "; the run's campaign is not running (warpforge status " + options.run_dir +
+                            " says where it stands)")
+                  << ", or wait for ever with --wait-for-feed 0\n";
         return exit_code::failure;
       }
       continue;

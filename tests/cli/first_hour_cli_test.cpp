@@ -276,6 +276,18 @@ TEST_F(FirstHour, TailOfAnEndpointNobodyAnswersSaysSoAfterItsWait) {
   EXPECT_NE(err("tail").find("nothing answered at " + endpoint + " within 1 s"), std::string::npos) << err("tail");
 }
 
+TEST_F(FirstHour, TailOfARunWhoseCampaignDiedSaysItIsNotRunning) {
+  const pid_t campaign = start({"run", "--quiet", write_campaign(4).string()}, 120);
+  ASSERT_TRUE(wait_for("SELECT count(*) FROM measurements", 1)) << stderr_text();
+  ::kill(campaign, SIGKILL); // no end event, nobody publishing at its feed.endpoint any more
+  wait_exit(campaign);
+  EXPECT_EQ(warpforge({"tail", "--log", run_dir().string(), "--wait-for-feed", "1"}, "tail", 30s), 1) << err("tail");
+  EXPECT_NE(out("tail").find("campaign_started"), std::string::npos) << "the stored events come first:\n" << out("tail");
+  EXPECT_NE(err("tail").find("the run's campaign is not running (warpforge status " + run_dir().string()),
+            std::string::npos)
+    << err("tail");
+}
+
 TEST_F(FirstHour, ErrorsNameTheProblemWithoutInternalNames) {
   const auto folder = not_a_run().string();
   for (const char* command : {"status", "report", "resume", "tail", "deploy"}) {
