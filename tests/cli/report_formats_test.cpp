@@ -55,8 +55,9 @@ protected:
     return response;
   }
 
-  // The dashboard's snapshot of the run directory, read over HTTP from the real server.
-  std::string dashboard_snapshot() {
+  // The dashboard's snapshot of the run directory, read over HTTP from the real server, and where
+  // this host has chromium, the page as it drew it (its DOM after the script ran).
+  std::pair<std::string, std::string> dashboard_snapshot_and_page() {
     const pid_t pid = spawn(WARPFORGE_BIN, {"dashboard", "--run-dir", run_dir().string(), "--listen", "127.0.0.1:0"},
                             {}, "dashboard.out", "dashboard.err");
     const std::regex url{"http://127\\.0\\.0\\.1:([0-9]+)/"};
@@ -72,11 +73,21 @@ protected:
       wait_exit(pid);
       return {};
     }
-    std::string response = http_get(std::stoi(match[1].str()), "/snapshot.json");
+    const std::string response = http_get(std::stoi(match[1].str()), "/snapshot.json");
+    std::string page;
+    const std::string chromium = WARPFORGE_CHROMIUM;
+    if (!chromium.empty()) {
+      const pid_t browser = spawn(chromium, {"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                             "--user-data-dir=" + (dir / "chromium").string(),
+                                             "--virtual-time-budget=5000", "--dump-dom", match[0].str()},
+                                  {}, "page.html", "page.err");
+      if (wait_exit_within(browser, 90s))
+        page = text_of("page.html");
+    }
     ::kill(pid, SIGTERM);
     wait_exit_within(pid, 30s);
     const auto body = response.find("\r\n\r\n");
-    return body == std::string::npos ? std::string{} : response.substr(body + 4);
+    return {body == std::string::npos ? std::string{} : response.substr(body + 4), page};
   }
 
   void run_campaign() {
@@ -91,7 +102,7 @@ TEST_F(ReportFormats, TheSameTimeReadsTheSameInStatusTheReportAndTheDashboardSna
   ASSERT_EQ(warpforge({"report", run_dir().string(), "--format", "md"}, "report"), 0) << text_of("report.err");
   const std::string status = text_of("status.out");
   const std::string md = text_of("report.out");
-  const std::string snapshot = dashboard_snapshot();
+  const auto [snapshot, page] = dashboard_snapshot_and_page();
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   ASSERT_EQ(parser.parse(snapshot).get(root), simdjson::SUCCESS) << snapshot;
@@ -114,6 +125,14 @@ TEST_F(ReportFormats, TheSameTimeReadsTheSameInStatusTheReportAndTheDashboardSna
     EXPECT_EQ(std::string_view{display["baseline"].get_string().value()}, baseline) << snapshot;
     EXPECT_EQ(std::string_view{display["champion"].get_string().value()}, best) << snapshot;
     EXPECT_EQ(std::string_view{display["speedup"].get_string().value()}, speedup) << snapshot;
+    // The page draws the same words in the job's row (where chromium could draw it).
+    if (!page.empty()) {
+      const auto row = page.find("data-job=\"" + name + "\"");
+      ASSERT_NE(row, std::string::npos) << name << " is not on the page";
+      const std::string cells = page.substr(row, page.find("</tr>", row) - row);
+      for (const auto& figure : {baseline, best, speedup})
+        EXPECT_NE(cells.find(">" + figure + "<"), std::string::npos) << name << ": " << figure << " not in " << cells;
+    }
     ++compared;
   }
   EXPECT_EQ(compared, 2) << snapshot;
