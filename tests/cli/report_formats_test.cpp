@@ -2,7 +2,8 @@
 // reads the same in `warpforge status`, `warpforge report --format md` and the dashboard
 // snapshot's display fields (vocabulary/number_text.hpp); the CSV has a column per tunable; `report
 // --format kerneltuner` writes Kernel Tuner cache files; docs/report.md's Python example reads the
-// run's warpforge.db with the standard library's sqlite3.
+// run's warpforge.db with the standard library's sqlite3. Where chromium is, the dashboard page draws
+// the same words in each job's row.
 
 #include "campaign_fixture.hpp"
 
