@@ -119,7 +119,16 @@ llm::problem_facts problem_facts_of(const job_setup& job, const std::vector<std:
   for (const auto& a : job.problem.args)
     if (const auto* buffer = std::get_if<config::buffer_spec>(&a); buffer && buffer->role != config::arg_role::input)
       f.outputs += (f.outputs.empty() ? "" : ", ") + buffer->name;
-  f.notes = "The problem spec (" + job.problem_path.filename().string() + "):\n" + read_text(job.problem_path);
+  // Your code stands alone (candidate::compiled_defines): say so, since the spec below and the
+  // problem's own kernel speak of tunables passed as -D, which holds for that kernel only.
+  std::string tunables;
+  for (const auto& t : job.problem.tunables)
+    tunables += (tunables.empty() ? "" : ", ") + t.name;
+  if (!tunables.empty())
+    f.notes = "Your variants are compiled with the `defines` they declare and no others: the problem's tunables (" +
+              tunables + ") are passed to its own kernel, not to yours. Declare in `defines` any you use, or keep "
+              "an #ifndef default in the code.\n";
+  f.notes += "The problem spec (" + job.problem_path.filename().string() + "):\n" + read_text(job.problem_path);
   return f;
 }
 

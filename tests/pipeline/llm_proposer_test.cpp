@@ -511,6 +511,19 @@ TEST_F(LlmProposerTest, AVariantSentAgainIsADuplicateOfItsMeasuredBranchNotCompi
   EXPECT_EQ(second_model->requests.at(0).messages.back().text.find("You repeated yourself"), std::string::npos);
 }
 
+TEST_F(LlmProposerTest, TheModelIsToldItsCodeGetsItsOwnDefinesAndNotTheProblemsTunables) {
+  auto model = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
+    {"propose", envelope({{"tiled", tiled_code}})}});
+  ASSERT_TRUE(llm_proposer{context(model)}.propose(ask(1)));
+  std::string system;
+  for (const auto& b : model->requests.at(0).system)
+    system += b.text;
+  EXPECT_NE(system.find("compiled with the `defines` they declare and no others: the problem's tunables "
+                        "(USE_SMEM_TILE, TILE, BLOCK_ROWS, PAD) are passed to its own kernel, not to yours"),
+            std::string::npos)
+    << system;
+}
+
 TEST_F(LlmProposerTest, ABranchThatCameToNothingMayBeProposedAgain) {
   auto first = llm_proposer{context(std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
                               {"propose", envelope({{"tiled", tiled_code}})}}))}
