@@ -152,7 +152,7 @@ std::string speedup_chart_svg(const job_entry& job) {
     svg << "<line x1=\"" << margin_left << "\" x2=\"" << margin_left + plot_w << "\" y1=\"" << y_of(y)
         << "\" y2=\"" << y_of(y) << "\" stroke=\"#eee\"/>\n"
         << text_node(at(margin_left - 6, y_of(y) + 4) + " text-anchor=\"end\"", tick_text(y) + "x");
-  const auto x_ticks = round_ticks(max_x);
+  const auto x_ticks = round_ticks(std::max(max_x, 5.0)); // iterations are whole: steps of 1 or more
   for (double x : x_ticks)
     if (x <= max_x)
       svg << text_node(at(x_of(x), margin_top + plot_h + 16) + " text-anchor=\"middle\"", tick_text(x));

@@ -110,6 +110,17 @@ TEST(Charts, SpeedupHasTheBaselineLineAPointPerMeasuredCandidateAndTheBestSoFar)
   EXPECT_NE(svg.find("iteration (0 = baseline)"), std::string::npos);
 }
 
+TEST(Charts, IterationTicksAreWholeNumbersEvenForOneIteration) {
+  auto job = tuned_job("transpose");
+  job.iterations.resize(1);
+  const auto svg = speedup_chart_svg(job);
+  static const std::regex x_tick{R"(text-anchor="middle">([0-9.]+)</text>)"};
+  std::vector<std::string> ticks;
+  for (auto m = std::sregex_iterator(svg.begin(), svg.end(), x_tick); m != std::sregex_iterator(); ++m)
+    ticks.push_back((*m)[1]);
+  EXPECT_EQ(ticks, (std::vector<std::string>{"0", "1"})) << svg;
+}
+
 TEST(Charts, RooflineHasBothRoofsAndEveryDiagnosedChampion) {
   const auto svg = roofline_chart_svg(tuned_job("transpose"));
   keep_as_evidence("roofline.svg", svg);
