@@ -531,6 +531,61 @@ TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate)
   EXPECT_LT(r.gpu_wait_for_compile_s, 0.01 * gpu_time) << "after the first candidate, compiles keep ahead of the GPUs";
 }
 
+// Issue 26: a candidate its proposer found to repeat a measured branch (duplicate_of) is recorded
+// with the branch it repeats and ends not_run, and no compile or race is ever ordered for it.
+TEST_F(CampaignEngine, ADuplicateCandidateIsRecordedWithItsEarlierBranchAndNeverCompiledOrRaced) {
+  auto s = setup(2, 1);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  std::optional<propose_request> asked;
+  std::vector<compile_order> compiled;
+  for (int guard = 0; guard < 10000 && !engine.finished(); ++guard) {
+    auto out = engine.take_outbox();
+    for (const auto& [id, order] : out.compiles)
+      compiled.push_back(order);
+    auto proposals = std::move(out.proposals);
+    out.proposals.clear();
+    loop.answer(std::move(out));
+    for (auto& p : proposals) {
+      auto answer = loop.proposer.propose(p.request);
+      ASSERT_TRUE(answer) << answer.error();
+      if (!asked && p.request.job == "transpose" && !answer->candidates.empty()) {
+        asked = p.request;
+        answer->candidates.front().duplicate_of = branch_place{1, 0}; // the baseline, say
+      }
+      engine.proposed(p.id, answer);
+    }
+  }
+  ASSERT_TRUE(engine.finished());
+  ASSERT_TRUE(asked);
+  ASSERT_EQ(asked->iteration, 1);
+  const std::int64_t ordinal = asked->first_ordinal;
+  EXPECT_EQ(ordinal, 1);
+  bool recorded = false;
+  bool ended = false;
+  for (const auto& w : loop.writes) {
+    if (const auto* b = std::get_if<storage::branch_record>(&w); b && b->key.job_id == 1 && b->key.iteration == 1 &&
+                                                                b->key.ordinal == ordinal)
+      recorded = b->duplicate_of_iteration == 1 && b->duplicate_of_ordinal == 0;
+    if (const auto* c = std::get_if<storage::branch_outcome_change>(&w); c && c->key.job_id == 1 &&
+                                                                        c->key.iteration == 1 && c->key.ordinal == ordinal)
+      ended = c->outcome == branch_outcome::not_run && c->detail.starts_with("duplicate of iteration 1 branch 0");
+  }
+  EXPECT_TRUE(recorded) << "its row names the branch it repeats";
+  EXPECT_TRUE(ended) << "it ends not_run with the reason";
+  const auto folder = "iter-1/branch-" + std::to_string(ordinal);
+  EXPECT_TRUE(std::any_of(compiled.begin(), compiled.end(), [&](const compile_order& order) {
+    return order.ref.job == "transpose" && order.ref.iteration == 1 && order.ref.branch == ordinal + 1;
+  })) << "its sibling, no duplicate, is compiled";
+  for (const auto& order : compiled)
+    EXPECT_FALSE(order.ref.job == "transpose" && order.ref.iteration == 1 && order.ref.branch == ordinal)
+      << "compiled: " << order.output_dir;
+  for (const auto& race : loop.raced_cubins)
+    for (const auto& cubin : race)
+      EXPECT_EQ(cubin.find("transpose/" + folder + "/"), std::string::npos) << "raced: " << cubin;
+}
+
 TEST_F(CampaignEngine, EachModelCallOfAnAcceptedProposalIsOneStoreRowAndOneLlmCallEvent) {
   auto s = setup(1, 1);
   const auto job_setups = jobs(s);
