@@ -198,7 +198,8 @@ fi
 
 if wants llm; then
   step "llm proposer end to end against scripts/scripted_llm_server.py (scripted replies, not a model)"
-  python3 "$here/scripts/scripted_llm_server.py" --port 8765 --manifest "$here/examples/llm/scripted.json" \
+  # LLM_MANIFEST: another manifest of scripted replies (e.g. tests/llm/fixtures/scripted_repeat.json)
+  python3 "$here/scripts/scripted_llm_server.py" --port 8765 --manifest "${LLM_MANIFEST:-$here/examples/llm/scripted.json}" \
     --log "$out/llm-server.jsonl" 2> "$unpack/llm-server.err" &
   server=$!
   for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', 8765), 1)" 2>/dev/null && break; sleep 0.1; done
@@ -216,6 +217,8 @@ if wants llm; then
       grep -E 'llm_call|branch_failed|branch_checked|champion|ablation|job_finished|branch_measured' | cut -c1-500
     echo; echo "## iterations rows (job, number, champion)"
     python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select job_id, number, state, champion_branch_id from iterations')]" "$run_dir/warpforge.db"
+    echo; echo "## branches recorded as a repeat (duplicate_of), and races per job and iteration"
+    python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select j.name, i.number, b.ordinal, b.kind, b.outcome, b.duplicate_of_iteration, b.duplicate_of_ordinal from branches b join iterations i on b.iteration_id = i.id join jobs j on i.job_id = j.id order by j.name, i.number, b.ordinal')]" "$run_dir/warpforge.db"
     echo; echo "## llm_calls rows"
     python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(r) for r in c.execute('select * from llm_calls')]" "$run_dir/warpforge.db"
   } > "$out/llm-run.md" 2>&1
