@@ -1,7 +1,8 @@
 #pragma once
 // feed: stamps every event with the next sequence number and the time, hands it to the store
-// (so late monitors replay it), then publishes it on ZeroMQ without ever blocking. Drops caused
-// by slow subscribers are themselves reported as feed_dropped events, at most once a second.
+// (so late monitors replay it), then publishes it on ZeroMQ without ever blocking. Events that
+// the socket refused for every subscriber are reported as feed_dropped events, at most once a
+// second (a slow subscriber loses only its own events: ZeroMQ drops per peer; docs/events.md).
 // Beside the PUB socket it serves replay over the network (feed/replay_server.hpp: "the stored
 // events since seq N", on its own socket and thread) and publishes a heartbeat at least every
 // interval (feed/heartbeat.hpp: never stored, so the event log holds only the campaign's events):
