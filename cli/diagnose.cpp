@@ -344,7 +344,7 @@ void print_text(const front_view& front, const std::vector<gpu_view>& gpus, doub
   if (gpus.empty() && front.compiled)
     std::printf("\nNot diagnosed: metrics need a GPU, and none is usable here (%s). The kernel was compiled%s; "
                 "nothing was measured.\n  %s\n",
-                short_no_gpu_reason(outcome.why_no_gpu).c_str(),
+                gpu::short_no_gpu_reason(outcome.why_no_gpu).c_str(),
                 front.sass_read() ? " and its SASS read" : (" (SASS " + std::string{sass::not_checked_no_disassembler} + ")").c_str(),
                 std::string{no_gpu_next_step}.c_str());
 }

@@ -68,20 +68,8 @@ expected<gpu_fleet, std::string> discover_gpus(const std::string& gpus_option) {
 
 namespace warpforge::cli {
 
-std::string short_no_gpu_reason(std::string_view why_none) {
-  if (why_none.empty())
-    return "no GPU visible";
-  // The first clause is the reason; what follows "; " is the failing call's text (kept in full
-  // in the events and in --json).
-  std::string text{why_none.substr(0, why_none.find("; "))};
-  // A checked call ends with its source place, "[gpu/runtime/device_query.cpp:142]": not for people.
-  if (const auto open = text.rfind(" ["); open != std::string::npos && text.ends_with("]"))
-    text.erase(open);
-  return text;
-}
-
 void say_no_gpu(std::string_view verb, std::string_view why_none, std::string_view done) {
-  std::cerr << "warpforge " << verb << ": GPU time not measured (no GPU here: " << short_no_gpu_reason(why_none)
+  std::cerr << "warpforge " << verb << ": GPU time not measured (no GPU here: " << gpu::short_no_gpu_reason(why_none)
             << "); measurements need a GPU" << (done.empty() ? "" : "; ") << done << '\n'
             << "  " << no_gpu_next_step << '\n';
 }

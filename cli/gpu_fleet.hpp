@@ -33,11 +33,6 @@ expected<gpu_fleet, std::string> discover_gpus(const std::string& gpus_option);
 /// Which ordinals `text` names among `device_count`: "all", or a comma list.
 expected<std::vector<int>, std::string> choose_gpus(const std::string& text, int device_count);
 
-/// `why_none` for a person: its first clause, without the CUDA call's text and its source place
-/// ("no CUDA driver: libcuda.so.1 could not be loaded (is the NVIDIA driver installed and on
-/// LD_LIBRARY_PATH?)"). The full text stays in the run's events and in --json.
-std::string short_no_gpu_reason(std::string_view why_none);
-
 /// What a newcomer reads when nothing could be measured here, two lines on stderr: why (the short
 /// reason, once) with `done` (what was done instead, where it is recorded), then what to do next.
 void say_no_gpu(std::string_view verb, std::string_view why_none, std::string_view done);

@@ -256,4 +256,13 @@ std::string to_text(const host_report& r) {
   return out.str();
 }
 
+std::string short_no_gpu_reason(std::string_view why_none) {
+  if (why_none.empty())
+    return "no GPU visible";
+  std::string text{why_none.substr(0, why_none.find("; "))};
+  if (const auto open = text.rfind(" ["); open != std::string::npos && text.ends_with("]"))
+    text.erase(open);
+  return text;
+}
+
 } // namespace warpforge::gpu

@@ -112,4 +112,9 @@ expected<host_report, json_error> host_report_from_json(std::string_view text);
 /// A human-readable, multi-line rendering for `warpforge-runner --query` and doctor.
 std::string to_text(const host_report& report);
 
+/// Why there is no GPU, for people: the first clause of `why_none` (what follows "; " is the failing
+/// call's text) without the checked call's source place ("[gpu/runtime/device_query.cpp:142]").
+/// Empty `why_none`: "no GPU visible". The full text stays in doctor and in bench's --json.
+std::string short_no_gpu_reason(std::string_view why_none);
+
 } // namespace warpforge::gpu

@@ -3,6 +3,8 @@
 
 #include "pipeline/campaign_engine.hpp"
 
+#include "gpu/device_report.hpp"
+
 #include "diagnosis/gpu_specs.hpp"
 #include "pipeline/diagnose_metrics.hpp"
 #include "pipeline/code_check.hpp"
@@ -586,7 +588,7 @@ campaign_result campaign_engine::result() const {
   if (setup_.mode == campaign_mode::optimize && gpus_.empty()) {
     r.kind = campaign_result_kind::failed;
     r.reason = "no GPU here: every job's baseline and first proposal were compiled (" + code_check_scope() +
-               "); measurements need a GPU (" + setup_.why_no_gpu + ")";
+               "); measurements need a GPU (" + gpu::short_no_gpu_reason(setup_.why_no_gpu) + ")";
   } else if (!failed.empty()) {
     r.kind = campaign_result_kind::failed;
     r.reason = failed;

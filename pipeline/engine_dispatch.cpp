@@ -2,6 +2,8 @@
 // incumbent first, then the challengers), what its answer records, and how busy the GPUs were.
 
 #include "pipeline/campaign_engine.hpp"
+
+#include "gpu/device_report.hpp"
 #include "pipeline/code_check.hpp"
 #include "pipeline/engine_slots.hpp"
 
@@ -230,7 +232,7 @@ void campaign_engine::race_without_gpu(job_slot& job, const race_plan& race) {
     r.detail = !job.reference_failure.empty()
                  ? job.reference_failure
                  : "compiled for " + arch() + ", " + code_check_scope() + "; measurements need a GPU (" +
-                     setup_.why_no_gpu + ")";
+                     gpu::short_no_gpu_reason(setup_.why_no_gpu) + ")";
     end_branch(job, b, r, feed::no_gpu);
     outcome.branches.push_back(std::move(r));
   }

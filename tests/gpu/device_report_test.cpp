@@ -120,3 +120,22 @@ TEST(device_report, the_text_form_shows_the_reason_and_each_device) {
   EXPECT_NE(text.find("memory clock:         unknown"), std::string::npos) << text;
   EXPECT_NE(text.find("restricted_admin_only"), std::string::npos) << text;
 }
+
+namespace warpforge::gpu {
+namespace {
+
+// What status, report, run and diagnose say when there is no GPU: the reason, once, for a person.
+TEST(ShortNoGpuReason, KeepsTheFirstClauseWithoutTheCallTextOrItsSourcePlace) {
+  EXPECT_EQ(short_no_gpu_reason("no CUDA driver: libcuda.so.1 could not be loaded (is the NVIDIA driver installed "
+                                "and on LD_LIBRARY_PATH?); cudaGetDeviceCount(&count) failed: "
+                                "cudaErrorInsufficientDriver (35): CUDA driver version is insufficient for CUDA "
+                                "runtime version [gpu/runtime/device_query.cpp:142]"),
+            "no CUDA driver: libcuda.so.1 could not be loaded (is the NVIDIA driver installed and on LD_LIBRARY_PATH?)");
+  EXPECT_EQ(short_no_gpu_reason("cudaGetDeviceCount(&count) failed: no device [gpu/runtime/device_query.cpp:142]"),
+            "cudaGetDeviceCount(&count) failed: no device");
+  EXPECT_EQ(short_no_gpu_reason("gpu.0 is out of service"), "gpu.0 is out of service");
+  EXPECT_EQ(short_no_gpu_reason(""), "no GPU visible");
+}
+
+} // namespace
+} // namespace warpforge::gpu
