@@ -8,13 +8,6 @@
 namespace warpforge::diagnosis {
 namespace {
 
-std::optional<double> value_of(const metric_values& metrics, std::string_view key) {
-  const auto found = metrics.find(key);
-  if (found == metrics.end() || !std::isfinite(found->second))
-    return std::nullopt;
-  return found->second;
-}
-
 std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", value);

@@ -6,8 +6,21 @@
 
 #include "expression/expression.hpp"
 
+#include <cmath>
+#include <optional>
+#include <string_view>
+
 namespace warpforge::diagnosis {
 
 using metric_values = expression::real_values;
+
+/// The value of `key` when it was measured (or derived) and is a finite number; none otherwise:
+/// a NaN or an infinity from a division by a zero counter is no reading.
+inline std::optional<double> value_of(const metric_values& metrics, std::string_view key) {
+  const auto found = metrics.find(key);
+  if (found == metrics.end() || !std::isfinite(found->second))
+    return std::nullopt;
+  return found->second;
+}
 
 } // namespace warpforge::diagnosis

@@ -7,13 +7,6 @@ namespace warpforge::diagnosis {
 
 namespace {
 
-std::optional<double> value_of(const metric_values& metrics, std::string_view key) {
-  const auto found = metrics.find(key);
-  if (found == metrics.end() || !std::isfinite(found->second))
-    return std::nullopt;
-  return found->second;
-}
-
 std::size_t index(roofline_axis axis) { return static_cast<std::size_t>(axis); }
 
 // Tie order when adding (and, reversed, when removing): memory > latency > compute (roofline.py).

@@ -7,13 +7,6 @@
 namespace warpforge::diagnosis {
 namespace {
 
-std::optional<double> value_of(const metric_values& metrics, std::string_view key) {
-  const auto found = metrics.find(key);
-  if (found == metrics.end() || !std::isfinite(found->second))
-    return std::nullopt;
-  return found->second;
-}
-
 std::string number(double value, const char* format = "%.3g") {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, format, value);
