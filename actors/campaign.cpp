@@ -1,6 +1,6 @@
 #include "actors/campaign.hpp"
 
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 #include "actors/ask.hpp"
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"

@@ -9,7 +9,7 @@
 
 #include "actors/ask.hpp"
 #include "config/campaign_spec.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "messages/campaign.hpp"
 #include "report/campaign_report.hpp"
 

@@ -5,9 +5,9 @@
 #include "actors/registry.hpp"
 #include "deploy/deploy_records.hpp"
 #include "deploy/plan_from_run.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "messages/store.hpp"
-#include "pipeline/llm_deploy_fix.hpp"
+#include "pipeline/llm/deploy_fix.hpp"
 #include "pipeline/records.hpp"
 
 #include <caf/exit_reason.hpp>
@@ -74,7 +74,7 @@ messages::deploy_answer answer_of(const deploy::deploy_report& report, const dep
 }
 
 // With an [llm] in the run's campaign, a champion that does not build goes to the model
-// (pipeline/llm_deploy_fix.hpp); the fix's log, to account its calls once the deploy ends.
+// (pipeline/llm/deploy_fix.hpp); the fix's log, to account its calls once the deploy ends.
 std::shared_ptr<pipeline::deploy_fix_log> attach_fixer(caf::actor_system& system, deploy::deploy_request& request) {
   auto fixer = pipeline::deploy_fixer_for_run({request.run_dir, request.job, request.target.build,
                                                request.target.relative_file.string(), request.target.region,

@@ -1,7 +1,7 @@
 #include "actors/emit.hpp"
 
 #include "actors/registry.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "messages/feed.hpp"
 
 #include <caf/send.hpp>

@@ -5,7 +5,7 @@
 #include "actors/registry.hpp"
 #include "feed/endpoint.hpp"
 #include "feed/heartbeat.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "messages/store.hpp"
 
 #include <caf/after.hpp>

@@ -4,7 +4,7 @@
 #include "actors/exceptions.hpp"
 #include "diagnosis/metric_schema.hpp"
 #include "gpu/profiling/metric_collection.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>

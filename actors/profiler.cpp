@@ -3,7 +3,7 @@
 #include "actors/exceptions.hpp"
 #include "actors/gpu_worker.hpp"
 #include "actors/registry.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "pipeline/diagnose_metrics.hpp"
 
 #include <caf/exit_reason.hpp>

@@ -2,8 +2,8 @@
 
 #include "actors/exceptions.hpp"
 #include "actors/llm.hpp"
-#include "logging/logging.hpp"
-#include "pipeline/llm_proposer.hpp"
+#include "foundation/logging/logging.hpp"
+#include "pipeline/llm/proposer.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/sec.hpp>

@@ -1,6 +1,6 @@
 #include "actors/runner_keeper.hpp"
 
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <algorithm>
 #include <thread>

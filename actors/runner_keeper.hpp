@@ -20,7 +20,7 @@
 
 #include "actors/supervisor.hpp"
 #include "config/supervision_policy.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/race_request.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/runner_client.hpp"

@@ -11,7 +11,7 @@
 #include "actors/sass_checker.hpp"
 #include "actors/store.hpp"
 #include "actors/supervisor.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "messages/type_ids.hpp"
 
 #include <caf/actor_cast.hpp>

@@ -14,7 +14,7 @@
 #include "config/supervision_policy.hpp"
 #include "messages/campaign.hpp"
 #include "messages/deployer.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "messages/store.hpp"
 #include "pipeline/proposer.hpp"
 #include "messages/supervisor.hpp"

@@ -1,6 +1,6 @@
 #include "actors/scheduler.hpp"
 
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 #include "actors/ask.hpp"
 #include "actors/compiler.hpp"
 #include "actors/emit.hpp"
@@ -11,7 +11,7 @@
 #include "actors/registry.hpp"
 #include "actors/sass_checker.hpp"
 #include "config/campaign_spec.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "messages/compiler.hpp"
 #include "messages/profiler.hpp"
 #include "messages/proposer.hpp"

@@ -3,7 +3,7 @@
 #include "actors/clock.hpp"
 #include "actors/exceptions.hpp"
 #include "feed/event_json.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <caf/error.hpp>
 #include <caf/exit_reason.hpp>

@@ -2,7 +2,7 @@
 
 #include "actors/emit.hpp"
 #include "actors/registry.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>

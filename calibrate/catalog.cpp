@@ -1,6 +1,6 @@
 #include "calibrate/catalog.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <array>

@@ -12,7 +12,7 @@
 // parse() checks the file's shape (keys, types, categories); self_check() checks what it says, so
 // a user's copy is read whole and every problem of it is reported at once.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -1,8 +1,8 @@
 #include "calibrate/notes.hpp"
 
-#include "files/atomic_write.hpp"
+#include "foundation/files/atomic_write.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <simdjson.h>
 

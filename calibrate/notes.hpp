@@ -11,7 +11,7 @@
 //
 // Times are UTC, ISO 8601 ("2026-11-05T10:04:00Z"), taken when the note is made.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <filesystem>
 #include <map>

@@ -3,7 +3,7 @@
 // set aside what cannot run (its own state, or a dependency set aside), dependencies first.
 #include "calibrate/schedule.hpp"
 
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <algorithm>
 #include <map>

@@ -63,7 +63,7 @@ install(CODE [[
 ]] ALL_COMPONENTS)
 
 # The CUPTI injection library `warpforge observe` has CUDA load into a user's program
-# (observe/inject/): lib/libwarpforge_observe_inject.so, with the coordinator. Unlike the other
+# (deploy/observe/inject/): lib/libwarpforge_observe_inject.so, with the coordinator. Unlike the other
 # bundled libraries it keeps the CUDA toolkit in its RPATH ($ORIGIN:/usr/local/cuda/lib64): CUDA
 # dlopens it into the user's program, whose own search path need not know where CUPTI is. Set
 # after the $ORIGIN pass above (which may have seen a copy from an earlier install).

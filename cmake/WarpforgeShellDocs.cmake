@@ -1,5 +1,5 @@
 # The bash and zsh completions and the man page of `warpforge`, written from the command line's
-# own definition (cli/command_tree.hpp, cli/shell_docs.hpp) each time the executable links, so
+# own definition (apps/warpforge/cli/command_tree.hpp, apps/warpforge/cli/shell_docs.hpp) each time the executable links, so
 # they never drift from --help. They land beside the executable, in the bundle's layout:
 #   <dir of warpforge>/share/bash-completion/completions/warpforge
 #   <dir of warpforge>/share/zsh/site-functions/_warpforge

@@ -1,7 +1,7 @@
 # What `warpforge --version` prints besides the version: the source's git commit, the build type
 # and the versions of the CUDA toolkit and CAF it was built against, known at configure time and
 # written into a generated header (build/generated/warpforge/version_info.hpp, read by
-# cli/version.cpp). The commit is `git describe --always --dirty` when the source is a git
+# apps/warpforge/cli/version.cpp). The commit is `git describe --always --dirty` when the source is a git
 # checkout, else "unknown" (a source tarball); it is as of the last configure.
 set(WARPFORGE_GIT_COMMIT "unknown")
 find_package(Git QUIET)

@@ -3,7 +3,7 @@
 #include "feed/endpoint.hpp"
 
 #include "config/spec_file.hpp"
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -8,9 +8,9 @@
 
 #include "config/defaults.hpp"
 #include "config/problem_spec.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 #include "config/supervision_policy.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/defaults.hpp"
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 // writes). Errors name the file they are in, the key and the place.
 
 #include "config/problem_spec.hpp"
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <functional>
 #include <set>

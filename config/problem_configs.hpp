@@ -10,7 +10,7 @@
 // [dims]: every caller treats both cases the same way.
 
 #include "config/problem_spec.hpp"
-#include "expression/expression.hpp"
+#include "config/expression/expression.hpp"
 
 #include <cstddef>
 #include <string>

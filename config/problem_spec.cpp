@@ -1,13 +1,13 @@
 #include "config/problem_spec.hpp"
 
-#include "deploy/deploy_target_toml.hpp"
+#include "config/deploy_target_toml.hpp"
 
 #include "config/configs_reader.hpp"
 #include "config/defaults.hpp"
 #include "config/problem_configs.hpp"
 #include "config/resolved_problem.hpp"
 #include "config/spec_file.hpp"
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <cctype>

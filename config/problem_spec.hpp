@@ -13,10 +13,10 @@
 
 #include "config/defaults.hpp"
 #include "config/dtype.hpp"
-#include "deploy/deploy_target.hpp"
-#include "toml_reader/placed_error.hpp"
-#include "expected/expected.hpp"
-#include "expression/expression.hpp"
+#include "config/deploy_target.hpp"
+#include "config/toml_reader/placed_error.hpp"
+#include "foundation/expected/expected.hpp"
+#include "config/expression/expression.hpp"
 
 #include <array>
 #include <cstdint>

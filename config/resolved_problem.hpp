@@ -10,8 +10,8 @@
 
 #include "config/problem_configs.hpp"
 #include "config/problem_spec.hpp"
-#include "toml_reader/placed_error.hpp"
-#include "expected/expected.hpp"
+#include "config/toml_reader/placed_error.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <array>
 #include <cstdint>

@@ -7,7 +7,7 @@
 // The job's champion is the iteration champion with the lowest measured median (what
 // `warpforge report` calls the job's best); its gain is baseline_time / champion_time - 1.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "storage/rows.hpp"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "deploy/deploy_journal.hpp"
 
-#include "files/atomic_write.hpp"
-#include "json/writer.hpp"
+#include "foundation/files/atomic_write.hpp"
+#include "foundation/json/writer.hpp"
 
 namespace warpforge::deploy {
 

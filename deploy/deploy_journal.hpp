@@ -8,7 +8,7 @@
 //              "log":"","timing":{"samples":[..],"median":1.2,"spread":0.1,"unit":"kernel_ms"}}]}
 
 #include "deploy/deploy_steps.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <filesystem>
 #include <string>

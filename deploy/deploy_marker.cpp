@@ -1,6 +1,6 @@
 #include "deploy/deploy_marker.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <simdjson.h>
 

@@ -15,7 +15,7 @@
 // the champion may be in it and the backup is complete.
 
 #include "deploy/deploy_owner.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -9,7 +9,7 @@
 // The deployer actor and `warpforge deploy` both start here, so both read the same target.
 
 #include "deploy/run_deploy.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <chrono>
 #include <filesystem>

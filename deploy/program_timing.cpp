@@ -5,8 +5,8 @@
 #include "gpu/stats/sample_stats.hpp"
 
 #if WARPFORGE_DEPLOY_HAS_OBSERVE
-#include "observe/launches/launch_record.hpp"
-#include "observe/run_observed.hpp"
+#include "deploy/observe/launches/launch_record.hpp"
+#include "deploy/observe/run_observed.hpp"
 #endif
 
 #include <algorithm>
@@ -61,7 +61,7 @@ one_run time_by_observation(const deploy_target& target, const fs::path& log_dir
 }
 #else
 one_run time_by_observation(const deploy_target&, const fs::path&) {
-  return unexpected{std::string{"timing \"observed\" needs observe/, which this build lacks"}};
+  return unexpected{std::string{"timing \"observed\" needs deploy/observe/, which this build lacks"}};
 }
 #endif
 

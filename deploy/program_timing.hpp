@@ -4,8 +4,8 @@
 // same function times the original and the champion, in the same session, so the two compare.
 
 #include "deploy/deploy_steps.hpp"
-#include "deploy/deploy_target.hpp"
-#include "expected/expected.hpp"
+#include "config/deploy_target.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <filesystem>
 #include <span>
@@ -27,7 +27,7 @@ expected<timing_summary, std::string> time_program(const deploy_target& target,
                                                    const std::filesystem::path& log_dir,
                                                    std::string_view label);
 
-/// Whether this build can time by observation (observe/ linked).
+/// Whether this build can time by observation (deploy/observe/ linked).
 bool observed_timing_available();
 
 } // namespace warpforge::deploy

@@ -1,6 +1,6 @@
 #include "deploy/project_guard.hpp"
 
-#include "files/atomic_write.hpp"
+#include "foundation/files/atomic_write.hpp"
 
 #include <cerrno>
 #include <cstring>

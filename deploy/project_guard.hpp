@@ -4,8 +4,8 @@
 // (after resolving symlinks, at the moment of the write): a `..`, or a link planted since the spec
 // was read, is refused and nothing is written.
 
-#include "deploy/deploy_target.hpp"
-#include "expected/expected.hpp"
+#include "config/deploy_target.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <filesystem>
 #include <string>

@@ -5,7 +5,7 @@
 #include "deploy/program_timing.hpp"
 #include "deploy/project_guard.hpp"
 #include "deploy/source_splice.hpp"
-#include "files/atomic_write.hpp"
+#include "foundation/files/atomic_write.hpp"
 #include "gpu/compile/compile_cache.hpp"
 
 #include <chrono>

@@ -13,7 +13,7 @@
 
 #include "deploy/champion.hpp"
 #include "deploy/deploy_steps.hpp"
-#include "deploy/deploy_target.hpp"
+#include "config/deploy_target.hpp"
 
 #include <filesystem>
 #include <functional>

@@ -1,6 +1,6 @@
 #include "deploy/source_splice.hpp"
 
-#include "deploy/deploy_target.hpp"
+#include "config/deploy_target.hpp"
 
 namespace warpforge::deploy {
 

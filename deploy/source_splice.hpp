@@ -5,7 +5,7 @@
 // between the target's own region markers (kept), or in place of the whole file.
 
 #include "deploy/champion.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <optional>
 #include <string>

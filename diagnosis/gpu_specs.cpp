@@ -1,6 +1,6 @@
 #include "diagnosis/gpu_specs.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <cctype>

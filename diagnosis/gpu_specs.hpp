@@ -13,8 +13,8 @@
 // 2 * memory_clock * bus_width / 8 (DDR: two transfers per clock) is computed and shown beside the
 // table's figure. All figures are dense (no structured sparsity). Units: FLOP/s, bytes/s, bytes.
 
-#include "expected/expected.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "foundation/expected/expected.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "diagnosis/metric_schema.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <map>

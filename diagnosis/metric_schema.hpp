@@ -12,9 +12,9 @@
 
 #include "diagnosis/metric_unit.hpp"
 #include "diagnosis/metric_values.hpp"
-#include "expected/expected.hpp"
-#include "expression/expression.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "foundation/expected/expected.hpp"
+#include "config/expression/expression.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -19,7 +19,7 @@
 // A unit of the wrong kind (a '%' for a byte count, bytes for a duration) is an error, never a
 // silent scale. `ncu --print-units base` avoids the prefixes altogether and is what warpforge asks for.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <array>
 #include <cstdint>

@@ -2,9 +2,9 @@
 // One kernel's metrics: metric key (metric_schema.toml) -> value in the schema's unit
 // (metric_unit.hpp: ratios 1.0 = 100%, seconds, bytes). Measured values, and after
 // metric_schema::complete the derived ones too. Formulas and rule conditions are evaluated over
-// it: they are expression/'s real language, whose values these are.
+// it: they are config/expression/'s real language, whose values these are.
 
-#include "expression/expression.hpp"
+#include "config/expression/expression.hpp"
 
 #include <cmath>
 #include <optional>

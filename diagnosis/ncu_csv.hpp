@@ -16,7 +16,7 @@
 
 #include "diagnosis/metric_values.hpp"
 #include "diagnosis/metric_schema.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "diagnosis/rules.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
 // The declarative rule matrix (diagnosis/data/rules.toml, after Kernelking's RULES list:
 // SEEDS-FACTS 3.1): each rule has an id, a severity, a condition over metric keys (`when`, in the
-// real language of expression/), a finding template with {key} placeholders, a suggested action
+// real language of config/expression/), a finding template with {key} placeholders, a suggested action
 // and the source of its threshold. Adding a rule is one [[rule]] entry.
 //
 //   rule_evaluation r = evaluate_rules(builtin_rules(), completed, builtin_metric_schema());
@@ -11,9 +11,9 @@
 
 #include "diagnosis/metric_schema.hpp"
 #include "diagnosis/metric_values.hpp"
-#include "expected/expected.hpp"
-#include "expression/expression.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "foundation/expected/expected.hpp"
+#include "config/expression/expression.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <array>
 #include <cstdint>

@@ -6,7 +6,7 @@
 // interface name, a public address, a host name) needs allow_remote, because the feed carries
 // kernel sources' names, prompts' outcomes and timings that a campaign may not want to publish.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/feed_error.hpp"
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 //   event e{.seq = 7, .ts = now_s, .type = event_type::actor_restarted, .campaign = "nightly",
 //           .detail_json = detail{}.add("actor", "llm").add("attempt", 3).add("delay_s", 0.2).json()};
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <cstdint>
 #include <optional>

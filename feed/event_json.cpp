@@ -1,6 +1,6 @@
 #include "feed/event_json.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <simdjson.h>
 

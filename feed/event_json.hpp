@@ -8,7 +8,7 @@
 // negative iter/branch/gpu) are written as null. decode(encode(e)) == e, and encode(decode(t)) == t
 // for every text encode produced.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/event.hpp"
 #include "feed/feed_error.hpp"
 

@@ -1,6 +1,6 @@
 #include "feed/event_text.hpp"
 
-#include "vocabulary/number_text.hpp"
+#include "foundation/vocabulary/number_text.hpp"
 
 #include <simdjson.h>
 
@@ -141,7 +141,7 @@ std::string event_line(const event& e) {
   return line;
 }
 
-// Times and speed-ups read as everywhere else (vocabulary/number_text.hpp).
+// Times and speed-ups read as everywhere else (foundation/vocabulary/number_text.hpp).
 std::string format_seconds(double seconds) { return vocabulary::time_text(seconds); }
 
 std::string format_speedup(double ratio) { return vocabulary::speedup_text(ratio); }

@@ -21,7 +21,7 @@
 // what next() returns instead. One thread at a time; movable, not copyable.
 
 #include "feed/defaults.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/event_json.hpp"
 #include "feed/feed_error.hpp"
 #include "feed/heartbeat.hpp"

@@ -10,7 +10,7 @@
 // last it applied skips heartbeats too, and a heartbeat whose seq is above it says that events
 // were missed: ask the replay endpoint for them (docs/events.md, "Replay over the network").
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/event.hpp"
 #include "feed/feed_error.hpp"
 

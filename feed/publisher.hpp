@@ -21,7 +21,7 @@
 // One thread only: the feed actor owns the publisher and is its only caller. It is movable, not
 // copyable; closing waits at most `linger` to flush queued events.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/defaults.hpp"
 #include "feed/event.hpp"
 #include "feed/feed_error.hpp"

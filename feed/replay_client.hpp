@@ -10,7 +10,7 @@
 // frames is refused (bad_message) with its extra frames read and let go.
 // One thread at a time; movable, not copyable.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/event_json.hpp"
 #include "feed/feed_error.hpp"
 #include "feed/replay_protocol.hpp"

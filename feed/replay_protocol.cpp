@@ -1,7 +1,7 @@
 #include "feed/replay_protocol.hpp"
 
 #include "feed/defaults.hpp"
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <simdjson.h>
 

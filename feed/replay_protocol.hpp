@@ -21,7 +21,7 @@
 // the store holds further events in range: ask again with after = last. docs/events.md has the
 // client recipe.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/feed_error.hpp"
 
 #include <cstdint>

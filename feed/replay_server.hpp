@@ -20,7 +20,7 @@
 // read them are dropped beyond replay_reply_high_water_mark (its request times out; ask again).
 
 #include "feed/defaults.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/feed_error.hpp"
 
 #include <chrono>

@@ -8,7 +8,7 @@
 // before the frame is allocated, so a hostile feed cannot exhaust a monitor's memory.
 // One thread at a time; movable, not copyable.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/defaults.hpp"
 #include "feed/event.hpp"
 #include "feed/event_json.hpp"

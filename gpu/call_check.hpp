@@ -10,7 +10,7 @@
 // cudart and CUPTI overloads live in gpu/runtime/cuda_call.hpp, inside warpforge_gpu_runtime,
 // which only warpforge-runner links: code that includes only this header cannot touch a device.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <array>
 #include <nvrtc.h>

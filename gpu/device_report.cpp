@@ -1,7 +1,7 @@
 #include "gpu/device_report.hpp"
 
 #include "gpu/json_fields.hpp"
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <sstream>
 #include <utility>

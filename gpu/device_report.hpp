@@ -7,7 +7,7 @@
 // A value the runner could not determine is 0 (or empty) and a line in `notes` says why; no
 // number here is ever estimated.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/json_error.hpp"
 
 #include <array>

@@ -19,7 +19,7 @@ warpforge_library(gpu_host
     check/input_fill.cpp
   DEPS
     warpforge::config
-    warpforge::expected)
+    warpforge::foundation)
 
 # counter_generator.hpp and compare.cpp must give the device's bits: IEEE operations in double,
 # never contracted into an FMA (the device side compiles with NVRTC's -fmad=false).

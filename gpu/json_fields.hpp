@@ -3,7 +3,7 @@
 // simdjson's DOM API. Every failure names the field and what was wrong with it; nothing throws.
 // Internal to gpu/: include it only from .cpp files (simdjson.h is heavy to compile).
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/json_error.hpp"
 
 #include <simdjson.h>

@@ -3,7 +3,7 @@
 // the CUDA home, NVRTC's version (the coordinator compiles with NVRTC itself), and where the
 // command-line tools are. A tool is looked for on PATH first, then in $CUDA_HOME/bin.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/call_check.hpp"
 
 #include <array>

@@ -9,7 +9,7 @@
 #include "messages/gpu_worker.hpp"
 #include "messages/status.hpp"
 #include "pipeline/campaign.hpp"
-#include "vocabulary/timing_mode.hpp"
+#include "foundation/vocabulary/timing_mode.hpp"
 
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>

@@ -1,6 +1,6 @@
 #include "pipeline/build.hpp"
 
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 #include "sass/disassembler.hpp"
 #include "sass/method_catalog.hpp"
 #include "sass/signature_table.hpp"

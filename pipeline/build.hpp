@@ -9,7 +9,7 @@
 //   auto verdict = check_sass(sass_order_for(kernel, branch.what.methods, dir));
 
 #include "config/resolved_problem.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/compile/compile_options.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"
 #include "pipeline/branch_ref.hpp"

@@ -5,7 +5,7 @@
 
 #include "config/campaign_spec.hpp"
 #include "gpu/device_report.hpp"
-#include "vocabulary/timing_mode.hpp"
+#include "foundation/vocabulary/timing_mode.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -11,7 +11,7 @@
 #include "pipeline/engine_slots.hpp"
 #include "pipeline/fixed_plan.hpp"
 #include "pipeline/job_driver.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "tuning/point_text.hpp"
 #include "tuning/tuning_history.hpp"
 

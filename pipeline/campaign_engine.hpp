@@ -22,7 +22,7 @@
 // and records their weighted combination (gpu/runner/config_race.hpp); profiles run at the
 // configuration with the most weighted data (job_setup.hpp, heaviest_config).
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/event.hpp"
 #include "gpu/runner/race_request.hpp"
 #include "pipeline/build.hpp"

@@ -4,7 +4,7 @@
 // carries forward as the branch's identity.
 
 #include "config/resolved_problem.hpp"
-#include "vocabulary/branch.hpp"
+#include "foundation/vocabulary/branch.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -15,7 +15,7 @@
 
 #include "config/problem_spec.hpp"
 #include "gpu/compile/ptx_check.hpp"
-#include "vocabulary/branch.hpp"
+#include "foundation/vocabulary/branch.hpp"
 
 #include <filesystem>
 #include <string>

@@ -1,7 +1,7 @@
 #include "pipeline/diagnose_metrics.hpp"
 
 #include "gpu/runner/profile_request.hpp"
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <simdjson.h>
 

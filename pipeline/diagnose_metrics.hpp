@@ -5,7 +5,7 @@
 // from what was recorded, and a later reader can re-derive it.
 
 #include "diagnosis/diagnose.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/device_report.hpp"
 #include "gpu/profiling/metric_collection.hpp"
 #include "pipeline/diagnosis_summary.hpp"

@@ -1,6 +1,6 @@
 #include "pipeline/diagnosis_summary.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 #include "pipeline/code_check.hpp"
 
 #include <algorithm>

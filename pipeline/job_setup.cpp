@@ -1,6 +1,6 @@
 #include "pipeline/job_setup.hpp"
 
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 #include "tuning/search_space.hpp"
 
 #include <cerrno>

@@ -8,7 +8,7 @@
 
 #include "config/problem_spec.hpp"
 #include "config/resolved_problem.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "pipeline/candidate.hpp"
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "pipeline/llm_proposer.hpp"
+#include "pipeline/llm/proposer.hpp"
 #include "pipeline/proposer.hpp"
 #include "pipeline/tune_proposer.hpp"
 

@@ -24,7 +24,7 @@
 #include "config/dtype.hpp"
 #include "config/resolved_problem.hpp"
 #include "diagnosis/gpu_specs.hpp"
-#include "vocabulary/timing_mode.hpp"
+#include "foundation/vocabulary/timing_mode.hpp"
 
 #include <array>
 #include <optional>

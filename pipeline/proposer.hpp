@@ -14,7 +14,7 @@
 // both must get the proposals an undisturbed run would have got.
 
 #include "config/campaign_spec.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "pipeline/candidate.hpp"
 #include "pipeline/diagnosis_summary.hpp"
 

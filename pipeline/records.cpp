@@ -1,6 +1,6 @@
 #include "pipeline/records.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 #include "storage/run_directory.hpp"
 #include "tuning/point_text.hpp"
 

@@ -4,7 +4,7 @@
 // proposal). Plain functions over the pipeline's nouns; the campaign engine calls them, the
 // scheduler sends what they return. docs/events.md lists every event's detail fields.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "feed/event.hpp"
 #include "gpu/device_report.hpp"
 #include "gpu/runner/race_request.hpp"

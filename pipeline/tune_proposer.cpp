@@ -1,6 +1,6 @@
 #include "pipeline/tune_proposer.hpp"
 
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 #include "config/problem_spec.hpp"
 #include "tuning/strategy_factory.hpp"
 

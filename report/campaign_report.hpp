@@ -8,7 +8,7 @@
 //   std::cout << render_markdown(*report);         // summary.md
 //   write_charts(*report, run_dir);                // speedup.svg, roofline.svg beside it
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "report/peak_fraction.hpp"
 #include "report/llm_usage.hpp"
 #include "storage/rows.hpp"

@@ -12,9 +12,9 @@
 #include "report/campaign_report.hpp"
 #include "report/markup_text.hpp"
 
-#include "files/atomic_write.hpp"
+#include "foundation/files/atomic_write.hpp"
 #include "storage/run_directory.hpp"
-#include "vocabulary/number_text.hpp"
+#include "foundation/vocabulary/number_text.hpp"
 
 #include <algorithm>
 #include <array>

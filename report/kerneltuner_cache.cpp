@@ -2,8 +2,8 @@
 
 #include "report/tunable_values.hpp"
 
-#include "files/atomic_write.hpp"
-#include "json/writer.hpp"
+#include "foundation/files/atomic_write.hpp"
+#include "foundation/json/writer.hpp"
 #include "storage/run_directory.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "report/llm_usage.hpp"
 #include "report/markup_text.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <algorithm>
 #include <cstdio>

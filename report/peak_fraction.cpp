@@ -1,7 +1,7 @@
 #include "report/peak_fraction.hpp"
 
 #include "report/campaign_report.hpp"
-#include "vocabulary/number_text.hpp"
+#include "foundation/vocabulary/number_text.hpp"
 
 #include <cstdio>
 

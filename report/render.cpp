@@ -6,8 +6,8 @@
 #include "report/markup_text.hpp"
 #include "report/tunable_values.hpp"
 
-#include "json/writer.hpp"
-#include "vocabulary/number_text.hpp"
+#include "foundation/json/writer.hpp"
+#include "foundation/vocabulary/number_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,7 +18,7 @@ namespace warpforge::report {
 
 namespace {
 
-// Every figure reads as in every other view (vocabulary/number_text.hpp): "776 us", "5.56x", "45.2%".
+// Every figure reads as in every other view (foundation/vocabulary/number_text.hpp): "776 us", "5.56x", "45.2%".
 std::string time_text(std::optional<double> seconds) { return seconds ? vocabulary::time_text(*seconds) : "-"; }
 
 std::string speedup_text(std::optional<double> ratio) { return ratio ? vocabulary::speedup_text(*ratio) : "-"; }

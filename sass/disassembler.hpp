@@ -5,7 +5,7 @@
 // A host with neither gets a failure of kind `unavailable` naming where it looked — never an
 // empty disassembly that a check could read as "method absent".
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "sass/disassembly.hpp"
 
 #include <chrono>

@@ -1,6 +1,6 @@
 #include "sass/method_catalog.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <algorithm>
 #include <map>

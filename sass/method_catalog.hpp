@@ -9,8 +9,8 @@
 //   for (const auto* method : catalog.on_axis(method_axis::memory)) ...   // by priority
 //   auto errors = cross_check(catalog, signature_table::builtin());      // ids agree?
 
-#include "expected/expected.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "foundation/expected/expected.hpp"
+#include "config/toml_reader/placed_error.hpp"
 #include "sass/signature_table.hpp"
 
 #include <array>

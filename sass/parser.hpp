@@ -9,7 +9,7 @@
 // `code for sm_90a` give the architecture. Everything else — directives, labels, encoding-only
 // lines (/* 0x000fe2... */), banners, fat-binary headers, blank lines — is skipped.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "sass/disassembly.hpp"
 
 #include <cstdint>

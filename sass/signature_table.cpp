@@ -1,6 +1,6 @@
 #include "sass/signature_table.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <array>
 #include <map>

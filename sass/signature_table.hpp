@@ -7,8 +7,8 @@
 //   const auto& table = signature_table::builtin();
 //   auto custom = signature_table::load("my_signatures.toml");  // placed_errors with file:line
 
-#include "expected/expected.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "foundation/expected/expected.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <cstdint>
 #include <filesystem>

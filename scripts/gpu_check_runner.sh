@@ -30,7 +30,7 @@ if [[ "${1:-}" == "--stage" ]]; then
   rm -f "$here"/.bundle/warpforge-*-linux-x86_64.tar.gz
   cp "$here"/dist/warpforge-*-linux-x86_64.tar.gz "$here/.bundle/"
   cp "$build_dir/tests/gpu/gpu_check_device_tests" "$build_dir/tests/gpu/gpu_race_tests" \
-     "$build_dir/bench/warpforge-race-bench" "$here/.bundle/runner-check/"
+     "$build_dir/tests/bench/warpforge-race-bench" "$here/.bundle/runner-check/"
   du -sh "$here/.bundle"
   echo "staged: carry .bundle and run scripts/gpu_check_runner.sh on the GPU node"
   exit 0

@@ -19,7 +19,7 @@
 // Errors name the method ("insert_job: UNIQUE constraint failed: jobs.campaign_id, jobs.name
 // [INSERT ...]"). Methods are not thread-safe: one thread (the actor) uses one database.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "storage/records.hpp"
 #include "storage/rows.hpp"
 #include "storage/sqlite.hpp"

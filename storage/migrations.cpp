@@ -8,7 +8,7 @@ namespace warpforge::storage {
 namespace {
 
 // Version 1: the whole schema of docs/run-directory.md. Times are unix seconds (REAL); enum
-// columns hold the text of the vocabulary/ enums; JSON columns are checked with json_valid.
+// columns hold the text of the foundation/vocabulary/ enums; JSON columns are checked with json_valid.
 constexpr std::string_view schema_v1 = R"sql(
 CREATE TABLE schema_migrations (
   version    INTEGER PRIMARY KEY,

@@ -9,7 +9,7 @@
 // the previous version or the next, never between. A database newer than the list is refused
 // (schema_too_new) and left untouched.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "storage/sqlite.hpp"
 #include "storage/store_error.hpp"
 

@@ -3,9 +3,9 @@
 // actor (actors/store) applies them through storage::database; the pipeline library builds them
 // (pipeline/records.hpp); messages/store.hpp gives them an inspect so they cross actors.
 
-#include "vocabulary/branch.hpp"
-#include "vocabulary/states.hpp"
-#include "vocabulary/timing_mode.hpp"
+#include "foundation/vocabulary/branch.hpp"
+#include "foundation/vocabulary/states.hpp"
+#include "foundation/vocabulary/timing_mode.hpp"
 
 #include <cstdint>
 #include <string>

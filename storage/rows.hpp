@@ -4,10 +4,10 @@
 // exception: the feed assigns it (see event_row). Times are unix seconds (UTC) as double; an
 // empty `reason`/`detail` string means none.
 
-#include "vocabulary/artifact_kind.hpp"
-#include "vocabulary/branch.hpp"
-#include "vocabulary/states.hpp"
-#include "vocabulary/timing_mode.hpp"
+#include "foundation/vocabulary/artifact_kind.hpp"
+#include "foundation/vocabulary/branch.hpp"
+#include "foundation/vocabulary/states.hpp"
+#include "foundation/vocabulary/timing_mode.hpp"
 
 #include <cstdint>
 #include <map>

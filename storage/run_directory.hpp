@@ -13,7 +13,7 @@
 // This class computes paths; only create() and check_writable() touch the file system.
 // Names from specs become folder names through path_component(), so any spec name is safe.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "storage/store_error.hpp"
 
 #include <chrono>

@@ -10,7 +10,7 @@
 //   if (!owner) fail(owner.error());          // busy: "campaign is running (pid 4242: warpforge run c.toml)"
 //   run_owner::holder(dir);                    // for `status`: who writes it now, if anyone
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "storage/run_directory.hpp"
 #include "storage/store_error.hpp"
 

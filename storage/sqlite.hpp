@@ -11,7 +11,7 @@
 //
 // One connection is used by one thread at a time. Never carry an open connection across fork().
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "storage/store_error.hpp"
 
 #include <chrono>

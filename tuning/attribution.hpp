@@ -19,7 +19,7 @@
 // Unlike the seed (ablate.py), a variant that fails correctness is not counted as "essential":
 // it says nothing about speed, so the method is not_measured.
 
-#include "vocabulary/branch.hpp"
+#include "foundation/vocabulary/branch.hpp"
 
 #include <cstdint>
 #include <optional>

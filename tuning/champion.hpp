@@ -16,7 +16,7 @@
 //   - among the branches that beat the best, the fastest median wins; equal medians go to the
 //     lower interval upper end, then to the earlier branch.
 
-#include "vocabulary/branch.hpp"
+#include "foundation/vocabulary/branch.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // exhaustive: every valid point, in ordinal order (the spec's nested loops, the last tunable
 // fastest), skipping those already evaluated. For small spaces, and the reference the other
-// strategies are measured against (bench/tuning_bench.cpp). No parameters; the seed is unused.
+// strategies are measured against (tests/bench/tuning_bench.cpp). No parameters; the seed is unused.
 
 #include "tuning/strategy.hpp"
 

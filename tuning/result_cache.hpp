@@ -18,8 +18,8 @@
 // Several processes may share the file (WAL, busy timeout).
 
 #include "config/problem_spec.hpp"
-#include "expected/expected.hpp"
-#include "vocabulary/branch.hpp"
+#include "foundation/expected/expected.hpp"
+#include "foundation/vocabulary/branch.hpp"
 #include "storage/sqlite.hpp"
 #include "storage/store_error.hpp"
 #include "tuning/tuning_error.hpp"

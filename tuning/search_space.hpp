@@ -29,7 +29,7 @@
 
 #include "config/problem_spec.hpp"
 #include "config/resolved_problem.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "tuning/tuning_error.hpp"
 
 #include <cstdint>

@@ -15,7 +15,7 @@
 // is its status.
 
 #include "config/resolved_problem.hpp"
-#include "vocabulary/branch.hpp"
+#include "foundation/vocabulary/branch.hpp"
 
 #include <cstddef>
 #include <optional>

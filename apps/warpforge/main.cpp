@@ -1,5 +1,5 @@
-// warpforge: the coordinator. Everything happens in cli/.
-#include "cli/app.hpp"
+// warpforge: the coordinator. Everything happens in apps/warpforge/cli/.
+#include "apps/warpforge/cli/app.hpp"
 
 #include <csignal>
 

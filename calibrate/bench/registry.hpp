@@ -11,7 +11,7 @@
 // the program with those headers pasted in, so it builds as one file in any directory:
 //   nvcc -O3 -arch=<arch> -o bench <file>
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <string>
 #include <string_view>

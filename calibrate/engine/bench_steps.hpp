@@ -9,7 +9,7 @@
 
 #include "calibrate/bench/registry.hpp"
 #include "calibrate/catalog.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/program_run.hpp"
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include "calibrate/engine/work_queue.hpp"
 #include "calibrate/notes.hpp"
 #include "calibrate/schedule.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <algorithm>
 #include <map>

@@ -12,7 +12,7 @@
 #include "calibrate/engine/bench_steps.hpp"
 #include "calibrate/engine/run_options.hpp"
 #include "calibrate/results/parameter_result.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <atomic>
 #include <cstddef>

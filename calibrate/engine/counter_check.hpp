@@ -20,7 +20,7 @@
 //   "not validated: <why>"             no ncu, ncu failed or timed out, counters restricted, ...
 
 #include "calibrate/catalog.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <chrono>
 #include <cstddef>

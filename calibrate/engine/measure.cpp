@@ -4,7 +4,7 @@
 #include "calibrate/bench/sass_gate.hpp"
 #include "calibrate/engine/run_files.hpp"
 #include "calibrate/results/knee.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <algorithm>
 #include <chrono>

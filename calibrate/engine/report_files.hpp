@@ -11,7 +11,7 @@
 
 #include "calibrate/catalog.hpp"
 #include "calibrate/results/parameter_result.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <filesystem>
 #include <string>

@@ -2,8 +2,8 @@
 // Writing the run directory's files so that a reader (or a resume after a kill) never sees half
 // of one: each file is written beside its place and renamed over it.
 
-#include "expected/expected.hpp"
-#include "files/atomic_write.hpp"
+#include "foundation/expected/expected.hpp"
+#include "foundation/files/atomic_write.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -12,7 +12,7 @@
 
 namespace warpforge::calibrate {
 
-/// Writes `text` to `path` whole or not at all (files/atomic_write.hpp).
+/// Writes `text` to `path` whole or not at all (foundation/files/atomic_write.hpp).
 using files::write_file_atomically;
 
 /// The whole file; nullopt when it cannot be read (missing included).

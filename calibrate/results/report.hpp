@@ -8,7 +8,7 @@
 
 #include "calibrate/catalog.hpp"
 #include "calibrate/results/parameter_result.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <string>
 #include <string_view>

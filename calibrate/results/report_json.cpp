@@ -1,7 +1,7 @@
 // render_json and read_json: the programmatic export of a calibrate run (report.hpp).
 #include "calibrate/results/report.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <simdjson.h>
 

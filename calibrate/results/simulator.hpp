@@ -11,7 +11,7 @@
 // says why, so the fragment shows what it could not fill.
 
 #include "calibrate/results/parameter_result.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
 // Reading data/simulator_keys.toml into a simulator_mapping (simulator.hpp).
 #include "calibrate/results/simulator.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 namespace warpforge::embedded {
 extern const std::string_view calibrate_simulator_keys_toml; // calibrate/results/data/simulator_keys.toml

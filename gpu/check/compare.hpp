@@ -14,7 +14,7 @@
 
 #include "config/dtype.hpp"
 #include "config/problem_spec.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstddef>
 #include <cstdint>

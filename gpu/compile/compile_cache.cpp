@@ -1,7 +1,7 @@
 #include "gpu/compile/compile_cache.hpp"
 
 #include "gpu/json_fields.hpp"
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <openssl/evp.h>
 

@@ -13,7 +13,7 @@
 // Deterministic failures (compile_error, invalid_option) are cached too: the same source and
 // options give the same log again without running the compiler. internal failures are not.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/compile/compile_options.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"
 

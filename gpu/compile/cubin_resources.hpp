@@ -10,7 +10,7 @@
 //   .nv.shared.<kernel>    size = static shared memory (+ the reserved block, see below)
 // A kernel is a FUNC symbol flagged as a CUDA entry (st_other & STO_CUDA_ENTRY).
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstdint>
 #include <span>

@@ -3,7 +3,7 @@
 #include "gpu/json_fields.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "gpu/toolchain.hpp"
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <fstream>
 

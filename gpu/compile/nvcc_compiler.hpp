@@ -4,7 +4,7 @@
 // Uses compile_request's source, source_name, arch, defines, include_dirs, extra_flags,
 // line_info and std (the same canonical options as kernel mode); `entry` is ignored.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "gpu/compile/compile_options.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"

@@ -3,7 +3,7 @@
 // contain the requested entry (an extern "C" __global__ function), so a module that compiles but
 // exports another name fails here, not later in the runner.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/compile/compile_options.hpp"
 
 #include <array>

@@ -16,7 +16,7 @@
 
 #include "diagnosis/metric_schema.hpp"
 #include "diagnosis/ncu_csv.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/ncu_profile.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/runner_client.hpp"

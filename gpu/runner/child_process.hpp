@@ -6,7 +6,7 @@
 // the coordinator decides how its children stop. Its environment is child_environment()'s: this
 // process's without any secret (child_environment.hpp), with the spawn's settings on top.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/child_environment.hpp"
 
 #include <chrono>

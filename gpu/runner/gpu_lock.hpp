@@ -6,7 +6,7 @@
 // The holder writes its pid and a description into the file, so a refused process can say who
 // has the GPU.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <chrono>
 #include <filesystem>

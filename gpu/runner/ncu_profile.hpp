@@ -13,7 +13,7 @@
 // the same counter permission as CUPTI: ERR_NVGPUCTRPERM in its output is counters_unavailable.
 // No CUDA here: ncu and the runner are child processes (child_process.hpp); blocking calls.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "gpu/runner/profile_request.hpp"
 

@@ -1,7 +1,7 @@
 #include "gpu/runner/profile_request.hpp"
 
 #include "gpu/json_fields.hpp"
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <cmath>
 #include <limits>

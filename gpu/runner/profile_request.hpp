@@ -13,7 +13,7 @@
 // Profiling is separate from timing: the candidate is launched only for the profiler's passes,
 // and nothing here is a timing sample (docs/measurement.md, "Metrics").
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/json_error.hpp"
 #include "gpu/runner/race_request.hpp"
 

@@ -8,7 +8,7 @@
 // Each RESULT line holds one or more name=value pairs; names are [A-Za-z0-9_.]+, values decimal
 // or scientific numbers. Other output is kept (its tail) but not read.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "gpu/stats/sample_stats.hpp"
 

@@ -12,7 +12,7 @@
 // a body codec; a runner answers a kind it does not know
 // with status bad_request, so old runners fail loudly rather than hang.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/json_error.hpp"
 
 #include <array>

@@ -1,7 +1,7 @@
 #include "gpu/runner/race_request.hpp"
 
 #include "gpu/json_fields.hpp"
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <algorithm>
 #include <cmath>

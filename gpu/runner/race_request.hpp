@@ -17,7 +17,7 @@
 #include "config/dtype.hpp"
 #include "config/problem_spec.hpp"
 #include "config/resolved_problem.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/check/compare.hpp"
 #include "gpu/check/input_fill.hpp"
 #include "gpu/json_error.hpp"
@@ -25,8 +25,8 @@
 #include "gpu/stats/stopping_rule.hpp"
 #include "gpu/stats/timing_policy.hpp"
 #include "gpu/stats/warmup_rule.hpp"
-#include "vocabulary/branch.hpp"
-#include "vocabulary/timing_mode.hpp"
+#include "foundation/vocabulary/branch.hpp"
+#include "foundation/vocabulary/timing_mode.hpp"
 
 #include <array>
 #include <cstdint>

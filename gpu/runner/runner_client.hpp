@@ -12,7 +12,7 @@
 // runner's stdout+stderr log; stop() removes it. A runner that misses a reply deadline is
 // presumed stuck and killed; one that dies is reaped, and the error quotes its last log lines.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/device_report.hpp"
 #include "gpu/runner/race_request.hpp"
 #include "gpu/runner/child_process.hpp"

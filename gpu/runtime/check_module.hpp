@@ -13,7 +13,7 @@
 
 #include "config/dtype.hpp"
 #include "config/problem_spec.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/check/counter_generator.hpp"
 #include "gpu/compile/compile_options.hpp"
 #include "gpu/runtime/check_report.hpp"

@@ -9,7 +9,7 @@
 
 #include "config/dtype.hpp"
 #include "config/problem_spec.hpp"
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/check/compare.hpp"
 #include "gpu/check/input_fill.hpp"
 #include "gpu/runtime/check_report.hpp"

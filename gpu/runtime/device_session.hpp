@@ -7,11 +7,11 @@
 //   device_memory buffer;
 //   if (auto r = allocate(buffer, bytes); !r) return cuda_failure(r.error(), "allocating 'out'");
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/call_check.hpp"
 #include "gpu/runtime/driver_api.hpp"
 #include "gpu/runtime/launch_limits.hpp"
-#include "vocabulary/branch.hpp"
+#include "foundation/vocabulary/branch.hpp"
 
 #include <cuda_runtime_api.h>
 

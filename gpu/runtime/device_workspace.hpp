@@ -12,7 +12,7 @@
 //   auto working = (*ws)->working_buffers(request.args);
 //   (*ws)->refresh(request.args, *pristine, *working);    // fresh inputs, poisoned outputs
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/race_request.hpp"
 #include "gpu/runtime/check_module.hpp"
 #include "gpu/runtime/device_cache.hpp"

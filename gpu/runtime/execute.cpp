@@ -2,7 +2,7 @@
 
 #include "gpu/runner/exit_codes.hpp"
 #include "gpu/runtime/single_launch.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <fstream>
 #include <iterator>

@@ -5,7 +5,7 @@
 // (gpu/runner/ncu_profile.hpp). The race itself is gpu/runtime/race_runner.hpp.
 // Runner-only (warpforge_gpu_runtime).
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/race_request.hpp"
 
 #include <filesystem>

@@ -22,7 +22,7 @@
 // Clocks are never locked: CUDA 13.0's range profiler has no clock control, and CUPTI 13.4's
 // opt-in cuptiClockControlLock is never called. Caches are not flushed between passes.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "gpu/runner/profile_request.hpp"
 
 #include <string>

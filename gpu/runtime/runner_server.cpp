@@ -7,7 +7,7 @@
 #include "gpu/runtime/race_runner.hpp"
 #include "gpu/runtime/range_profiler.hpp"
 
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <zmq.hpp>
 

@@ -1,6 +1,6 @@
 #include "llm/chat/anthropic_format.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 #include "llm/chat/json_read.hpp"
 
 #include <algorithm>

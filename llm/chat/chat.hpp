@@ -4,7 +4,7 @@
 // client implements (chat_client). Nothing here knows a wire format; anthropic_format and
 // openai_format translate, provider_client carries the exchange.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -4,7 +4,7 @@
 // body. Every way it can end is classified (kind, retryable, Retry-After) for the retry loop in
 // provider_client. Internal to llm/chat.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/chat/wire_format.hpp"
 #include "llm/http/proxy.hpp"
 #include "llm/http/timeouts.hpp"

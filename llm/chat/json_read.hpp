@@ -4,7 +4,7 @@
 // it held instead; nothing throws. Internal to llm/chat: include it from .cpp files only.
 // Strings returned as string_view live in the parser's buffer: copy them before the next parse.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <simdjson.h>
 

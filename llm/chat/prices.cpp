@@ -1,6 +1,6 @@
 #include "llm/chat/prices.hpp"
 
-#include "toml_reader/reader.hpp"
+#include "config/toml_reader/reader.hpp"
 
 #include <set>
 

@@ -4,7 +4,7 @@
 // and the rule for models it does not list (applied by provider_client: they cost $0); each entry
 // names its source and the date it was checked.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/chat/chat.hpp"
 
 #include <optional>

@@ -3,7 +3,7 @@
 #include "llm/chat/anthropic_format.hpp"
 #include "llm/chat/exchange.hpp"
 #include "llm/chat/openai_format.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <algorithm>
 #include <mutex>

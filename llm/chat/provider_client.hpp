@@ -10,7 +10,7 @@
 //   5. continues a reply cut at max_tokens, up to max_continuations, texts concatenated;
 //   6. charges every exchange's tokens and cost to the ledger (failed attempts too).
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/chat/chat.hpp"
 #include "llm/chat/prices.hpp"
 #include "llm/chat/spend_ledger.hpp"

@@ -5,7 +5,7 @@
 // how a reply cut at max_tokens is asked to go on. anthropic_format.hpp and openai_format.hpp
 // implement it. No sockets here: everything is testable on strings.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/chat/chat.hpp"
 
 #include <memory>

@@ -4,7 +4,7 @@
 //   open (resolve → TCP connect → proxy CONNECT → TLS handshake) → write → read_head → read_body…
 // Async Beast operations driven by this call's own io_context, so a call blocks only its thread.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/http/failure.hpp"
 #include "llm/http/timeouts.hpp"
 #include "llm/http/transport.hpp"

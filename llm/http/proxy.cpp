@@ -1,6 +1,6 @@
 #include "llm/http/proxy.hpp"
 
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/network_v4.hpp>

@@ -12,7 +12,7 @@
 // Loopback targets (localhost, 127.0.0.0/8, ::1) are never proxied: a local model server must
 // not be sent to a corporate proxy. The environment is passed in as a lookup so tests need no setenv.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/http/url.hpp"
 
 #include <functional>

@@ -3,7 +3,7 @@
 // failed handshake is explained. Verification is never optional: the peer's chain must lead to a
 // trusted CA (the system's, or only `ca_file`'s in tests) and name the host we asked for.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <boost/asio/ssl/context.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "llm/http/connection.hpp"
 #include "llm/http/proxy.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 
 #include <boost/beast/http/field.hpp>
 

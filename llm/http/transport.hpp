@@ -4,7 +4,7 @@
 // (CONNECT for https targets, absolute-form for http ones). The response body is streamed to the
 // caller as it arrives, de-chunked, so an SSE stream can be parsed while the model writes it.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/http/failure.hpp"
 #include "llm/http/timeouts.hpp"
 #include "llm/http/url.hpp"

@@ -3,7 +3,7 @@
 // whether to speak TLS, and what to ask for (target). Nothing else of RFC 3986 is kept: fragments
 // are dropped, and userinfo is only used by proxies (Proxy-Authorization).
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstdint>
 #include <string>

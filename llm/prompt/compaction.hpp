@@ -11,7 +11,7 @@
 //     else inputs.past_runs = render_recent_attempts(earlier_runs, threshold_chars);  // fallback
 //   }
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/prompt/prompt.hpp"
 
 #include <cstddef>

@@ -16,7 +16,7 @@
 // The seed's four categories (memory-, compute-, occupancy-, latency-bound) are too coarse to
 // choose a method from, so the list below splits them along the metric schema's sections.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/prompt/facts.hpp"
 #include "llm/prompt/prompt.hpp"
 

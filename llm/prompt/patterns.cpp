@@ -1,8 +1,8 @@
 #include "llm/prompt/patterns.hpp"
 
-#include "files/atomic_write.hpp"
+#include "foundation/files/atomic_write.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 #include "llm/prompt/sections.hpp"
 
 #include <simdjson.h>

@@ -13,7 +13,7 @@
 // File format: {"schema": 1, "patterns": [{"kernel", "bottleneck", "methods": [...],
 // "speedup", "memo"}, ...]}.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstddef>
 #include <filesystem>

@@ -9,7 +9,7 @@
 //   stable += skills->catalogue();
 //   for (auto& id : skills->select(diagnosis.fired)) changing += *skills->full_text(id);
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/prompt/facts.hpp"
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 // entry's name and its parameter types (the runner passes the problem's arguments in that
 // order), plus which method ids a reply may claim and how many variants it may bring.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 
 #include <cstdint>
 #include <string>

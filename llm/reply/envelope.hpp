@@ -4,7 +4,7 @@
 // envelope_instructions.md. Plain values, no JSON inside: the proposer turns each variant (and
 // each of its ablations) into a branch candidate.
 
-#include "expression/expression.hpp"
+#include "config/expression/expression.hpp"
 
 #include <optional>
 #include <string>
@@ -12,7 +12,7 @@
 
 namespace warpforge::llm {
 
-/// A variant's own launch geometry, as integer expressions (expression/'s integer language) over
+/// A variant's own launch geometry, as integer expressions (config/expression/'s integer language) over
 /// the problem's dims and the variant's defines. Checked for syntax by parse_reply; evaluated and
 /// checked against the device's limits by evaluate_launch (launch.hpp).
 struct variant_launch {

@@ -3,7 +3,7 @@
 // Models wrap the object in a ```json fence and prose; the first fenced block that starts with
 // '{' is taken, else the text from its first '{' to its last '}'. Internal to llm/reply.
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/reply/reply_fault.hpp"
 
 #include <cstddef>

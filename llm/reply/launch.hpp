@@ -4,8 +4,8 @@
 // reference keeps the problem's launch; only the kernel under test uses this.
 
 #include "config/resolved_problem.hpp"
-#include "expected/expected.hpp"
-#include "expression/expression.hpp"
+#include "foundation/expected/expected.hpp"
+#include "config/expression/expression.hpp"
 #include "llm/reply/envelope.hpp"
 #include "llm/reply/reply_fault.hpp"
 

@@ -1,9 +1,9 @@
 #include "llm/reply/parse.hpp"
 
-#include "expression/expression.hpp"
+#include "config/expression/expression.hpp"
 #include "llm/reply/code_check.hpp"
 #include "llm/reply/json_text.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <simdjson.h>
 

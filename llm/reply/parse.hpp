@@ -8,7 +8,7 @@
 //   auto reply = parse_reply(model_text, *contract);
 //   if (!reply) send(reask_text(reply.error()));      // bounded by the caller's retry budget
 
-#include "expected/expected.hpp"
+#include "foundation/expected/expected.hpp"
 #include "llm/reply/contract.hpp"
 #include "llm/reply/envelope.hpp"
 #include "llm/reply/reply_fault.hpp"

@@ -1,6 +1,6 @@
 // The deployer actor in a running system with a real store (SQLite in a temporary folder): an
 // order it cannot start is answered "error" with the reason, records nothing, and is counted in
-// its status once its worker has ended. (Whole deploys through the binary: tests/cli/
+// its status once its worker has ended. (Whole deploys through the binary: tests/apps/cli/
 // deploy_command_test.cpp; the state machine itself: tests/deploy/.)
 
 #include "actors/deployer.hpp"

@@ -25,7 +25,7 @@ using warpforge::cheat::cheat_entry;
 
 namespace {
 
-constexpr int exit_no_gpu = 5; // cli/exit_codes.hpp exit_code::no_gpu: no usable GPU here
+constexpr int exit_no_gpu = 5; // apps/warpforge/cli/exit_codes.hpp exit_code::no_gpu: no usable GPU here
 
 std::string shell_quote(const std::string& text) {
   std::string out = "'";

@@ -2,9 +2,9 @@
 // scripted loopback server, scripts/scripted_llm_server.py) proposes a memoizing transpose
 // (campaign/memo_smem_tile.cu): unverified it would be the fastest variant by far; it must end
 // `inconsistent`, and no iteration may crown it. Skips without a usable GPU.
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 #include "tests/cheat/cheat_manifest.hpp"
-#include "tests/cli/campaign_fixture.hpp"
+#include "tests/apps/cli/campaign_fixture.hpp"
 
 #include <regex>
 
@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 using warpforge::testing::campaign_fixture;
 namespace fs = std::filesystem;
 
-constexpr int exit_no_gpu = 5; // cli/exit_codes.hpp exit_code::no_gpu
+constexpr int exit_no_gpu = 5; // apps/warpforge/cli/exit_codes.hpp exit_code::no_gpu
 
 class cheat_campaign : public campaign_fixture {
 protected:

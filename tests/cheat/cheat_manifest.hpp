@@ -2,7 +2,7 @@
 // tests/cheat/cheats.tsv read for the cheat suite's tests: one entry per kernel, with the outcome
 // it must get through the runner alone and through `warpforge bench`.
 
-#include "vocabulary/branch.hpp"
+#include "foundation/vocabulary/branch.hpp"
 
 #include <cstdlib>
 #include <filesystem>

@@ -6,7 +6,7 @@
 // `bench --sanitize` with a stand-in compute-sanitizer that reports memcheck errors makes the
 // kernel incorrect with the first report.
 
-#include "tests/cli/campaign_fixture.hpp"
+#include "tests/apps/cli/campaign_fixture.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the config tests: where the fixtures are, and finding one error among many.
 
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // A deploy whose champion does not build in the project, repaired by the deploy build-fix
-// (pipeline/llm_deploy_fix.hpp) end to end: run_deploy on a stand-in project, the fixer's client
+// (pipeline/llm/deploy_fix.hpp) end to end: run_deploy on a stand-in project, the fixer's client
 // talking to a loopback server in the OpenAI-compatible wire format. The server's replies are
 // scripted test fixtures written by hand, not a model's answers.
 
 #include "stand_in_project.hpp"
 
-#include "pipeline/llm_deploy_fix.hpp"
-#include "pipeline/llm_model.hpp"
+#include "pipeline/llm/deploy_fix.hpp"
+#include "pipeline/llm/model.hpp"
 #include "storage/database.hpp"
 #include "storage/run_directory.hpp"
 #include "tests/llm/chat/scripted_provider.hpp"

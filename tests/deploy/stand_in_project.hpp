@@ -7,7 +7,7 @@
 // BROKEN fails to build; one saying CRASH makes the build kill the deployer (kill -9 $PPID).
 
 #include "deploy/champion.hpp"
-#include "deploy/deploy_target.hpp"
+#include "config/deploy_target.hpp"
 #include "deploy/run_deploy.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #include "gpu/toolchain.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include "config/problem_spec.hpp"
 #include "gpu/compile/nvrtc_compiler.hpp"
-#include "toml_reader/placed_error.hpp"
+#include "config/toml_reader/placed_error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 
 #include "llm/prompt/prompt.hpp"
 #include "pipeline/diagnose_metrics.hpp"
-#include "pipeline/llm_facts.hpp"
+#include "pipeline/llm/facts.hpp"
 #include "pipeline/records.hpp"
 
 #include "tests/diagnosis/metric_sets.hpp"
@@ -178,7 +178,7 @@ TEST(DiagnosisSummary, TheGapsRowNamesTheBindingLevel) {
 }
 
 // What the model reads of the issue-26 SGEMM, from its recorded metrics kept where the engine
-// keeps them, through the prompt's facts (pipeline/llm_facts) and the propose prompt.
+// keeps them, through the prompt's facts (pipeline/llm/facts) and the propose prompt.
 TEST(DiagnosisSummary, ThePromptOfAnL1BoundSgemmNamesL1AndOffersNoLowerPrecisionForItsF32Problem) {
   const auto run_dir = std::filesystem::temp_directory_path() / ("wf-l1-prompt-" + std::to_string(::getpid()));
   std::filesystem::remove_all(run_dir);

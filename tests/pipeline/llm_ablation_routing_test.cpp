@@ -2,9 +2,9 @@
 // (pipeline/job_driver.cpp races the champion's and attributes them); a variant claiming two
 // methods without them is kept with a note, not re-asked (llm/reply/ablation_check.hpp).
 
-#include "pipeline/llm_proposer.hpp"
+#include "pipeline/llm/proposer.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <gtest/gtest.h>
 

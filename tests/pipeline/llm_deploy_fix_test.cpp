@@ -2,10 +2,10 @@
 // (tests/llm/support, tests/llm/chat/scripted_provider): the client is the one the deployer makes
 // (model_for), the replies are scripted test fixtures written by hand, not a model's answers.
 
-#include "pipeline/llm_deploy_fix.hpp"
+#include "pipeline/llm/deploy_fix.hpp"
 
-#include "json/writer.hpp"
-#include "pipeline/llm_model.hpp"
+#include "foundation/json/writer.hpp"
+#include "pipeline/llm/model.hpp"
 #include "tests/llm/chat/scripted_provider.hpp"
 
 #include "tests/llm/support/variant_envelope.hpp"

@@ -13,12 +13,12 @@
 //   WARPFORGE_UPDATE_GOLDEN=1 build/tests/pipeline/pipeline_tests --gtest_filter='PromptSnapshot.*'
 //   git diff tests/llm/fixtures/*/golden
 
-#include "pipeline/llm_proposer.hpp"
+#include "pipeline/llm/proposer.hpp"
 
 #include "llm/prompt/prompt.hpp"
 #include "llm/reply/parse.hpp"
 #include "pipeline/diagnose_metrics.hpp"
-#include "pipeline/llm_transcripts.hpp"
+#include "pipeline/llm/transcripts.hpp"
 #include "pipeline/records.hpp"
 #include "tests/diagnosis/metric_sets.hpp"
 

@@ -2,12 +2,12 @@
 // provider: the HTTP clients have their own loopback tests) and the real NVRTC: the compile-fix
 // loop, re-asks, correctness repairs, transcripts and their replay, budgets and failures.
 
-#include "pipeline/llm_proposer.hpp"
+#include "pipeline/llm/proposer.hpp"
 
 #include "gpu/compile/nvrtc_compiler.hpp"
-#include "json/writer.hpp"
-#include "pipeline/llm_round.hpp"
-#include "pipeline/llm_transcripts.hpp"
+#include "foundation/json/writer.hpp"
+#include "pipeline/llm/round.hpp"
+#include "pipeline/llm/transcripts.hpp"
 #include "pipeline/records.hpp"
 
 #include <gtest/gtest.h>

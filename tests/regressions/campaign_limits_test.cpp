@@ -6,7 +6,7 @@
 // iterations cost what its early ones did, its memory staying flat.
 
 #include "config/defaults.hpp"
-#include "tests/cli/campaign_fixture.hpp"
+#include "tests/apps/cli/campaign_fixture.hpp"
 
 #include <csignal>
 

@@ -1,6 +1,6 @@
 // Issue 22, items 5 and 6: a deploy's marker tells a live deploy from a killed one, and every
 // point a deploy can be killed at is recoverable. Through the real `warpforge deploy` on a
-// finished stand-in campaign (tests/cli/deploy_fixture.hpp): the project's commands go through
+// finished stand-in campaign (tests/apps/cli/deploy_fixture.hpp): the project's commands go through
 // hold.sh, which counts each command's runs and, at the run the test names, says where it is
 // (at-<command> holds its pid) and waits on a fifo; the test then kills the deploying warpforge
 // with SIGKILL (and the waiting command's process group), or, for a live deploy, runs a second
@@ -9,7 +9,7 @@
 // The one point no command marks, between the backup and the first write (stage backed_up), is
 // covered on hand-written markers in tests/deploy/recover_test.cpp.
 
-#include "tests/cli/deploy_fixture.hpp"
+#include "tests/apps/cli/deploy_fixture.hpp"
 
 #include <csignal>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include "feed/defaults.hpp"
 #include "feed/follower.hpp"
 #include "feed/replay_client.hpp"
-#include "tests/cli/campaign_fixture.hpp"
+#include "tests/apps/cli/campaign_fixture.hpp"
 
 #include <simdjson.h>
 #include <zmq.hpp>

@@ -10,11 +10,11 @@
 // The replies are hand-written test data in the documented envelope, not a model's answers.
 
 #include "llm/reply/parse.hpp"
-#include "tests/cli/campaign_fixture.hpp"
+#include "tests/apps/cli/campaign_fixture.hpp"
 #include "tests/llm/support/loopback_server.hpp"
 #include "tests/llm/support/variant_envelope.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -7,10 +7,10 @@
 // own defines only and their rows record exactly those. The replies are hand-written test data in
 // the documented envelope, not a model's answers.
 
-#include "tests/cli/campaign_fixture.hpp"
+#include "tests/apps/cli/campaign_fixture.hpp"
 #include "tests/llm/support/loopback_server.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -7,7 +7,7 @@
 //     spec, with its place, before anything starts. The host is `llm.invalid` (RFC 2606: never
 //     resolves), and the refusal comes before any connection, so the test cannot reach a network.
 
-#include "tests/cli/deploy_fixture.hpp"
+#include "tests/apps/cli/deploy_fixture.hpp"
 
 #include <gtest/gtest.h>
 

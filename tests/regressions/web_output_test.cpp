@@ -10,7 +10,7 @@
 //   - `warpforge run ... | head -3`: the reader going away does not kill the campaign (SIGPIPE),
 //     which ends normally with its whole store; `warpforge tail` in a pipeline ends by itself.
 
-#include "tests/cli/campaign_fixture.hpp"
+#include "tests/apps/cli/campaign_fixture.hpp"
 
 #include <gtest/gtest.h>
 

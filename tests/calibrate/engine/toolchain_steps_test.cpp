@@ -29,7 +29,7 @@ TEST(listing_text, prints_each_kernel_and_instruction_as_cuobjdump_lays_them_out
   EXPECT_NE(text.find("/*0040*/  FFMA R1, R2, R3, R1 ;"), std::string::npos) << text;
 }
 
-// Writing whole or not at all is files/atomic_write's, tested there; here, reading it back.
+// Writing whole or not at all is foundation/files/atomic_write's, tested there; here, reading it back.
 TEST(read_whole_file, reads_what_was_written_and_nothing_for_a_missing_file) {
   const auto dir = fs::temp_directory_path() / ("wf-runfiles-" + std::to_string(::getpid()));
   fs::remove_all(dir);

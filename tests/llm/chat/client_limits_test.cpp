@@ -2,7 +2,7 @@
 // configuration errors; and the doctor's ping.
 #include "llm/chat/ping.hpp"
 #include "llm/chat/provider_client.hpp"
-#include "logging/logging.hpp"
+#include "foundation/logging/logging.hpp"
 #include "tests/llm/chat/scripted_provider.hpp"
 
 #include <gtest/gtest.h>

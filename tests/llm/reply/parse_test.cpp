@@ -1,6 +1,6 @@
 #include "llm/reply/parse.hpp"
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 #include "tests/llm/reply/reply_test_support.hpp"
 
 #include <gtest/gtest.h>

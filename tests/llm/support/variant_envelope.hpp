@@ -2,7 +2,7 @@
 // A reply in the documented JSON envelope holding one variant: the text a test's loopback server
 // sends where a model's answer would come (hand-written, never presented as a model's).
 
-#include "json/writer.hpp"
+#include "foundation/json/writer.hpp"
 
 #include <string>
 #include <string_view>
