@@ -9,6 +9,10 @@ include deploy/. A cycle is printed with one including file per edge, and the ex
 
     folder_cycles.py ROOT            check the tree at ROOT
     folder_cycles.py --self-test     the check finds a planted cycle and passes a clean tree
+
+With ROOT, the layer order is checked too: docs/architecture.md's table under "The map" lists
+the top-level folders bottom to top, and a folder may include only folders listed before it
+(tests/ is not listed and may include anything). The map a newcomer reads stays the map.
 """
 import os
 import re
@@ -96,9 +100,43 @@ def cycles(edges):
     return found
 
 
+def documented_layers(root):
+    """Top-level folders in the order of the map's table in docs/architecture.md."""
+    path = os.path.join(root, 'docs', 'architecture.md')
+    if not os.path.exists(path):
+        return None
+    text = open(path).read()
+    table = text[text.index('## The map'):]
+    return re.findall(r'^\| `([a-z_]+)/` \|', table, re.M)
+
+
+def layer_violations(edges, layers):
+    """Includes of a top-level folder listed at or after the includer's place."""
+    place = {folder: n for n, folder in enumerate(layers)}
+    found = []
+    for source, targets in sorted(edges.items()):
+        for target, file in sorted(targets.items()):
+            a, b = source.split('/')[0], target.split('/')[0]
+            if a == b or a not in place:
+                continue
+            if b not in place:
+                found.append(f'{a} includes {b}, which the map does not list ({file})')
+            elif place[b] > place[a]:
+                found.append(f'{a} includes {b}, listed above it in the map ({file})')
+    return found
+
+
 def check(root):
     folders = library_folders(root)
     edges = folder_edges(root, folders)
+    layers = documented_layers(root)
+    if layers is not None:
+        unlisted = sorted(f for f in folders if '/' not in f and f != 'tests' and f not in layers)
+        wrong = layer_violations(edges, layers) + [f'{f}/ is not in the map' for f in unlisted]
+        for line in wrong:
+            print('layer order: ' + line)
+        if wrong:
+            return 1
     found = cycles(edges)
     for component in found:
         print('folder cycle: ' + ' <-> '.join(component))
@@ -125,7 +163,14 @@ def self_test():
     planted = tree({'a/x.hpp': '#include "b/y.hpp"\n', 'b/y.cpp': '#include "a/x.hpp"\n'})
     nested = tree({'c/CMakeLists.txt': lib, 'c/inner/CMakeLists.txt': lib,
                    'c/inner/z.hpp': '#include "c/w.hpp"\n', 'c/w.cpp': '#include "c/inner/z.hpp"\n'})
-    results = [check(clean) == 0, check(planted) == 1, check(nested) == 1]
+    layered_map = '## The map\n\n| folder | what |\n| --- | --- |\n| `b/` | low |\n| `a/` | high |\n'
+    downward = tree({'docs/architecture.md': layered_map, 'a/x.hpp': '#include "b/y.hpp"\n',
+                     'b/y.hpp': '\n'})
+    upward = tree({'docs/architecture.md': layered_map, 'b/y.hpp': '#include "a/x.hpp"\n',
+                   'a/x.hpp': '\n'})
+    unmapped = tree({'docs/architecture.md': layered_map, 'c/z.hpp': '\n'})
+    results = [check(clean) == 0, check(planted) == 1, check(nested) == 1,
+               check(downward) == 0, check(upward) == 1, check(unmapped) == 1]
     print('self-test', 'passed' if all(results) else f'FAILED {results}')
     return 0 if all(results) else 1
 
