@@ -55,7 +55,7 @@ private:
 
 messages::deploy_answer answer_of(const deploy::deploy_report& report, const deploy::deploy_request& request) {
   messages::deploy_answer a;
-  a.outcome = std::string{deploy::to_string(report.outcome)};
+  a.outcome = report.outcome;
   a.reason = report.reason;
   a.work_dir = request.work_dir.string();
   if (report.before) {
@@ -97,7 +97,7 @@ messages::deploy_answer deploy_now(caf::actor_system& system, const messages::de
   const auto now = std::chrono::system_clock::now();
   auto request = order.recover ? deploy::plan_recovery(choice, now) : deploy::plan_deploy(choice, now);
   if (!request)
-    return {"error", request.error(), "", false, 0, 0, false, 0, 0, ""};
+    return {std::nullopt, request.error(), "", false, 0, 0, false, 0, 0, ""};
   store_row(system, deploy::deployment_row(*request));
   auto fix_log = order.recover ? nullptr : attach_fixer(system, *request);
   recording_sink sink{system, *request};
@@ -144,7 +144,7 @@ messages::deployer_actor::behavior_type deployer(messages::deployer_actor::state
     },
     [self](const messages::deploy_done& done) {
       --self->state.in_flight;
-      if (done.outcome == deploy::to_string(deploy::deploy_outcome::accepted))
+      if (done.outcome == deploy::deploy_outcome::accepted)
         ++self->state.accepted;
     },
     [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },

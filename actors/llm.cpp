@@ -7,19 +7,24 @@
 #include <caf/scoped_actor.hpp>
 
 #include <thread>
+#include <variant>
 
 namespace warpforge::actors {
 
 namespace {
 
 messages::chat_answer answer_of(expected<llm::chat_reply, llm::chat_error> outcome) {
-  messages::chat_answer a;
-  a.ok = static_cast<bool>(outcome);
   if (outcome)
-    a.reply = std::move(*outcome);
-  else
-    a.error = std::move(outcome).error();
-  return a;
+    return {std::move(*outcome)};
+  return {std::move(outcome).error()};
+}
+
+// What the status counts of an answer: its failure's kind, or its tokens and dollars.
+messages::chat_done done_of(const messages::chat_answer& answer) {
+  if (const auto* error = std::get_if<llm::chat_error>(&answer.outcome))
+    return {error->kind, 0, 0};
+  const auto& reply = std::get<llm::chat_reply>(answer.outcome);
+  return {std::nullopt, reply.usage.total(), reply.cost_usd};
 }
 
 // One request: ask, tell the llm actor what it cost, answer, quit.
@@ -29,7 +34,7 @@ messages::llm_worker_actor::behavior_type llm_worker(messages::llm_worker_actor:
   return {
     [self, client, parent](const llm::chat_request& request) {
       auto answer = answer_of(client->chat(request));
-      self->send(parent, messages::chat_done{answer.ok, answer.reply.usage.total(), answer.reply.cost_usd});
+      self->send(parent, done_of(answer));
       self->quit();
       return answer;
     },
@@ -40,7 +45,7 @@ messages::llm_worker_actor::behavior_type llm_worker(messages::llm_worker_actor:
 
 void llm_state::done(const messages::chat_done& d) {
   --in_flight;
-  if (!d.ok)
+  if (d.failure)
     ++failures;
   tokens += d.tokens;
   cost_usd += d.cost_usd;
@@ -85,10 +90,10 @@ expected<llm::chat_reply, llm::chat_error> actor_chat_client::chat(const llm::ch
   self->request(model, caf::infinite, request)
     .receive(
       [&](messages::chat_answer& a) {
-        if (a.ok)
-          out = std::move(a.reply);
+        if (auto* reply = std::get_if<llm::chat_reply>(&a.outcome))
+          out = std::move(*reply);
         else
-          out = unexpected{std::move(a.error)};
+          out = unexpected{std::get<llm::chat_error>(std::move(a.outcome))};
       },
       [&](caf::error& e) {
         out = unexpected{llm::chat_error{llm::chat_error_kind::network,

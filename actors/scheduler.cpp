@@ -81,8 +81,8 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
   for (auto& p : out.proposals)
     send<messages::proposer_actor, pipeline::proposal>(self, std::string{proposer_name}, p.request,
                                   [self, id = p.id](pipeline::proposal& answer) {
-                                    if (!answer.failure.empty())
-                                      return self->state.engine->proposed(id, unexpected{answer.failure});
+                                    if (answer.failure)
+                                      return self->state.engine->proposed(id, unexpected{*answer.failure});
                                     self->state.engine->proposed(id, answer);
                                   });
   for (auto& r : out.races)

@@ -4,12 +4,15 @@
 // A deploy builds and runs a real program for minutes, so each order is carried by a detached
 // worker of its own; the worker records every step in the store and on the feed as it ends.
 
+#include "deploy/deploy_steps.hpp"
+#include "messages/inspect_support.hpp"
 #include "messages/status.hpp"
 
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <optional>
 #include <string>
 
 namespace warpforge::messages {
@@ -29,9 +32,9 @@ typename Inspector::result_type inspect(Inspector& f, deploy_order& x) {
   return f(caf::meta::type_name("deploy_order"), x.run_dir, x.job, x.source, x.recover);
 }
 
-/// How a deploy ended (deploy::deploy_report in the words the command line prints).
+/// How a deploy ended (deploy::deploy_report, less its step records).
 struct deploy_answer {
-  std::string outcome;       // deploy::deploy_outcome text; "error" when it could not start
+  std::optional<deploy::deploy_outcome> outcome; // none: it could not start (`reason` says why)
   std::string reason;        // why it was not accepted, or why it could not start
   std::string work_dir;      // journal, backup, written text and logs ("" when it could not start)
   bool has_before = false;   // the baseline timing was taken
@@ -47,20 +50,22 @@ struct deploy_answer {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, deploy_answer& x) {
-  return f(caf::meta::type_name("deploy_answer"), x.outcome, x.reason, x.work_dir, x.has_before,
+  auto outcome = optional_field(x.outcome);
+  return f(caf::meta::type_name("deploy_answer"), outcome, x.reason, x.work_dir, x.has_before,
            x.before_median, x.before_spread, x.has_after, x.after_median, x.after_spread, x.unit);
 }
 
 /// A worker's word to the deployer when its order has ended: what the status counts.
 struct deploy_done {
-  std::string outcome;
+  std::optional<deploy::deploy_outcome> outcome; // none: it could not start
 
   friend bool operator==(const deploy_done&, const deploy_done&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, deploy_done& x) {
-  return f(caf::meta::type_name("deploy_done"), x.outcome);
+  auto outcome = optional_field(x.outcome);
+  return f(caf::meta::type_name("deploy_done"), outcome);
 }
 
 using deployer_actor = caf::typed_actor<

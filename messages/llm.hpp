@@ -13,6 +13,8 @@
 #include <caf/typed_actor.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <variant>
 
 namespace warpforge::llm {
 
@@ -53,28 +55,30 @@ typename Inspector::result_type inspect(Inspector& f, chat_error& x) {
 
 namespace warpforge::messages {
 
-/// A chat's outcome as a message (expected<> is not a CAF type): the reply when ok, else the error.
+/// A chat's outcome as a message (expected<> is not a CAF type): the model's reply, or the error
+/// that says why none came (its kind, llm::chat_error_kind, is what a caller decides on; its
+/// message is the detail for a person). One field, so a reply and an error never come together.
 struct chat_answer {
-  bool ok = false;
-  llm::chat_reply reply;
-  llm::chat_error error;
+  std::variant<llm::chat_reply, llm::chat_error> outcome;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, chat_answer& x) {
-  return f(caf::meta::type_name("chat_answer"), x.ok, x.reply, x.error);
+  auto outcome = messages::variant_field(x.outcome);
+  return f(caf::meta::type_name("chat_answer"), outcome);
 }
 
 /// A worker's word to the llm actor when its request has ended: what the status counts.
 struct chat_done {
-  bool ok = false;
-  std::int64_t tokens = 0; // every kind
+  std::optional<llm::chat_error_kind> failure; // none: the model replied
+  std::int64_t tokens = 0;                     // every kind
   double cost_usd = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, chat_done& x) {
-  return f(caf::meta::type_name("chat_done"), x.ok, x.tokens, x.cost_usd);
+  auto failure = messages::optional_field(x.failure);
+  return f(caf::meta::type_name("chat_done"), failure, x.tokens, x.cost_usd);
 }
 
 /// One request's worker: asks the model, answers, tells the llm actor, and quits.

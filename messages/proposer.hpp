@@ -73,8 +73,9 @@ typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, proposal& x) {
+  auto failure = messages::optional_field(x.failure);
   auto resend = messages::optional_field(x.resend_memory_from);
-  return f(caf::meta::type_name("proposal"), x.candidates, x.note, x.calls, x.failure, x.memory_held, resend);
+  return f(caf::meta::type_name("proposal"), x.candidates, x.note, x.calls, failure, x.memory_held, resend);
 }
 
 } // namespace warpforge::pipeline

@@ -84,8 +84,9 @@ struct proposal {
   std::vector<candidate> candidates; // at most K; fewer (or none) when nothing new is left
   std::string note;                  // what the proposer did, or why fewer than K
   std::vector<model_call> calls;     // the language-model requests it took, in order
-  std::string failure;               // set by the proposer actor when no proposal could be made
-                                     // (an error would be taken for a dead actor and re-sent)
+  std::optional<std::string> failure; // set by the proposer actor when no proposal could be made:
+                                     // why, for the job's failure reason (an error would be
+                                     // taken for a dead actor and re-sent)
   std::int64_t memory_held = 0;      // entries of the job's memory this proposer keeps after this
                                      // proposal (the next request may start there); 0: it keeps
                                      // none, send the whole memory every time

@@ -130,7 +130,8 @@ TEST(ProposerActor, AFailureToProposeIsAnAnswerNotAnError) {
       [&](pipeline::proposal& p) {
         answered = true;
         EXPECT_TRUE(p.candidates.empty());
-        EXPECT_NE(p.failure.find("cannot load the problem /nonexistent/problem.toml"), std::string::npos) << p.failure;
+        ASSERT_TRUE(p.failure);
+        EXPECT_NE(p.failure->find("cannot load the problem /nonexistent/problem.toml"), std::string::npos) << *p.failure;
       },
       [&](caf::error& e) { ADD_FAILURE() << "answered an error: " << system.render(e); });
   EXPECT_TRUE(answered);

@@ -6,6 +6,7 @@
 #include "apps/warpforge/cli/commands.hpp"
 #include "apps/warpforge/cli/recording.hpp"
 #include "config/campaign_spec.hpp"
+#include "deploy/deploy_steps.hpp"
 #include "gpu/runner/child_environment.hpp"
 #include "foundation/json/writer.hpp"
 #include "report/campaign_report.hpp"
@@ -69,8 +70,9 @@ std::string timing_text(double median, double spread, const std::string& unit) {
   return text;
 }
 
+// Only for an answer with an outcome: one that could not start is told on stderr before.
 void print_answer(const messages::deploy_answer& a) {
-  std::cout << "deploy: " << a.outcome << (a.reason.empty() ? "" : ": " + a.reason) << '\n';
+  std::cout << "deploy: " << deploy::to_string(*a.outcome) << (a.reason.empty() ? "" : ": " + a.reason) << '\n';
   if (a.has_before)
     std::cout << "  before: " << timing_text(a.before_median, a.before_spread, a.unit) << '\n';
   if (a.has_after)
@@ -83,7 +85,7 @@ void print_answer(const messages::deploy_answer& a) {
 
 void print_json(const messages::deploy_answer& a) {
   json::writer w;
-  w.begin_object().key("outcome").value(a.outcome).key("reason").value(a.reason).key("work_dir").value(a.work_dir);
+  w.begin_object().key("outcome").value(deploy::to_string(*a.outcome)).key("reason").value(a.reason).key("work_dir").value(a.work_dir);
   w.key("unit").value(a.unit);
   if (a.has_before)
     w.key("before").begin_object().key("median").value(a.before_median).key("spread").value(a.before_spread).end_object();
@@ -95,11 +97,18 @@ void print_json(const messages::deploy_answer& a) {
 
 // Accepted, skipped (the gate) and a recovery did what was asked; a roll-back, a refusal or a
 // failure did not.
-exit_code code_of(const messages::deploy_answer& a) {
-  if (a.outcome == "error")
-    return exit_code::bad_input;
-  if (a.outcome == "accepted" || a.outcome == "skipped" || a.outcome == "recovered" || a.outcome == "nothing_to_recover")
-    return exit_code::ok;
+exit_code code_of(deploy::deploy_outcome outcome) {
+  using enum deploy::deploy_outcome;
+  switch (outcome) {
+    case accepted:
+    case skipped:
+    case recovered:
+    case nothing_to_recover: return exit_code::ok;
+    case rolled_back:
+    case failed:
+    case refused:
+    case interrupted: return exit_code::failure;
+  }
   return exit_code::failure;
 }
 
@@ -131,12 +140,12 @@ exit_code deploy(const deploy_options& options) {
     std::cerr << "warpforge " << verb << ": the deployer failed: " << answer.error() << '\n';
     return exit_code::failure;
   }
-  if (answer->outcome == "error") {
+  if (!answer->outcome) {
     std::cerr << "warpforge " << verb << ": " << answer->reason << "; nothing was changed\n";
     return exit_code::bad_input;
   }
   options.json ? print_json(*answer) : print_answer(*answer);
-  return code_of(*answer);
+  return code_of(*answer->outcome);
 }
 
 } // namespace warpforge::cli
