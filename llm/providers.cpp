@@ -1,7 +1,10 @@
 #include "llm/providers.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <array>
 #include <cstdlib>
+#include <iterator>
 
 namespace warpforge::llm {
 namespace {
@@ -14,19 +17,16 @@ constexpr std::array<provider_info, 2> providers{{
 
 } // namespace
 
-std::string_view to_string(provider_kind kind) {
-  switch (kind) {
-    case provider_kind::anthropic: return "anthropic";
-    case provider_kind::openai: return "openai";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<provider_kind> provider_kind_words[] = {
+    {provider_kind::anthropic, "anthropic"},
+    {provider_kind::openai, "openai"},
+};
+static_assert(std::size(provider_kind_words) == providers.size(), "every provider has its word");
+
+std::string_view to_string(provider_kind kind) { return vocabulary::word_of(provider_kind_words, kind); }
 
 std::optional<provider_kind> provider_kind_from_string(std::string_view text) {
-  for (const auto& p : providers)
-    if (to_string(p.kind) == text)
-      return p.kind;
-  return std::nullopt;
+  return vocabulary::value_of(provider_kind_words, text);
 }
 
 std::span<const provider_info> known_providers() {

@@ -1,5 +1,7 @@
 #include "llm/chat/chat.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::llm {
 
 std::string_view to_string(role who) {
@@ -22,45 +24,39 @@ std::int64_t token_usage::total() const {
   return input + output + cache_read + cache_write;
 }
 
-std::string_view to_string(stop_reason reason) {
-  switch (reason) {
-    case stop_reason::end: return "end";
-    case stop_reason::max_tokens: return "max_tokens";
-    case stop_reason::stop_sequence: return "stop_sequence";
-    case stop_reason::refusal: return "refusal";
-    case stop_reason::other: return "other";
-  }
-  return "other";
-}
+constexpr vocabulary::enum_word<stop_reason> stop_reason_words[] = {
+    {stop_reason::end, "end"},
+    {stop_reason::max_tokens, "max_tokens"},
+    {stop_reason::stop_sequence, "stop_sequence"},
+    {stop_reason::refusal, "refusal"},
+    {stop_reason::other, "other"},
+};
+static_assert(vocabulary::covers(stop_reason_words, all_stop_reasons));
 
-std::string_view to_string(chat_error_kind kind) {
-  switch (kind) {
-    case chat_error_kind::config: return "config";
-    case chat_error_kind::auth: return "auth";
-    case chat_error_kind::bad_request: return "bad_request";
-    case chat_error_kind::rate_limited: return "rate_limited";
-    case chat_error_kind::overloaded: return "overloaded";
-    case chat_error_kind::server_error: return "server_error";
-    case chat_error_kind::network: return "network";
-    case chat_error_kind::timeout: return "timeout";
-    case chat_error_kind::malformed_reply: return "malformed_reply";
-    case chat_error_kind::budget_exhausted: return "budget_exhausted";
-  }
-  return "config";
-}
+std::string_view to_string(stop_reason reason) { return vocabulary::word_of(stop_reason_words, reason); }
+
+constexpr vocabulary::enum_word<chat_error_kind> chat_error_kind_words[] = {
+    {chat_error_kind::config, "config"},
+    {chat_error_kind::auth, "auth"},
+    {chat_error_kind::bad_request, "bad_request"},
+    {chat_error_kind::rate_limited, "rate_limited"},
+    {chat_error_kind::overloaded, "overloaded"},
+    {chat_error_kind::server_error, "server_error"},
+    {chat_error_kind::network, "network"},
+    {chat_error_kind::timeout, "timeout"},
+    {chat_error_kind::malformed_reply, "malformed_reply"},
+    {chat_error_kind::budget_exhausted, "budget_exhausted"},
+};
+static_assert(vocabulary::covers(chat_error_kind_words, all_chat_error_kinds));
+
+std::string_view to_string(chat_error_kind kind) { return vocabulary::word_of(chat_error_kind_words, kind); }
 
 std::optional<stop_reason> stop_reason_from_string(std::string_view text) {
-  for (auto reason : all_stop_reasons)
-    if (to_string(reason) == text)
-      return reason;
-  return std::nullopt;
+  return vocabulary::value_of(stop_reason_words, text);
 }
 
 std::optional<chat_error_kind> chat_error_kind_from_string(std::string_view text) {
-  for (auto kind : all_chat_error_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(chat_error_kind_words, text);
 }
 
 } // namespace warpforge::llm

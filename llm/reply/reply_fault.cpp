@@ -1,34 +1,33 @@
 #include "llm/reply/reply_fault.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::llm {
 
-std::string_view to_string(reply_fault fault) {
-  switch (fault) {
-  case reply_fault::too_long: return "too_long";
-  case reply_fault::no_json: return "no_json";
-  case reply_fault::bad_json: return "bad_json";
-  case reply_fault::schema: return "schema";
-  case reply_fault::no_variants: return "no_variants";
-  case reply_fault::too_many_variants: return "too_many_variants";
-  case reply_fault::duplicate_name: return "duplicate_name";
-  case reply_fault::no_code: return "no_code";
-  case reply_fault::elided_code: return "elided_code";
-  case reply_fault::non_ascii: return "non_ascii";
-  case reply_fault::missing_entry: return "missing_entry";
-  case reply_fault::changed_signature: return "changed_signature";
-  case reply_fault::host_code: return "host_code";
-  case reply_fault::unknown_method: return "unknown_method";
-  case reply_fault::bad_define: return "bad_define";
-  case reply_fault::bad_launch: return "bad_launch";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<reply_fault> reply_fault_words[] = {
+    {reply_fault::too_long, "too_long"},
+    {reply_fault::no_json, "no_json"},
+    {reply_fault::bad_json, "bad_json"},
+    {reply_fault::schema, "schema"},
+    {reply_fault::no_variants, "no_variants"},
+    {reply_fault::too_many_variants, "too_many_variants"},
+    {reply_fault::duplicate_name, "duplicate_name"},
+    {reply_fault::no_code, "no_code"},
+    {reply_fault::elided_code, "elided_code"},
+    {reply_fault::non_ascii, "non_ascii"},
+    {reply_fault::missing_entry, "missing_entry"},
+    {reply_fault::changed_signature, "changed_signature"},
+    {reply_fault::host_code, "host_code"},
+    {reply_fault::unknown_method, "unknown_method"},
+    {reply_fault::bad_define, "bad_define"},
+    {reply_fault::bad_launch, "bad_launch"},
+};
+static_assert(vocabulary::covers(reply_fault_words, all_reply_faults));
+
+std::string_view to_string(reply_fault fault) { return vocabulary::word_of(reply_fault_words, fault); }
 
 std::optional<reply_fault> reply_fault_from_string(std::string_view text) {
-  for (const auto fault : all_reply_faults)
-    if (to_string(fault) == text)
-      return fault;
-  return std::nullopt;
+  return vocabulary::value_of(reply_fault_words, text);
 }
 
 } // namespace warpforge::llm
