@@ -1,5 +1,7 @@
 #include "feed/campaign_view.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 
 namespace warpforge::feed {
@@ -70,21 +72,18 @@ void add_llm_call(job_progress& job, const detail_members& detail) {
 
 } // namespace
 
-std::string_view to_string(run_state state) {
-  switch (state) {
-    case run_state::running: return "running";
-    case run_state::finished: return "finished";
-    case run_state::failed: return "failed";
-    case run_state::interrupted: return "interrupted";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<run_state> run_state_words[] = {
+    {run_state::running, "running"},
+    {run_state::finished, "finished"},
+    {run_state::failed, "failed"},
+    {run_state::interrupted, "interrupted"},
+};
+static_assert(vocabulary::covers(run_state_words, all_run_states));
+
+std::string_view to_string(run_state state) { return vocabulary::word_of(run_state_words, state); }
 
 std::optional<run_state> run_state_from_string(std::string_view text) {
-  for (auto state : all_run_states)
-    if (to_string(state) == text)
-      return state;
-  return std::nullopt;
+  return vocabulary::value_of(run_state_words, text);
 }
 
 std::optional<double> roofline_position::dram_fraction() const {

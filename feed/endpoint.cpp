@@ -1,5 +1,7 @@
 #include "feed/endpoint.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -37,20 +39,19 @@ bool valid_port(std::string_view port) {
 
 } // namespace
 
+constexpr vocabulary::enum_word<endpoint_transport> endpoint_transport_words[] = {
+    {endpoint_transport::tcp, "tcp"},
+    {endpoint_transport::ipc, "ipc"},
+    {endpoint_transport::inproc, "inproc"},
+};
+static_assert(vocabulary::covers(endpoint_transport_words, all_endpoint_transports));
+
 std::string_view to_string(endpoint_transport transport) {
-  switch (transport) {
-    case endpoint_transport::tcp: return "tcp";
-    case endpoint_transport::ipc: return "ipc";
-    case endpoint_transport::inproc: return "inproc";
-  }
-  return "unknown";
+  return vocabulary::word_of(endpoint_transport_words, transport);
 }
 
 std::optional<endpoint_transport> endpoint_transport_from_string(std::string_view text) {
-  for (auto transport : all_endpoint_transports)
-    if (to_string(transport) == text)
-      return transport;
-  return std::nullopt;
+  return vocabulary::value_of(endpoint_transport_words, text);
 }
 
 bool is_loopback_host(std::string_view host) {

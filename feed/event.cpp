@@ -1,52 +1,51 @@
 #include "feed/event.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <array>
 
 namespace warpforge::feed {
 
-std::string_view to_string(event_type type) {
-  switch (type) {
-    case event_type::campaign_started: return "campaign_started";
-    case event_type::campaign_finished: return "campaign_finished";
-    case event_type::campaign_failed: return "campaign_failed";
-    case event_type::campaign_interrupted: return "campaign_interrupted";
-    case event_type::job_started: return "job_started";
-    case event_type::job_finished: return "job_finished";
-    case event_type::job_failed: return "job_failed";
-    case event_type::iteration_started: return "iteration_started";
-    case event_type::iteration_finished: return "iteration_finished";
-    case event_type::diagnosis_ready: return "diagnosis_ready";
-    case event_type::branch_proposed: return "branch_proposed";
-    case event_type::branch_compiled: return "branch_compiled";
-    case event_type::branch_checked: return "branch_checked";
-    case event_type::branch_measured: return "branch_measured";
-    case event_type::branch_failed: return "branch_failed";
-    case event_type::champion_elected: return "champion_elected";
-    case event_type::ablation_measured: return "ablation_measured";
-    case event_type::llm_call: return "llm_call";
-    case event_type::deploy_step: return "deploy_step";
-    case event_type::deploy_finished: return "deploy_finished";
-    case event_type::gpu_leased: return "gpu_leased";
-    case event_type::gpu_released: return "gpu_released";
-    case event_type::runner_started: return "runner_started";
-    case event_type::runner_restarted: return "runner_restarted";
-    case event_type::runner_failed: return "runner_failed";
-    case event_type::actor_started: return "actor_started";
-    case event_type::actor_restarted: return "actor_restarted";
-    case event_type::actor_gave_up: return "actor_gave_up";
-    case event_type::feed_dropped: return "feed_dropped";
-    case event_type::heartbeat: return "heartbeat";
-    case event_type::warning: return "warning";
-    case event_type::error: return "error";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<event_type> event_type_words[] = {
+    {event_type::campaign_started, "campaign_started"},
+    {event_type::campaign_finished, "campaign_finished"},
+    {event_type::campaign_failed, "campaign_failed"},
+    {event_type::campaign_interrupted, "campaign_interrupted"},
+    {event_type::job_started, "job_started"},
+    {event_type::job_finished, "job_finished"},
+    {event_type::job_failed, "job_failed"},
+    {event_type::iteration_started, "iteration_started"},
+    {event_type::iteration_finished, "iteration_finished"},
+    {event_type::diagnosis_ready, "diagnosis_ready"},
+    {event_type::branch_proposed, "branch_proposed"},
+    {event_type::branch_compiled, "branch_compiled"},
+    {event_type::branch_checked, "branch_checked"},
+    {event_type::branch_measured, "branch_measured"},
+    {event_type::branch_failed, "branch_failed"},
+    {event_type::champion_elected, "champion_elected"},
+    {event_type::ablation_measured, "ablation_measured"},
+    {event_type::llm_call, "llm_call"},
+    {event_type::deploy_step, "deploy_step"},
+    {event_type::deploy_finished, "deploy_finished"},
+    {event_type::gpu_leased, "gpu_leased"},
+    {event_type::gpu_released, "gpu_released"},
+    {event_type::runner_started, "runner_started"},
+    {event_type::runner_restarted, "runner_restarted"},
+    {event_type::runner_failed, "runner_failed"},
+    {event_type::actor_started, "actor_started"},
+    {event_type::actor_restarted, "actor_restarted"},
+    {event_type::actor_gave_up, "actor_gave_up"},
+    {event_type::feed_dropped, "feed_dropped"},
+    {event_type::heartbeat, "heartbeat"},
+    {event_type::warning, "warning"},
+    {event_type::error, "error"},
+};
+static_assert(vocabulary::covers(event_type_words, all_event_types));
+
+std::string_view to_string(event_type type) { return vocabulary::word_of(event_type_words, type); }
 
 std::optional<event_type> event_type_from_string(std::string_view text) {
-  for (auto type : all_event_types)
-    if (to_string(type) == text)
-      return type;
-  return std::nullopt;
+  return vocabulary::value_of(event_type_words, text);
 }
 
 std::optional<std::string_view> object_members(std::string_view object_json) {

@@ -1,30 +1,29 @@
 #include "feed/feed_error.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::feed {
 
-std::string_view to_string(feed_errc code) {
-  switch (code) {
-    case feed_errc::bad_json: return "bad_json";
-    case feed_errc::missing_field: return "missing_field";
-    case feed_errc::bad_field: return "bad_field";
-    case feed_errc::unsupported_schema: return "unsupported_schema";
-    case feed_errc::unknown_event_type: return "unknown_event_type";
-    case feed_errc::bad_message: return "bad_message";
-    case feed_errc::bad_endpoint: return "bad_endpoint";
-    case feed_errc::remote_not_allowed: return "remote_not_allowed";
-    case feed_errc::bad_option: return "bad_option";
-    case feed_errc::socket_error: return "socket_error";
-    case feed_errc::no_reply: return "no_reply";
-    case feed_errc::replay_refused: return "replay_refused";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<feed_errc> feed_errc_words[] = {
+    {feed_errc::bad_json, "bad_json"},
+    {feed_errc::missing_field, "missing_field"},
+    {feed_errc::bad_field, "bad_field"},
+    {feed_errc::unsupported_schema, "unsupported_schema"},
+    {feed_errc::unknown_event_type, "unknown_event_type"},
+    {feed_errc::bad_message, "bad_message"},
+    {feed_errc::bad_endpoint, "bad_endpoint"},
+    {feed_errc::remote_not_allowed, "remote_not_allowed"},
+    {feed_errc::bad_option, "bad_option"},
+    {feed_errc::socket_error, "socket_error"},
+    {feed_errc::no_reply, "no_reply"},
+    {feed_errc::replay_refused, "replay_refused"},
+};
+static_assert(vocabulary::covers(feed_errc_words, all_feed_errcs));
+
+std::string_view to_string(feed_errc code) { return vocabulary::word_of(feed_errc_words, code); }
 
 std::optional<feed_errc> feed_errc_from_string(std::string_view text) {
-  for (auto code : all_feed_errcs)
-    if (to_string(code) == text)
-      return code;
-  return std::nullopt;
+  return vocabulary::value_of(feed_errc_words, text);
 }
 
 std::string to_string(const feed_error& error) {

@@ -3,6 +3,7 @@
 #include "feed/endpoint.hpp"
 #include "feed/replay_client.hpp"
 #include "feed/subscriber.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -18,20 +19,17 @@ constexpr std::chrono::milliseconds replay_retry{200};
 
 } // namespace
 
-std::string_view to_string(feed_health health) {
-  switch (health) {
-    case feed_health::waiting: return "waiting";
-    case feed_health::live: return "live";
-    case feed_health::silent: return "silent";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<feed_health> feed_health_words[] = {
+    {feed_health::waiting, "waiting"},
+    {feed_health::live, "live"},
+    {feed_health::silent, "silent"},
+};
+static_assert(vocabulary::covers(feed_health_words, all_feed_healths));
+
+std::string_view to_string(feed_health health) { return vocabulary::word_of(feed_health_words, health); }
 
 std::optional<feed_health> feed_health_from_string(std::string_view text) {
-  for (auto health : all_feed_healths)
-    if (to_string(health) == text)
-      return health;
-  return std::nullopt;
+  return vocabulary::value_of(feed_health_words, text);
 }
 
 struct follower::impl {

@@ -2,6 +2,7 @@
 
 #include "feed/defaults.hpp"
 #include "foundation/json/writer.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <simdjson.h>
 
@@ -63,20 +64,17 @@ void optional_value(json::writer& w, std::string_view name, std::optional<std::u
 
 } // namespace
 
-std::string_view to_string(replay_status status) {
-  switch (status) {
-    case replay_status::ok: return "ok";
-    case replay_status::bad_request: return "bad_request";
-    case replay_status::unavailable: return "unavailable";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<replay_status> replay_status_words[] = {
+    {replay_status::ok, "ok"},
+    {replay_status::bad_request, "bad_request"},
+    {replay_status::unavailable, "unavailable"},
+};
+static_assert(vocabulary::covers(replay_status_words, all_replay_statuses));
+
+std::string_view to_string(replay_status status) { return vocabulary::word_of(replay_status_words, status); }
 
 std::optional<replay_status> replay_status_from_string(std::string_view text) {
-  for (auto status : all_replay_statuses)
-    if (to_string(status) == text)
-      return status;
-  return std::nullopt;
+  return vocabulary::value_of(replay_status_words, text);
 }
 
 std::string encode(const replay_request& request) {

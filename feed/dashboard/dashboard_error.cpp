@@ -1,22 +1,21 @@
 #include "feed/dashboard/dashboard_error.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::dashboard {
 
-std::string_view to_string(dashboard_errc code) {
-  switch (code) {
-    case dashboard_errc::bad_listen_address: return "bad_listen_address";
-    case dashboard_errc::remote_not_allowed: return "remote_not_allowed";
-    case dashboard_errc::socket_error: return "socket_error";
-    case dashboard_errc::bad_source: return "bad_source";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<dashboard_errc> dashboard_errc_words[] = {
+    {dashboard_errc::bad_listen_address, "bad_listen_address"},
+    {dashboard_errc::remote_not_allowed, "remote_not_allowed"},
+    {dashboard_errc::socket_error, "socket_error"},
+    {dashboard_errc::bad_source, "bad_source"},
+};
+static_assert(vocabulary::covers(dashboard_errc_words, all_dashboard_errcs));
+
+std::string_view to_string(dashboard_errc code) { return vocabulary::word_of(dashboard_errc_words, code); }
 
 std::optional<dashboard_errc> dashboard_errc_from_string(std::string_view text) {
-  for (auto code : all_dashboard_errcs)
-    if (to_string(code) == text)
-      return code;
-  return std::nullopt;
+  return vocabulary::value_of(dashboard_errc_words, text);
 }
 
 std::string to_string(const dashboard_error& error) {

@@ -1,6 +1,7 @@
 #include "feed/dashboard/request_check.hpp"
 
 #include "feed/endpoint.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <boost/asio/ip/address.hpp>
 
@@ -74,21 +75,18 @@ std::optional<host_and_port> split_authority(std::string_view text) {
 
 } // namespace
 
-std::string_view to_string(request_verdict verdict) {
-  switch (verdict) {
-  case request_verdict::allowed: return "allowed";
-  case request_verdict::missing_host: return "missing_host";
-  case request_verdict::foreign_host: return "foreign_host";
-  case request_verdict::foreign_origin: return "foreign_origin";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<request_verdict> request_verdict_words[] = {
+    {request_verdict::allowed, "allowed"},
+    {request_verdict::missing_host, "missing_host"},
+    {request_verdict::foreign_host, "foreign_host"},
+    {request_verdict::foreign_origin, "foreign_origin"},
+};
+static_assert(vocabulary::covers(request_verdict_words, all_request_verdicts));
+
+std::string_view to_string(request_verdict verdict) { return vocabulary::word_of(request_verdict_words, verdict); }
 
 std::optional<request_verdict> request_verdict_from_string(std::string_view text) {
-  for (auto verdict : all_request_verdicts)
-    if (to_string(verdict) == text)
-      return verdict;
-  return std::nullopt;
+  return vocabulary::value_of(request_verdict_words, text);
 }
 
 bool names_this_dashboard(std::string_view host_header, const served_address& served) {
