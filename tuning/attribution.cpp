@@ -1,5 +1,6 @@
 #include "tuning/attribution.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
 #include "tuning/time_text.hpp"
 
 #include <cmath>
@@ -7,21 +8,18 @@
 
 namespace warpforge::tuning {
 
-std::string_view to_string(method_class value) {
-  switch (value) {
-  case method_class::effective: return "effective";
-  case method_class::ineffective: return "ineffective";
-  case method_class::implementation_failed: return "implementation_failed";
-  case method_class::not_measured: return "not_measured";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<method_class> method_class_words[] = {
+    {method_class::effective, "effective"},
+    {method_class::ineffective, "ineffective"},
+    {method_class::implementation_failed, "implementation_failed"},
+    {method_class::not_measured, "not_measured"},
+};
+static_assert(vocabulary::covers(method_class_words, all_method_classes));
+
+std::string_view to_string(method_class value) { return vocabulary::word_of(method_class_words, value); }
 
 std::optional<method_class> method_class_from_string(std::string_view text) {
-  for (auto value : all_method_classes)
-    if (to_string(value) == text)
-      return value;
-  return std::nullopt;
+  return vocabulary::value_of(method_class_words, text);
 }
 
 std::vector<method_attribution> attribute_methods(double champion_s,

@@ -1,25 +1,24 @@
 #include "tuning/champion.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>
 
 namespace warpforge::tuning {
 
-std::string_view to_string(branch_verdict verdict) {
-  switch (verdict) {
-  case branch_verdict::accepted: return "accepted";
-  case branch_verdict::rejected: return "rejected";
-  case branch_verdict::failed: return "failed";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<branch_verdict> branch_verdict_words[] = {
+    {branch_verdict::accepted, "accepted"},
+    {branch_verdict::rejected, "rejected"},
+    {branch_verdict::failed, "failed"},
+};
+static_assert(vocabulary::covers(branch_verdict_words, all_branch_verdicts));
+
+std::string_view to_string(branch_verdict verdict) { return vocabulary::word_of(branch_verdict_words, verdict); }
 
 std::optional<branch_verdict> branch_verdict_from_string(std::string_view text) {
-  for (auto verdict : all_branch_verdicts)
-    if (to_string(verdict) == text)
-      return verdict;
-  return std::nullopt;
+  return vocabulary::value_of(branch_verdict_words, text);
 }
 
 bool beats(double median_s, std::optional<double> ci_high_s, std::optional<double> best_s,

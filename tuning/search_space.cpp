@@ -1,6 +1,7 @@
 #include "tuning/search_space.hpp"
 
 #include "config/problem_configs.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -9,21 +10,18 @@
 
 namespace warpforge::tuning {
 
-std::string_view to_string(point_validity validity) {
-  switch (validity) {
-  case point_validity::valid: return "valid";
-  case point_validity::not_in_space: return "not_in_space";
-  case point_validity::violates_constraint: return "violates_constraint";
-  case point_validity::unresolvable: return "unresolvable";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<point_validity> point_validity_words[] = {
+    {point_validity::valid, "valid"},
+    {point_validity::not_in_space, "not_in_space"},
+    {point_validity::violates_constraint, "violates_constraint"},
+    {point_validity::unresolvable, "unresolvable"},
+};
+static_assert(vocabulary::covers(point_validity_words, all_point_validities));
+
+std::string_view to_string(point_validity validity) { return vocabulary::word_of(point_validity_words, validity); }
 
 std::optional<point_validity> point_validity_from_string(std::string_view text) {
-  for (auto validity : all_point_validities)
-    if (to_string(validity) == text)
-      return validity;
-  return std::nullopt;
+  return vocabulary::value_of(point_validity_words, text);
 }
 
 std::int64_t off_value(const config::tunable_spec& tunable) {

@@ -1,29 +1,27 @@
 #include "tuning/stop_rule.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::tuning {
 
-std::string_view to_string(stop_reason reason) {
-  switch (reason) {
-  case stop_reason::near_peak: return "near_peak";
-  case stop_reason::wall_time: return "wall_time";
-  case stop_reason::iteration_budget: return "iteration_budget";
-  case stop_reason::evaluation_budget: return "evaluation_budget";
-  case stop_reason::patience: return "patience";
-  case stop_reason::space_exhausted: return "space_exhausted";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<stop_reason> stop_reason_words[] = {
+    {stop_reason::near_peak, "near_peak"},
+    {stop_reason::wall_time, "wall_time"},
+    {stop_reason::iteration_budget, "iteration_budget"},
+    {stop_reason::evaluation_budget, "evaluation_budget"},
+    {stop_reason::patience, "patience"},
+    {stop_reason::space_exhausted, "space_exhausted"},
+};
+static_assert(vocabulary::covers(stop_reason_words, all_stop_reasons));
+
+std::string_view to_string(stop_reason reason) { return vocabulary::word_of(stop_reason_words, reason); }
 
 std::optional<stop_reason> stop_reason_from_string(std::string_view text) {
-  for (auto reason : all_stop_reasons)
-    if (to_string(reason) == text)
-      return reason;
-  return std::nullopt;
+  return vocabulary::value_of(stop_reason_words, text);
 }
 
-stop_limits stop_limits_from(const config::campaign_spec& campaign) {
-  return {campaign.budget.iterations, campaign.budget.patience, campaign.budget.wall_time_s,
-          campaign.proposer.max_evaluations};
+stop_limits stop_limits_from(const config::budget_spec& budget, std::optional<std::uint64_t> max_evaluations) {
+  return {budget.iterations, budget.patience, budget.wall_time_s, max_evaluations};
 }
 
 job_progress after_iteration(job_progress progress, bool gained, std::uint64_t evaluations) {

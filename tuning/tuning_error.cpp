@@ -1,20 +1,19 @@
 #include "tuning/tuning_error.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::tuning {
 
-std::string_view to_string(tuning_error_code code) {
-  switch (code) {
-  case tuning_error_code::space_too_large: return "space_too_large";
-  case tuning_error_code::cannot_read: return "cannot_read";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<tuning_error_code> tuning_error_code_words[] = {
+    {tuning_error_code::space_too_large, "space_too_large"},
+    {tuning_error_code::cannot_read, "cannot_read"},
+};
+static_assert(vocabulary::covers(tuning_error_code_words, all_tuning_error_codes));
+
+std::string_view to_string(tuning_error_code code) { return vocabulary::word_of(tuning_error_code_words, code); }
 
 std::optional<tuning_error_code> tuning_error_code_from_string(std::string_view text) {
-  for (auto code : all_tuning_error_codes)
-    if (to_string(code) == text)
-      return code;
-  return std::nullopt;
+  return vocabulary::value_of(tuning_error_code_words, text);
 }
 
 std::string to_string(const tuning_error& error) {
