@@ -1,24 +1,23 @@
 #include "gpu/call_check.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <utility>
 
 namespace warpforge::gpu {
 
-std::string_view to_string(gpu_api api) {
-  switch (api) {
-    case gpu_api::cudart: return "cudart";
-    case gpu_api::driver: return "driver";
-    case gpu_api::nvrtc: return "nvrtc";
-    case gpu_api::cupti: return "cupti";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<gpu_api> gpu_api_words[] = {
+    {gpu_api::cudart, "cudart"},
+    {gpu_api::driver, "driver"},
+    {gpu_api::nvrtc, "nvrtc"},
+    {gpu_api::cupti, "cupti"},
+};
+static_assert(vocabulary::covers(gpu_api_words, all_gpu_apis));
+
+std::string_view to_string(gpu_api api) { return vocabulary::word_of(gpu_api_words, api); }
 
 std::optional<gpu_api> gpu_api_from_string(std::string_view text) {
-  for (auto api : all_gpu_apis)
-    if (to_string(api) == text)
-      return api;
-  return std::nullopt;
+  return vocabulary::value_of(gpu_api_words, text);
 }
 
 std::string call_error::to_string() const {

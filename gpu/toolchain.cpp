@@ -1,6 +1,7 @@
 #include "gpu/toolchain.hpp"
 
 #include "foundation/json/writer.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,22 +10,19 @@
 
 namespace warpforge::gpu {
 
-std::string_view to_string(cuda_tool tool) {
-  switch (tool) {
-    case cuda_tool::nvcc: return "nvcc";
-    case cuda_tool::ptxas: return "ptxas";
-    case cuda_tool::nvdisasm: return "nvdisasm";
-    case cuda_tool::cuobjdump: return "cuobjdump";
-    case cuda_tool::ncu: return "ncu";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<cuda_tool> cuda_tool_words[] = {
+    {cuda_tool::nvcc, "nvcc"},
+    {cuda_tool::ptxas, "ptxas"},
+    {cuda_tool::nvdisasm, "nvdisasm"},
+    {cuda_tool::cuobjdump, "cuobjdump"},
+    {cuda_tool::ncu, "ncu"},
+};
+static_assert(vocabulary::covers(cuda_tool_words, all_cuda_tools));
+
+std::string_view to_string(cuda_tool tool) { return vocabulary::word_of(cuda_tool_words, tool); }
 
 std::optional<cuda_tool> cuda_tool_from_string(std::string_view text) {
-  for (auto tool : all_cuda_tools)
-    if (to_string(tool) == text)
-      return tool;
-  return std::nullopt;
+  return vocabulary::value_of(cuda_tool_words, text);
 }
 
 toolchain_environment toolchain_environment::from_process() {

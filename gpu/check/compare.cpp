@@ -1,5 +1,6 @@
 #include "gpu/check/compare.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
 #include "gpu/check/element_access.hpp"
 #include "gpu/check/poison.hpp"
 
@@ -11,19 +12,16 @@ namespace warpforge::gpu {
 
 using config::dtype;
 
-std::string_view to_string(compare_error error) {
-  switch (error) {
-  case compare_error::size_mismatch: return "size_mismatch";
-  case compare_error::partial_element: return "partial_element";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<compare_error> compare_error_words[] = {
+    {compare_error::size_mismatch, "size_mismatch"},
+    {compare_error::partial_element, "partial_element"},
+};
+static_assert(vocabulary::covers(compare_error_words, all_compare_errors));
+
+std::string_view to_string(compare_error error) { return vocabulary::word_of(compare_error_words, error); }
 
 std::optional<compare_error> compare_error_from_string(std::string_view text) {
-  for (compare_error error : all_compare_errors)
-    if (to_string(error) == text)
-      return error;
-  return std::nullopt;
+  return vocabulary::value_of(compare_error_words, text);
 }
 
 bool within_tolerance(double got, double want, const config::tolerance& tol) {

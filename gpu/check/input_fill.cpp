@@ -1,5 +1,6 @@
 #include "gpu/check/input_fill.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
 #include "gpu/check/element_access.hpp"
 
 #include <algorithm>
@@ -78,20 +79,17 @@ expected<void, fill_error> validate(dtype type, const config::init_spec& init) {
 
 } // namespace
 
-std::string_view to_string(fill_error error) {
-  switch (error) {
-  case fill_error::partial_element: return "partial_element";
-  case fill_error::invalid_parameter: return "invalid_parameter";
-  case fill_error::empty_range: return "empty_range";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<fill_error> fill_error_words[] = {
+    {fill_error::partial_element, "partial_element"},
+    {fill_error::invalid_parameter, "invalid_parameter"},
+    {fill_error::empty_range, "empty_range"},
+};
+static_assert(vocabulary::covers(fill_error_words, all_fill_errors));
+
+std::string_view to_string(fill_error error) { return vocabulary::word_of(fill_error_words, error); }
 
 std::optional<fill_error> fill_error_from_string(std::string_view text) {
-  for (fill_error error : all_fill_errors)
-    if (to_string(error) == text)
-      return error;
-  return std::nullopt;
+  return vocabulary::value_of(fill_error_words, text);
 }
 
 generator::element_type element_type_of(dtype type) {

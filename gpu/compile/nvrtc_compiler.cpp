@@ -1,5 +1,6 @@
 #include "gpu/compile/nvrtc_compiler.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
 #include "gpu/call_check.hpp"
 #include "gpu/compile/cubin_resources.hpp"
 #include "gpu/compile/include_check.hpp"
@@ -51,20 +52,17 @@ std::string with_line(std::string log, std::string_view line) {
 
 } // namespace
 
-std::string_view to_string(compile_failure_kind kind) {
-  switch (kind) {
-  case compile_failure_kind::compile_error: return "compile_error";
-  case compile_failure_kind::invalid_option: return "invalid_option";
-  case compile_failure_kind::internal: return "internal";
-  }
-  return "internal";
-}
+constexpr vocabulary::enum_word<compile_failure_kind> compile_failure_kind_words[] = {
+    {compile_failure_kind::compile_error, "compile_error"},
+    {compile_failure_kind::invalid_option, "invalid_option"},
+    {compile_failure_kind::internal, "internal"},
+};
+static_assert(vocabulary::covers(compile_failure_kind_words, all_compile_failure_kinds));
+
+std::string_view to_string(compile_failure_kind kind) { return vocabulary::word_of(compile_failure_kind_words, kind); }
 
 std::optional<compile_failure_kind> compile_failure_kind_from_string(std::string_view text) {
-  for (auto kind : all_compile_failure_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(compile_failure_kind_words, text);
 }
 
 std::string nvrtc_version_text() {

@@ -1,5 +1,7 @@
 #include "gpu/compile/ptx_check.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -121,20 +123,17 @@ std::string_view to_string(ptx_float_type type) {
   return "none";
 }
 
-std::string_view to_string(ptx_finding_kind kind) {
-  switch (kind) {
-  case ptx_finding_kind::device_launch: return "device_launch";
-  case ptx_finding_kind::timer_read: return "timer_read";
-  case ptx_finding_kind::narrow_precision: return "narrow_precision";
-  }
-  return "timer_read";
-}
+constexpr vocabulary::enum_word<ptx_finding_kind> ptx_finding_kind_words[] = {
+    {ptx_finding_kind::device_launch, "device_launch"},
+    {ptx_finding_kind::timer_read, "timer_read"},
+    {ptx_finding_kind::narrow_precision, "narrow_precision"},
+};
+static_assert(vocabulary::covers(ptx_finding_kind_words, all_ptx_finding_kinds));
+
+std::string_view to_string(ptx_finding_kind kind) { return vocabulary::word_of(ptx_finding_kind_words, kind); }
 
 std::optional<ptx_finding_kind> ptx_finding_kind_from_string(std::string_view text) {
-  for (auto kind : all_ptx_finding_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(ptx_finding_kind_words, text);
 }
 
 ptx_scan scan_ptx(std::string_view ptx, ptx_float_type problem_type) {

@@ -1,44 +1,41 @@
 #include "gpu/runner/protocol.hpp"
 
-#include "gpu/json_fields.hpp"
 #include "foundation/json/writer.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
+#include "gpu/json_fields.hpp"
 
 #include <utility>
 
 namespace warpforge::gpu {
 
-std::string_view to_string(runner_request_kind kind) {
-  switch (kind) {
-    case runner_request_kind::hello: return "hello";
-    case runner_request_kind::device_query: return "device_query";
-    case runner_request_kind::shutdown: return "shutdown";
-    case runner_request_kind::run_race: return "run_race";
-    case runner_request_kind::profile_candidate: return "profile_candidate";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<runner_request_kind> runner_request_kind_words[] = {
+    {runner_request_kind::hello, "hello"},
+    {runner_request_kind::device_query, "device_query"},
+    {runner_request_kind::shutdown, "shutdown"},
+    {runner_request_kind::run_race, "run_race"},
+    {runner_request_kind::profile_candidate, "profile_candidate"},
+};
+static_assert(vocabulary::covers(runner_request_kind_words, all_runner_request_kinds));
+
+std::string_view to_string(runner_request_kind kind) { return vocabulary::word_of(runner_request_kind_words, kind); }
 
 std::optional<runner_request_kind> runner_request_kind_from_string(std::string_view text) {
-  for (auto kind : all_runner_request_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(runner_request_kind_words, text);
 }
 
+constexpr vocabulary::enum_word<runner_reply_status> runner_reply_status_words[] = {
+    {runner_reply_status::ok, "ok"},
+    {runner_reply_status::bad_request, "bad_request"},
+    {runner_reply_status::failed, "failed"},
+};
+static_assert(vocabulary::covers(runner_reply_status_words, all_runner_reply_statuses));
+
 std::string_view to_string(runner_reply_status status) {
-  switch (status) {
-    case runner_reply_status::ok: return "ok";
-    case runner_reply_status::bad_request: return "bad_request";
-    case runner_reply_status::failed: return "failed";
-  }
-  return "unknown";
+  return vocabulary::word_of(runner_reply_status_words, status);
 }
 
 std::optional<runner_reply_status> runner_reply_status_from_string(std::string_view text) {
-  for (auto status : all_runner_reply_statuses)
-    if (to_string(status) == text)
-      return status;
-  return std::nullopt;
+  return vocabulary::value_of(runner_reply_status_words, text);
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "gpu/runner/runner_client.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <zmq.hpp>
 
 #include <algorithm>
@@ -12,24 +14,21 @@
 
 namespace warpforge::gpu {
 
-std::string_view to_string(runner_error_kind kind) {
-  switch (kind) {
-    case runner_error_kind::not_found: return "not_found";
-    case runner_error_kind::spawn_failed: return "spawn_failed";
-    case runner_error_kind::start_timeout: return "start_timeout";
-    case runner_error_kind::reply_timeout: return "reply_timeout";
-    case runner_error_kind::crashed: return "crashed";
-    case runner_error_kind::protocol_error: return "protocol_error";
-    case runner_error_kind::request_failed: return "request_failed";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<runner_error_kind> runner_error_kind_words[] = {
+    {runner_error_kind::not_found, "not_found"},
+    {runner_error_kind::spawn_failed, "spawn_failed"},
+    {runner_error_kind::start_timeout, "start_timeout"},
+    {runner_error_kind::reply_timeout, "reply_timeout"},
+    {runner_error_kind::crashed, "crashed"},
+    {runner_error_kind::protocol_error, "protocol_error"},
+    {runner_error_kind::request_failed, "request_failed"},
+};
+static_assert(vocabulary::covers(runner_error_kind_words, all_runner_error_kinds));
+
+std::string_view to_string(runner_error_kind kind) { return vocabulary::word_of(runner_error_kind_words, kind); }
 
 std::optional<runner_error_kind> runner_error_kind_from_string(std::string_view text) {
-  for (auto kind : all_runner_error_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(runner_error_kind_words, text);
 }
 
 vocabulary::branch_outcome outcome_of(runner_error_kind kind) {

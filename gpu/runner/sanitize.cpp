@@ -1,5 +1,7 @@
 #include "gpu/runner/sanitize.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -34,21 +36,18 @@ std::string last_lines(std::string_view text, std::size_t bytes) {
 
 } // namespace
 
-std::string_view to_string(sanitize_status status) {
-  switch (status) {
-  case sanitize_status::clean: return "clean";
-  case sanitize_status::errors: return "errors";
-  case sanitize_status::not_found: return "not_found";
-  case sanitize_status::failed: return "failed";
-  }
-  return "failed";
-}
+constexpr vocabulary::enum_word<sanitize_status> sanitize_status_words[] = {
+    {sanitize_status::clean, "clean"},
+    {sanitize_status::errors, "errors"},
+    {sanitize_status::not_found, "not_found"},
+    {sanitize_status::failed, "failed"},
+};
+static_assert(vocabulary::covers(sanitize_status_words, all_sanitize_statuses));
+
+std::string_view to_string(sanitize_status status) { return vocabulary::word_of(sanitize_status_words, status); }
 
 std::optional<sanitize_status> sanitize_status_from_string(std::string_view text) {
-  for (auto status : all_sanitize_statuses)
-    if (to_string(status) == text)
-      return status;
-  return std::nullopt;
+  return vocabulary::value_of(sanitize_status_words, text);
 }
 
 std::optional<fs::path> find_compute_sanitizer(const toolchain_environment& env) {

@@ -1,5 +1,6 @@
 #include "gpu/runtime/counter_probe.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
 #include "gpu/runtime/cuda_call.hpp"
 
 #include <cupti_profiler_target.h>
@@ -43,21 +44,18 @@ profiling_restriction read_profiling_restriction(const std::filesystem::path& pa
   return result;
 }
 
-std::string_view to_string(availability_query query) {
-  switch (query) {
-    case availability_query::not_tried: return "not_tried";
-    case availability_query::succeeded: return "succeeded";
-    case availability_query::insufficient_privileges: return "insufficient_privileges";
-    case availability_query::failed: return "failed";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<availability_query> availability_query_words[] = {
+    {availability_query::not_tried, "not_tried"},
+    {availability_query::succeeded, "succeeded"},
+    {availability_query::insufficient_privileges, "insufficient_privileges"},
+    {availability_query::failed, "failed"},
+};
+static_assert(vocabulary::covers(availability_query_words, all_availability_queries));
+
+std::string_view to_string(availability_query query) { return vocabulary::word_of(availability_query_words, query); }
 
 std::optional<availability_query> availability_query_from_string(std::string_view text) {
-  for (auto query : all_availability_queries)
-    if (to_string(query) == text)
-      return query;
-  return std::nullopt;
+  return vocabulary::value_of(availability_query_words, text);
 }
 
 counter_verdict decide_counter_access(const counter_evidence& e) {

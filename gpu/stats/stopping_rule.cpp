@@ -1,24 +1,23 @@
 #include "gpu/stats/stopping_rule.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 
 namespace warpforge::gpu {
 
-std::string_view to_string(stop_decision decision) {
-  switch (decision) {
-  case stop_decision::keep_going: return "keep_going";
-  case stop_decision::converged: return "converged";
-  case stop_decision::budget_exhausted: return "budget_exhausted";
-  case stop_decision::max_samples: return "max_samples";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<stop_decision> stop_decision_words[] = {
+    {stop_decision::keep_going, "keep_going"},
+    {stop_decision::converged, "converged"},
+    {stop_decision::budget_exhausted, "budget_exhausted"},
+    {stop_decision::max_samples, "max_samples"},
+};
+static_assert(vocabulary::covers(stop_decision_words, all_stop_decisions));
+
+std::string_view to_string(stop_decision decision) { return vocabulary::word_of(stop_decision_words, decision); }
 
 std::optional<stop_decision> stop_decision_from_string(std::string_view text) {
-  for (stop_decision decision : all_stop_decisions)
-    if (to_string(decision) == text)
-      return decision;
-  return std::nullopt;
+  return vocabulary::value_of(stop_decision_words, text);
 }
 
 bool is_final(stop_decision decision) {

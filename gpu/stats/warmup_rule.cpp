@@ -1,25 +1,24 @@
 #include "gpu/stats/warmup_rule.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace warpforge::gpu {
 
-std::string_view to_string(warmup_decision decision) {
-  switch (decision) {
-  case warmup_decision::keep_going: return "keep_going";
-  case warmup_decision::settled: return "settled";
-  case warmup_decision::launch_cap: return "launch_cap";
-  case warmup_decision::time_cap: return "time_cap";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<warmup_decision> warmup_decision_words[] = {
+    {warmup_decision::keep_going, "keep_going"},
+    {warmup_decision::settled, "settled"},
+    {warmup_decision::launch_cap, "launch_cap"},
+    {warmup_decision::time_cap, "time_cap"},
+};
+static_assert(vocabulary::covers(warmup_decision_words, all_warmup_decisions));
+
+std::string_view to_string(warmup_decision decision) { return vocabulary::word_of(warmup_decision_words, decision); }
 
 std::optional<warmup_decision> warmup_decision_from_string(std::string_view text) {
-  for (auto decision : all_warmup_decisions)
-    if (to_string(decision) == text)
-      return decision;
-  return std::nullopt;
+  return vocabulary::value_of(warmup_decision_words, text);
 }
 
 warmup_rule::warmup_rule(timing_policy policy) : policy_(policy) {
