@@ -1,5 +1,7 @@
 #include "diagnosis/hierarchical_roofline.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -93,26 +95,23 @@ bool uncoalesced(const metric_values& m, const hierarchy_policy& policy) {
 
 } // namespace
 
-std::string_view to_string(roofline_level level) {
-  switch (level) {
-  case roofline_level::l1: return "l1";
-  case roofline_level::l2: return "l2";
-  case roofline_level::dram: return "dram";
-  case roofline_level::memory: return "memory";
-  case roofline_level::sm: return "sm";
-  case roofline_level::fp32: return "fp32";
-  case roofline_level::fp16: return "fp16";
-  case roofline_level::fp64: return "fp64";
-  case roofline_level::tensor: return "tensor";
-  }
-  return "dram";
-}
+constexpr vocabulary::enum_word<roofline_level> roofline_level_words[] = {
+    {roofline_level::l1, "l1"},
+    {roofline_level::l2, "l2"},
+    {roofline_level::dram, "dram"},
+    {roofline_level::memory, "memory"},
+    {roofline_level::sm, "sm"},
+    {roofline_level::fp32, "fp32"},
+    {roofline_level::fp16, "fp16"},
+    {roofline_level::fp64, "fp64"},
+    {roofline_level::tensor, "tensor"},
+};
+static_assert(vocabulary::covers(roofline_level_words, all_roofline_levels));
+
+std::string_view to_string(roofline_level level) { return vocabulary::word_of(roofline_level_words, level); }
 
 std::optional<roofline_level> roofline_level_from_string(std::string_view text) {
-  for (auto level : all_roofline_levels)
-    if (to_string(level) == text)
-      return level;
-  return std::nullopt;
+  return vocabulary::value_of(roofline_level_words, text);
 }
 
 std::string_view label(roofline_level level) {
@@ -135,24 +134,21 @@ bool is_memory_level(roofline_level level) {
          level == roofline_level::memory;
 }
 
-std::string_view to_string(binding_kind kind) {
-  switch (kind) {
-  case binding_kind::l1_bound: return "l1_bound";
-  case binding_kind::l2_bound: return "l2_bound";
-  case binding_kind::dram_bound: return "dram_bound";
-  case binding_kind::memory_bound: return "memory_bound";
-  case binding_kind::compute_bound: return "compute_bound";
-  case binding_kind::latency_bound: return "latency_bound";
-  case binding_kind::unknown: return "unknown";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<binding_kind> binding_kind_words[] = {
+    {binding_kind::l1_bound, "l1_bound"},
+    {binding_kind::l2_bound, "l2_bound"},
+    {binding_kind::dram_bound, "dram_bound"},
+    {binding_kind::memory_bound, "memory_bound"},
+    {binding_kind::compute_bound, "compute_bound"},
+    {binding_kind::latency_bound, "latency_bound"},
+    {binding_kind::unknown, "unknown"},
+};
+static_assert(vocabulary::covers(binding_kind_words, all_binding_kinds));
+
+std::string_view to_string(binding_kind kind) { return vocabulary::word_of(binding_kind_words, kind); }
 
 std::optional<binding_kind> binding_kind_from_string(std::string_view text) {
-  for (auto kind : all_binding_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(binding_kind_words, text);
 }
 
 const level_reading* hierarchy::reading(roofline_level level) const {

@@ -1,5 +1,7 @@
 #include "diagnosis/ncu_csv.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -118,21 +120,18 @@ std::optional<double> parse_number(std::string_view text) {
 
 } // namespace
 
-std::string_view to_string(ncu_parse_failure failure) {
-  switch (failure) {
-  case ncu_parse_failure::no_header: return "no_header";
-  case ncu_parse_failure::no_units_row: return "no_units_row";
-  case ncu_parse_failure::wrong_field_count: return "wrong_field_count";
-  case ncu_parse_failure::unterminated_quote: return "unterminated_quote";
-  }
-  return "no_header";
-}
+constexpr vocabulary::enum_word<ncu_parse_failure> ncu_parse_failure_words[] = {
+    {ncu_parse_failure::no_header, "no_header"},
+    {ncu_parse_failure::no_units_row, "no_units_row"},
+    {ncu_parse_failure::wrong_field_count, "wrong_field_count"},
+    {ncu_parse_failure::unterminated_quote, "unterminated_quote"},
+};
+static_assert(vocabulary::covers(ncu_parse_failure_words, all_ncu_parse_failures));
+
+std::string_view to_string(ncu_parse_failure failure) { return vocabulary::word_of(ncu_parse_failure_words, failure); }
 
 std::optional<ncu_parse_failure> ncu_parse_failure_from_string(std::string_view text) {
-  for (auto failure : all_ncu_parse_failures)
-    if (to_string(failure) == text)
-      return failure;
-  return std::nullopt;
+  return vocabulary::value_of(ncu_parse_failure_words, text);
 }
 
 std::string to_string(const ncu_parse_error& error) {

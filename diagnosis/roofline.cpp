@@ -1,5 +1,7 @@
 #include "diagnosis/roofline.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -15,37 +17,31 @@ constexpr std::array<roofline_axis, 3> add_priority{roofline_axis::memory, roofl
 
 } // namespace
 
-std::string_view to_string(roofline_axis axis) {
-  switch (axis) {
-  case roofline_axis::compute: return "compute";
-  case roofline_axis::memory: return "memory";
-  case roofline_axis::latency: return "latency";
-  }
-  return "compute";
-}
+constexpr vocabulary::enum_word<roofline_axis> roofline_axis_words[] = {
+    {roofline_axis::compute, "compute"},
+    {roofline_axis::memory, "memory"},
+    {roofline_axis::latency, "latency"},
+};
+static_assert(vocabulary::covers(roofline_axis_words, all_roofline_axes));
+
+std::string_view to_string(roofline_axis axis) { return vocabulary::word_of(roofline_axis_words, axis); }
 
 std::optional<roofline_axis> roofline_axis_from_string(std::string_view text) {
-  for (auto axis : all_roofline_axes)
-    if (to_string(axis) == text)
-      return axis;
-  return std::nullopt;
+  return vocabulary::value_of(roofline_axis_words, text);
 }
 
-std::string_view to_string(widest_gap gap) {
-  switch (gap) {
-  case widest_gap::near_peak: return "near_peak";
-  case widest_gap::compute: return "compute";
-  case widest_gap::memory: return "memory";
-  case widest_gap::latency: return "latency";
-  }
-  return "near_peak";
-}
+constexpr vocabulary::enum_word<widest_gap> widest_gap_words[] = {
+    {widest_gap::near_peak, "near_peak"},
+    {widest_gap::compute, "compute"},
+    {widest_gap::memory, "memory"},
+    {widest_gap::latency, "latency"},
+};
+static_assert(vocabulary::covers(widest_gap_words, all_widest_gaps));
+
+std::string_view to_string(widest_gap gap) { return vocabulary::word_of(widest_gap_words, gap); }
 
 std::optional<widest_gap> widest_gap_from_string(std::string_view text) {
-  for (auto gap : all_widest_gaps)
-    if (to_string(gap) == text)
-      return gap;
-  return std::nullopt;
+  return vocabulary::value_of(widest_gap_words, text);
 }
 
 double roofline_gaps::gap(roofline_axis axis) const {

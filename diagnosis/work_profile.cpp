@@ -1,5 +1,7 @@
 #include "diagnosis/work_profile.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -77,20 +79,17 @@ work_finding judge_matrix_multiply(const work_profile& w, const work_policy& pol
 
 } // namespace
 
-std::string_view to_string(work_verdict verdict) {
-  switch (verdict) {
-    case work_verdict::yes: return "yes";
-    case work_verdict::no: return "no";
-    case work_verdict::unknown: return "unknown";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<work_verdict> work_verdict_words[] = {
+    {work_verdict::yes, "yes"},
+    {work_verdict::no, "no"},
+    {work_verdict::unknown, "unknown"},
+};
+static_assert(vocabulary::covers(work_verdict_words, all_work_verdicts));
+
+std::string_view to_string(work_verdict verdict) { return vocabulary::word_of(work_verdict_words, verdict); }
 
 std::optional<work_verdict> work_verdict_from_string(std::string_view text) {
-  for (auto verdict : all_work_verdicts)
-    if (to_string(verdict) == text)
-      return verdict;
-  return std::nullopt;
+  return vocabulary::value_of(work_verdict_words, text);
 }
 
 work_profile profile_work(const metric_values& completed, const work_policy& policy) {

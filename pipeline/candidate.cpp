@@ -1,20 +1,19 @@
 #include "pipeline/candidate.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::pipeline {
 
-std::string_view to_string(define_set set) {
-  switch (set) {
-  case define_set::tunables_and_own: return "tunables_and_own";
-  case define_set::own_only: return "own_only";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<define_set> define_set_words[] = {
+    {define_set::tunables_and_own, "tunables_and_own"},
+    {define_set::own_only, "own_only"},
+};
+static_assert(vocabulary::covers(define_set_words, all_define_sets));
+
+std::string_view to_string(define_set set) { return vocabulary::word_of(define_set_words, set); }
 
 std::optional<define_set> define_set_from_string(std::string_view text) {
-  for (auto set : all_define_sets)
-    if (to_string(set) == text)
-      return set;
-  return std::nullopt;
+  return vocabulary::value_of(define_set_words, text);
 }
 
 } // namespace warpforge::pipeline

@@ -1,5 +1,6 @@
 #include "sass/disassembler.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "sass/parser.hpp"
 
@@ -99,22 +100,21 @@ std::string command_text(const disassembler& tool, const fs::path& cubin) {
 
 } // namespace
 
+constexpr vocabulary::enum_word<disassemble_failure_kind> disassemble_failure_kind_words[] = {
+    {disassemble_failure_kind::unavailable, "unavailable"},
+    {disassemble_failure_kind::missing_cubin, "missing_cubin"},
+    {disassemble_failure_kind::tool_failed, "tool_failed"},
+    {disassemble_failure_kind::timed_out, "timed_out"},
+    {disassemble_failure_kind::unparseable, "unparseable"},
+};
+static_assert(vocabulary::covers(disassemble_failure_kind_words, all_disassemble_failure_kinds));
+
 std::string_view to_string(disassemble_failure_kind kind) {
-  switch (kind) {
-    case disassemble_failure_kind::unavailable: return "unavailable";
-    case disassemble_failure_kind::missing_cubin: return "missing_cubin";
-    case disassemble_failure_kind::tool_failed: return "tool_failed";
-    case disassemble_failure_kind::timed_out: return "timed_out";
-    case disassemble_failure_kind::unparseable: return "unparseable";
-  }
-  return "unknown";
+  return vocabulary::word_of(disassemble_failure_kind_words, kind);
 }
 
 std::optional<disassemble_failure_kind> disassemble_failure_kind_from_string(std::string_view text) {
-  for (auto kind : all_disassemble_failure_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(disassemble_failure_kind_words, text);
 }
 
 std::string disassemble_failure::to_string() const {

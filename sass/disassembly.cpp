@@ -1,20 +1,19 @@
 #include "sass/disassembly.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::sass {
 
-std::string_view to_string(sass_format format) {
-  switch (format) {
-    case sass_format::nvdisasm: return "nvdisasm";
-    case sass_format::cuobjdump: return "cuobjdump";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<sass_format> sass_format_words[] = {
+    {sass_format::nvdisasm, "nvdisasm"},
+    {sass_format::cuobjdump, "cuobjdump"},
+};
+static_assert(vocabulary::covers(sass_format_words, all_sass_formats));
+
+std::string_view to_string(sass_format format) { return vocabulary::word_of(sass_format_words, format); }
 
 std::optional<sass_format> sass_format_from_string(std::string_view text) {
-  for (auto format : all_sass_formats)
-    if (to_string(format) == text)
-      return format;
-  return std::nullopt;
+  return vocabulary::value_of(sass_format_words, text);
 }
 
 std::string sass_instruction::mnemonic() const {

@@ -1,5 +1,6 @@
 #include "sass/method_check.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
 #include "sass/structure.hpp"
 
 #include <algorithm>
@@ -261,38 +262,32 @@ bool satisfies(const sass_instruction& instruction, const opcode_spec& spec) {
 
 } // namespace
 
-std::string_view to_string(method_presence presence) {
-  switch (presence) {
-    case method_presence::present: return "present";
-    case method_presence::absent: return "absent";
-    case method_presence::unavailable: return "unavailable";
-    case method_presence::not_checkable: return "not_checkable";
-    case method_presence::unknown_method: return "unknown_method";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<method_presence> method_presence_words[] = {
+    {method_presence::present, "present"},
+    {method_presence::absent, "absent"},
+    {method_presence::unavailable, "unavailable"},
+    {method_presence::not_checkable, "not_checkable"},
+    {method_presence::unknown_method, "unknown_method"},
+};
+static_assert(vocabulary::covers(method_presence_words, all_method_presences));
+
+std::string_view to_string(method_presence presence) { return vocabulary::word_of(method_presence_words, presence); }
 
 std::optional<method_presence> method_presence_from_string(std::string_view text) {
-  for (auto presence : all_method_presences)
-    if (to_string(presence) == text)
-      return presence;
-  return std::nullopt;
+  return vocabulary::value_of(method_presence_words, text);
 }
 
-std::string_view to_string(opcode_outcome outcome) {
-  switch (outcome) {
-    case opcode_outcome::all_present: return "all_present";
-    case opcode_outcome::missing: return "missing";
-    case opcode_outcome::unavailable: return "unavailable";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<opcode_outcome> opcode_outcome_words[] = {
+    {opcode_outcome::all_present, "all_present"},
+    {opcode_outcome::missing, "missing"},
+    {opcode_outcome::unavailable, "unavailable"},
+};
+static_assert(vocabulary::covers(opcode_outcome_words, all_opcode_outcomes));
+
+std::string_view to_string(opcode_outcome outcome) { return vocabulary::word_of(opcode_outcome_words, outcome); }
 
 std::optional<opcode_outcome> opcode_outcome_from_string(std::string_view text) {
-  for (auto outcome : all_opcode_outcomes)
-    if (to_string(outcome) == text)
-      return outcome;
-  return std::nullopt;
+  return vocabulary::value_of(opcode_outcome_words, text);
 }
 
 std::vector<method_check> check_methods(const disassembly& listing, const signature_table& table,
