@@ -1,6 +1,7 @@
 #include "config/campaign_spec.hpp"
 
 #include "feed/endpoint.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include "config/spec_file.hpp"
 #include "config/toml_reader/reader.hpp"
@@ -15,99 +16,81 @@
 
 namespace warpforge::config {
 
-std::string_view to_string(proposer_kind kind) {
-  switch (kind) {
-  case proposer_kind::tune: return "tune";
-  case proposer_kind::llm: return "llm";
-  case proposer_kind::replay: return "replay";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<proposer_kind> proposer_kind_words[] = {
+    {proposer_kind::tune, "tune"},
+    {proposer_kind::llm, "llm"},
+    {proposer_kind::replay, "replay"},
+};
+static_assert(vocabulary::covers(proposer_kind_words, all_proposer_kinds));
+
+std::string_view to_string(proposer_kind kind) { return vocabulary::word_of(proposer_kind_words, kind); }
 
 std::optional<proposer_kind> proposer_kind_from_string(std::string_view text) {
-  for (const auto kind : all_proposer_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(proposer_kind_words, text);
 }
 
-std::string_view to_string(search_strategy strategy) {
-  switch (strategy) {
-  case search_strategy::exhaustive: return "exhaustive";
-  case search_strategy::random: return "random";
-  case search_strategy::annealing: return "annealing";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<search_strategy> search_strategy_words[] = {
+    {search_strategy::exhaustive, "exhaustive"},
+    {search_strategy::random, "random"},
+    {search_strategy::annealing, "annealing"},
+};
+static_assert(vocabulary::covers(search_strategy_words, all_search_strategies));
+
+std::string_view to_string(search_strategy strategy) { return vocabulary::word_of(search_strategy_words, strategy); }
 
 std::optional<search_strategy> search_strategy_from_string(std::string_view text) {
-  for (const auto strategy : all_search_strategies)
-    if (to_string(strategy) == text)
-      return strategy;
-  return std::nullopt;
+  return vocabulary::value_of(search_strategy_words, text);
 }
 
-std::string_view to_string(llm_provider provider) {
-  switch (provider) {
-  case llm_provider::anthropic: return "anthropic";
-  case llm_provider::openai: return "openai";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<llm_provider> llm_provider_words[] = {
+    {llm_provider::anthropic, "anthropic"},
+    {llm_provider::openai, "openai"},
+};
+static_assert(vocabulary::covers(llm_provider_words, all_llm_providers));
+
+std::string_view to_string(llm_provider provider) { return vocabulary::word_of(llm_provider_words, provider); }
 
 std::optional<llm_provider> llm_provider_from_string(std::string_view text) {
-  for (const auto provider : all_llm_providers)
-    if (to_string(provider) == text)
-      return provider;
-  return std::nullopt;
+  return vocabulary::value_of(llm_provider_words, text);
 }
 
-std::string_view to_string(log_level level) {
-  switch (level) {
-  case log_level::trace: return "trace";
-  case log_level::debug: return "debug";
-  case log_level::info: return "info";
-  case log_level::warn: return "warn";
-  case log_level::error: return "error";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<log_level> log_level_words[] = {
+    {log_level::trace, "trace"},
+    {log_level::debug, "debug"},
+    {log_level::info, "info"},
+    {log_level::warn, "warn"},
+    {log_level::error, "error"},
+};
+static_assert(vocabulary::covers(log_level_words, all_log_levels));
+
+std::string_view to_string(log_level level) { return vocabulary::word_of(log_level_words, level); }
 
 std::optional<log_level> log_level_from_string(std::string_view text) {
-  for (const auto level : all_log_levels)
-    if (to_string(level) == text)
-      return level;
-  return std::nullopt;
+  return vocabulary::value_of(log_level_words, text);
 }
 
-std::string_view to_string(campaign_kind kind) {
-  switch (kind) {
-  case campaign_kind::optimize: return "optimize";
-  case campaign_kind::calibrate: return "calibrate";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<campaign_kind> campaign_kind_words[] = {
+    {campaign_kind::optimize, "optimize"},
+    {campaign_kind::calibrate, "calibrate"},
+};
+static_assert(vocabulary::covers(campaign_kind_words, all_campaign_kinds));
+
+std::string_view to_string(campaign_kind kind) { return vocabulary::word_of(campaign_kind_words, kind); }
 
 std::optional<campaign_kind> campaign_kind_from_string(std::string_view text) {
-  for (const auto kind : all_campaign_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(campaign_kind_words, text);
 }
 
-std::string_view to_string(gpu_selection_kind kind) {
-  switch (kind) {
-  case gpu_selection_kind::all: return "all";
-  case gpu_selection_kind::listed: return "listed";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<gpu_selection_kind> gpu_selection_kind_words[] = {
+    {gpu_selection_kind::all, "all"},
+    {gpu_selection_kind::listed, "listed"},
+};
+static_assert(vocabulary::covers(gpu_selection_kind_words, all_gpu_selection_kinds));
+
+std::string_view to_string(gpu_selection_kind kind) { return vocabulary::word_of(gpu_selection_kind_words, kind); }
 
 std::optional<gpu_selection_kind> gpu_selection_kind_from_string(std::string_view text) {
-  for (const auto kind : all_gpu_selection_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(gpu_selection_kind_words, text);
 }
 
 std::optional<std::string> job_name_problem(std::string_view name) {

@@ -1,6 +1,7 @@
 #include "config/deploy_target.hpp"
 
 #include "config/deploy_target_toml.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -210,19 +211,16 @@ private:
 
 } // namespace
 
-std::string_view to_string(timing_source source) {
-  switch (source) {
-    case timing_source::result: return "result";
-    case timing_source::observed: return "observed";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<timing_source> timing_source_words[] = {
+    {timing_source::result, "result"},
+    {timing_source::observed, "observed"},
+};
+static_assert(vocabulary::covers(timing_source_words, all_timing_sources));
+
+std::string_view to_string(timing_source source) { return vocabulary::word_of(timing_source_words, source); }
 
 std::optional<timing_source> timing_source_from_string(std::string_view text) {
-  for (auto source : all_timing_sources)
-    if (to_string(source) == text)
-      return source;
-  return std::nullopt;
+  return vocabulary::value_of(timing_source_words, text);
 }
 
 std::string region_begin_marker(std::string_view region) {

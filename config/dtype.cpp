@@ -1,33 +1,32 @@
 #include "config/dtype.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <limits>
 #include <string_view>
 
 namespace warpforge::config {
 
-std::string_view to_string(dtype type) {
-  switch (type) {
-  case dtype::f16: return "f16";
-  case dtype::bf16: return "bf16";
-  case dtype::f32: return "f32";
-  case dtype::f64: return "f64";
-  case dtype::i8: return "i8";
-  case dtype::i16: return "i16";
-  case dtype::i32: return "i32";
-  case dtype::i64: return "i64";
-  case dtype::u8: return "u8";
-  case dtype::u16: return "u16";
-  case dtype::u32: return "u32";
-  case dtype::u64: return "u64";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<dtype> dtype_words[] = {
+    {dtype::f16, "f16"},
+    {dtype::bf16, "bf16"},
+    {dtype::f32, "f32"},
+    {dtype::f64, "f64"},
+    {dtype::i8, "i8"},
+    {dtype::i16, "i16"},
+    {dtype::i32, "i32"},
+    {dtype::i64, "i64"},
+    {dtype::u8, "u8"},
+    {dtype::u16, "u16"},
+    {dtype::u32, "u32"},
+    {dtype::u64, "u64"},
+};
+static_assert(vocabulary::covers(dtype_words, all_dtypes));
+
+std::string_view to_string(dtype type) { return vocabulary::word_of(dtype_words, type); }
 
 std::optional<dtype> dtype_from_string(std::string_view text) {
-  for (const dtype type : all_dtypes)
-    if (to_string(type) == text)
-      return type;
-  return std::nullopt;
+  return vocabulary::value_of(dtype_words, text);
 }
 
 std::size_t size_of(dtype type) {

@@ -1,6 +1,7 @@
 #include "config/problem_spec.hpp"
 
 #include "config/deploy_target_toml.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include "config/configs_reader.hpp"
 #include "config/defaults.hpp"
@@ -17,55 +18,46 @@
 
 namespace warpforge::config {
 
-std::string_view to_string(arg_role role) {
-  switch (role) {
-  case arg_role::input: return "input";
-  case arg_role::output: return "output";
-  case arg_role::inout: return "inout";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<arg_role> arg_role_words[] = {
+    {arg_role::input, "input"},
+    {arg_role::output, "output"},
+    {arg_role::inout, "inout"},
+};
+static_assert(vocabulary::covers(arg_role_words, all_arg_roles));
+
+std::string_view to_string(arg_role role) { return vocabulary::word_of(arg_role_words, role); }
 
 std::optional<arg_role> arg_role_from_string(std::string_view text) {
-  for (const auto role : all_arg_roles)
-    if (to_string(role) == text)
-      return role;
-  return std::nullopt;
+  return vocabulary::value_of(arg_role_words, text);
 }
 
-std::string_view to_string(init_kind kind) {
-  switch (kind) {
-  case init_kind::uniform: return "uniform";
-  case init_kind::normal: return "normal";
-  case init_kind::constant: return "constant";
-  case init_kind::zeros: return "zeros";
-  case init_kind::ones: return "ones";
-  case init_kind::iota: return "iota";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<init_kind> init_kind_words[] = {
+    {init_kind::uniform, "uniform"},
+    {init_kind::normal, "normal"},
+    {init_kind::constant, "constant"},
+    {init_kind::zeros, "zeros"},
+    {init_kind::ones, "ones"},
+    {init_kind::iota, "iota"},
+};
+static_assert(vocabulary::covers(init_kind_words, all_init_kinds));
+
+std::string_view to_string(init_kind kind) { return vocabulary::word_of(init_kind_words, kind); }
 
 std::optional<init_kind> init_kind_from_string(std::string_view text) {
-  for (const auto kind : all_init_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(init_kind_words, text);
 }
 
-std::string_view to_string(reference_kind kind) {
-  switch (kind) {
-  case reference_kind::self: return "self";
-  case reference_kind::kernel: return "kernel";
-  case reference_kind::file: return "file";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<reference_kind> reference_kind_words[] = {
+    {reference_kind::self, "self"},
+    {reference_kind::kernel, "kernel"},
+    {reference_kind::file, "file"},
+};
+static_assert(vocabulary::covers(reference_kind_words, all_reference_kinds));
+
+std::string_view to_string(reference_kind kind) { return vocabulary::word_of(reference_kind_words, kind); }
 
 std::optional<reference_kind> reference_kind_from_string(std::string_view text) {
-  for (const auto kind : all_reference_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(reference_kind_words, text);
 }
 
 tolerance tolerance_for(const reference_spec& reference, dtype output) {

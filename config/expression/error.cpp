@@ -1,28 +1,27 @@
 #include "config/expression/error.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::expression {
 
-std::string_view to_string(error_kind kind) {
-  switch (kind) {
-  case error_kind::syntax: return "syntax";
-  case error_kind::unknown_function: return "unknown_function";
-  case error_kind::wrong_arity: return "wrong_arity";
-  case error_kind::type_mismatch: return "type_mismatch";
-  case error_kind::too_deep: return "too_deep";
-  case error_kind::unknown_name: return "unknown_name";
-  case error_kind::division_by_zero: return "division_by_zero";
-  case error_kind::overflow: return "overflow";
-  case error_kind::domain: return "domain";
-  case error_kind::not_finite: return "not_finite";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<error_kind> error_kind_words[] = {
+    {error_kind::syntax, "syntax"},
+    {error_kind::unknown_function, "unknown_function"},
+    {error_kind::wrong_arity, "wrong_arity"},
+    {error_kind::type_mismatch, "type_mismatch"},
+    {error_kind::too_deep, "too_deep"},
+    {error_kind::unknown_name, "unknown_name"},
+    {error_kind::division_by_zero, "division_by_zero"},
+    {error_kind::overflow, "overflow"},
+    {error_kind::domain, "domain"},
+    {error_kind::not_finite, "not_finite"},
+};
+static_assert(vocabulary::covers(error_kind_words, all_error_kinds));
+
+std::string_view to_string(error_kind kind) { return vocabulary::word_of(error_kind_words, kind); }
 
 std::optional<error_kind> error_kind_from_string(std::string_view text) {
-  for (const auto kind : all_error_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(error_kind_words, text);
 }
 
 } // namespace warpforge::expression

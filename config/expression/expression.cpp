@@ -1,6 +1,7 @@
 #include "config/expression/expression.hpp"
 
 #include "config/expression/syntax.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -12,19 +13,16 @@
 
 namespace warpforge::expression {
 
-std::string_view to_string(result_type type) {
-  switch (type) {
-  case result_type::number: return "number";
-  case result_type::truth: return "truth";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<result_type> result_type_words[] = {
+    {result_type::number, "number"},
+    {result_type::truth, "truth"},
+};
+static_assert(vocabulary::covers(result_type_words, all_result_types));
+
+std::string_view to_string(result_type type) { return vocabulary::word_of(result_type_words, type); }
 
 std::optional<result_type> result_type_from_string(std::string_view text) {
-  for (const auto type : all_result_types)
-    if (to_string(type) == text)
-      return type;
-  return std::nullopt;
+  return vocabulary::value_of(result_type_words, text);
 }
 
 namespace {
