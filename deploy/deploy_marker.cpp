@@ -1,6 +1,7 @@
 #include "deploy/deploy_marker.hpp"
 
 #include "foundation/json/writer.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <simdjson.h>
 
@@ -22,20 +23,17 @@ std::string utc_text(double unix_seconds) {
 
 } // namespace
 
-std::string_view to_string(marker_stage stage) {
-  switch (stage) {
-    case marker_stage::locked: return "locked";
-    case marker_stage::backed_up: return "backed_up";
-    case marker_stage::written: return "written";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<marker_stage> marker_stage_words[] = {
+    {marker_stage::locked, "locked"},
+    {marker_stage::backed_up, "backed_up"},
+    {marker_stage::written, "written"},
+};
+static_assert(vocabulary::covers(marker_stage_words, all_marker_stages));
+
+std::string_view to_string(marker_stage stage) { return vocabulary::word_of(marker_stage_words, stage); }
 
 std::optional<marker_stage> marker_stage_from_string(std::string_view text) {
-  for (auto stage : all_marker_stages)
-    if (to_string(stage) == text)
-      return stage;
-  return std::nullopt;
+  return vocabulary::value_of(marker_stage_words, text);
 }
 
 std::string marker_json(const deploy_marker& marker) {

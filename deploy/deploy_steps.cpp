@@ -1,74 +1,64 @@
 #include "deploy/deploy_steps.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 namespace warpforge::deploy {
 
-namespace {
+constexpr vocabulary::enum_word<deploy_step> deploy_step_words[] = {
+    {deploy_step::gate, "gate"},
+    {deploy_step::lock, "lock"},
+    {deploy_step::build_original, "build_original"},
+    {deploy_step::baseline, "baseline"},
+    {deploy_step::backup, "backup"},
+    {deploy_step::write, "write"},
+    {deploy_step::build, "build"},
+    {deploy_step::fix_build, "fix_build"},
+    {deploy_step::verify, "verify"},
+    {deploy_step::time, "time"},
+    {deploy_step::decide, "decide"},
+    {deploy_step::restore, "restore"},
+    {deploy_step::rebuild, "rebuild"},
+    {deploy_step::reverify, "reverify"},
+    {deploy_step::unlock, "unlock"},
+};
+static_assert(vocabulary::covers(deploy_step_words, all_deploy_steps));
 
-template <class Enum, std::size_t N>
-std::optional<Enum> find_by_name(std::string_view text, const Enum (&all)[N]) {
-  for (auto value : all)
-    if (to_string(value) == text)
-      return value;
-  return std::nullopt;
-}
-
-} // namespace
-
-std::string_view to_string(deploy_step step) {
-  switch (step) {
-    case deploy_step::gate: return "gate";
-    case deploy_step::lock: return "lock";
-    case deploy_step::build_original: return "build_original";
-    case deploy_step::baseline: return "baseline";
-    case deploy_step::backup: return "backup";
-    case deploy_step::write: return "write";
-    case deploy_step::build: return "build";
-    case deploy_step::fix_build: return "fix_build";
-    case deploy_step::verify: return "verify";
-    case deploy_step::time: return "time";
-    case deploy_step::decide: return "decide";
-    case deploy_step::restore: return "restore";
-    case deploy_step::rebuild: return "rebuild";
-    case deploy_step::reverify: return "reverify";
-    case deploy_step::unlock: return "unlock";
-  }
-  return "?";
-}
+std::string_view to_string(deploy_step step) { return vocabulary::word_of(deploy_step_words, step); }
 
 std::optional<deploy_step> deploy_step_from_string(std::string_view text) {
-  return find_by_name(text, all_deploy_steps);
+  return vocabulary::value_of(deploy_step_words, text);
 }
 
-std::string_view to_string(step_status status) {
-  switch (status) {
-    case step_status::passed: return "passed";
-    case step_status::failed: return "failed";
-    case step_status::skipped: return "skipped";
-    case step_status::refused: return "refused";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<step_status> step_status_words[] = {
+    {step_status::passed, "passed"},
+    {step_status::failed, "failed"},
+    {step_status::skipped, "skipped"},
+    {step_status::refused, "refused"},
+};
+static_assert(vocabulary::covers(step_status_words, all_step_statuses));
+
+std::string_view to_string(step_status status) { return vocabulary::word_of(step_status_words, status); }
 
 std::optional<step_status> step_status_from_string(std::string_view text) {
-  return find_by_name(text, all_step_statuses);
+  return vocabulary::value_of(step_status_words, text);
 }
 
-std::string_view to_string(deploy_outcome outcome) {
-  switch (outcome) {
-    case deploy_outcome::accepted: return "accepted";
-    case deploy_outcome::rolled_back: return "rolled_back";
-    case deploy_outcome::skipped: return "skipped";
-    case deploy_outcome::failed: return "failed";
-    case deploy_outcome::refused: return "refused";
-    case deploy_outcome::recovered: return "recovered";
-    case deploy_outcome::nothing_to_recover: return "nothing_to_recover";
-    case deploy_outcome::interrupted: return "interrupted";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<deploy_outcome> deploy_outcome_words[] = {
+    {deploy_outcome::accepted, "accepted"},
+    {deploy_outcome::rolled_back, "rolled_back"},
+    {deploy_outcome::skipped, "skipped"},
+    {deploy_outcome::failed, "failed"},
+    {deploy_outcome::refused, "refused"},
+    {deploy_outcome::recovered, "recovered"},
+    {deploy_outcome::nothing_to_recover, "nothing_to_recover"},
+    {deploy_outcome::interrupted, "interrupted"},
+};
+static_assert(vocabulary::covers(deploy_outcome_words, all_deploy_outcomes));
+
+std::string_view to_string(deploy_outcome outcome) { return vocabulary::word_of(deploy_outcome_words, outcome); }
 
 std::optional<deploy_outcome> deploy_outcome_from_string(std::string_view text) {
-  return find_by_name(text, all_deploy_outcomes);
+  return vocabulary::value_of(deploy_outcome_words, text);
 }
 
 } // namespace warpforge::deploy

@@ -1,5 +1,7 @@
 #include "deploy/observe/representative.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -110,20 +112,17 @@ void keep_largest(std::vector<representative_config> buckets, const representati
 
 } // namespace
 
-std::string_view to_string(duration_bucket bucket) {
-  switch (bucket) {
-  case duration_bucket::all: return "all";
-  case duration_bucket::fast: return "fast";
-  case duration_bucket::slow: return "slow";
-  }
-  return "all";
-}
+constexpr vocabulary::enum_word<duration_bucket> duration_bucket_words[] = {
+    {duration_bucket::all, "all"},
+    {duration_bucket::fast, "fast"},
+    {duration_bucket::slow, "slow"},
+};
+static_assert(vocabulary::covers(duration_bucket_words, all_duration_buckets));
+
+std::string_view to_string(duration_bucket bucket) { return vocabulary::word_of(duration_bucket_words, bucket); }
 
 std::optional<duration_bucket> duration_bucket_from_string(std::string_view text) {
-  for (auto bucket : all_duration_buckets)
-    if (to_string(bucket) == text)
-      return bucket;
-  return std::nullopt;
+  return vocabulary::value_of(duration_bucket_words, text);
 }
 
 double quantile(std::span<const double> sorted, double q) {

@@ -1,8 +1,9 @@
 #include "deploy/observe/run_observed.hpp"
 
-#include "gpu/toolchain.hpp"
 #include "deploy/observe/launches/launch_log.hpp"
 #include "deploy/observe/ncu_launches.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
+#include "gpu/toolchain.hpp"
 
 #include <unistd.h>
 
@@ -22,6 +23,7 @@ using clock_type = std::chrono::steady_clock;
 constexpr std::string_view inject_env = "WARPFORGE_OBSERVE_INJECT";
 constexpr std::string_view out_env = "WARPFORGE_OBSERVE_OUT";
 constexpr std::string_view kernel_env = "WARPFORGE_OBSERVE_KERNEL";
+constexpr std::string_view buffers_env = "WARPFORGE_OBSERVE_BUFFERS";
 constexpr std::string_view cuda_injection_env = "CUDA_INJECTION64_PATH";
 /// Lines of the program's output quoted when it ran past its timeout.
 constexpr std::size_t timeout_tail_lines = 20;
@@ -155,6 +157,8 @@ expected<observed_run, std::string> run_with_injection(const observe_request& re
   auto spawn = spawn_in(request.workdir, out.command);
   spawn.environment = {{std::string{cuda_injection_env}, library.string()}, {std::string{out_env}, log.string()},
                        {std::string{kernel_env}, ""}}; // record every kernel: see run_observed.hpp
+  if (!request.buffers_kernel.empty())
+    spawn.environment.emplace_back(std::string{buffers_env}, request.buffers_kernel);
   if (auto ran = run_to_end(std::move(spawn), request, out); !ran)
     return unexpected(ran.error());
   const auto logs = launch_logs(request.log_dir);
@@ -210,20 +214,17 @@ expected<observed_run, std::string> run_with_ncu(const observe_request& request,
 
 } // namespace
 
-std::string_view to_string(observe_method method) {
-  switch (method) {
-  case observe_method::automatic: return "auto";
-  case observe_method::cupti: return "cupti";
-  case observe_method::ncu: return "ncu";
-  }
-  return "auto";
-}
+constexpr vocabulary::enum_word<observe_method> observe_method_words[] = {
+    {observe_method::automatic, "auto"},
+    {observe_method::cupti, "cupti"},
+    {observe_method::ncu, "ncu"},
+};
+static_assert(vocabulary::covers(observe_method_words, all_observe_methods));
+
+std::string_view to_string(observe_method method) { return vocabulary::word_of(observe_method_words, method); }
 
 std::optional<observe_method> observe_method_from_string(std::string_view text) {
-  for (auto method : all_observe_methods)
-    if (to_string(method) == text)
-      return method;
-  return std::nullopt;
+  return vocabulary::value_of(observe_method_words, text);
 }
 
 std::optional<fs::path> find_inject_library() {
