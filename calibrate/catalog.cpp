@@ -1,6 +1,7 @@
 #include "calibrate/catalog.hpp"
 
 #include "config/toml_reader/reader.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -92,28 +93,25 @@ parameter read_parameter(toml_reader::reader& reader, const toml::table& entry,
 
 } // namespace
 
-std::string_view to_string(category group) {
-  switch (group) {
-    case category::instruction_throughput: return "instruction_throughput";
-    case category::instruction_latency: return "instruction_latency";
-    case category::tensor_throughput: return "tensor_throughput";
-    case category::tensor_latency: return "tensor_latency";
-    case category::special_function: return "special_function";
-    case category::shared_memory: return "shared_memory";
-    case category::cache_hierarchy: return "cache_hierarchy";
-    case category::memory_bandwidth: return "memory_bandwidth";
-    case category::register_file: return "register_file";
-    case category::warp_scheduling: return "warp_scheduling";
-    case category::control_flow: return "control_flow";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<category> category_words[] = {
+    {category::instruction_throughput, "instruction_throughput"},
+    {category::instruction_latency, "instruction_latency"},
+    {category::tensor_throughput, "tensor_throughput"},
+    {category::tensor_latency, "tensor_latency"},
+    {category::special_function, "special_function"},
+    {category::shared_memory, "shared_memory"},
+    {category::cache_hierarchy, "cache_hierarchy"},
+    {category::memory_bandwidth, "memory_bandwidth"},
+    {category::register_file, "register_file"},
+    {category::warp_scheduling, "warp_scheduling"},
+    {category::control_flow, "control_flow"},
+};
+static_assert(vocabulary::covers(category_words, all_categories));
+
+std::string_view to_string(category group) { return vocabulary::word_of(category_words, group); }
 
 std::optional<category> category_from_string(std::string_view text) {
-  for (auto group : all_categories)
-    if (to_string(group) == text)
-      return group;
-  return std::nullopt;
+  return vocabulary::value_of(category_words, text);
 }
 
 expected<catalog, std::string> catalog::built_in() {

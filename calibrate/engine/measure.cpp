@@ -5,6 +5,7 @@
 #include "calibrate/engine/run_files.hpp"
 #include "calibrate/results/knee.hpp"
 #include "foundation/logging/logging.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,20 +17,17 @@ namespace warpforge::calibrate {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(build_failure_kind kind) {
-  switch (kind) {
-  case build_failure_kind::compile_error: return "compile_error";
-  case build_failure_kind::toolchain_missing: return "toolchain_missing";
-  case build_failure_kind::internal: return "internal";
-  }
-  return "?";
-}
+constexpr vocabulary::enum_word<build_failure_kind> build_failure_kind_words[] = {
+    {build_failure_kind::compile_error, "compile_error"},
+    {build_failure_kind::toolchain_missing, "toolchain_missing"},
+    {build_failure_kind::internal, "internal"},
+};
+static_assert(vocabulary::covers(build_failure_kind_words, all_build_failure_kinds));
+
+std::string_view to_string(build_failure_kind kind) { return vocabulary::word_of(build_failure_kind_words, kind); }
 
 std::optional<build_failure_kind> build_failure_kind_from_string(std::string_view text) {
-  for (auto kind : all_build_failure_kinds)
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(build_failure_kind_words, text);
 }
 
 fs::path parameter_dir(const fs::path& run_dir, std::string_view parameter) {

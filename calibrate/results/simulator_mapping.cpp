@@ -2,6 +2,7 @@
 #include "calibrate/results/simulator.hpp"
 
 #include "config/toml_reader/reader.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 namespace warpforge::embedded {
 extern const std::string_view calibrate_simulator_keys_toml; // calibrate/results/data/simulator_keys.toml
@@ -98,38 +99,32 @@ std::optional<simulator_key> read_key(toml_reader::reader& fields, const toml::t
 
 } // namespace
 
-std::string_view to_string(simulator s) {
-  switch (s) {
-    case simulator::accel_sim: return "accel_sim";
-    case simulator::gpgpu_sim: return "gpgpu_sim";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<simulator> simulator_words[] = {
+    {simulator::accel_sim, "accel_sim"},
+    {simulator::gpgpu_sim, "gpgpu_sim"},
+};
+static_assert(vocabulary::covers(simulator_words, all_simulators));
+
+std::string_view to_string(simulator s) { return vocabulary::word_of(simulator_words, s); }
 
 std::optional<simulator> simulator_from_string(std::string_view text) {
-  for (simulator s : all_simulators)
-    if (to_string(s) == text)
-      return s;
-  return std::nullopt;
+  return vocabulary::value_of(simulator_words, text);
 }
 
-std::string_view to_string(part_formula f) {
-  switch (f) {
-    case part_formula::value: return "value";
-    case part_formula::difference: return "difference";
-    case part_formula::product: return "product";
-    case part_formula::initiation_interval: return "initiation_interval";
-    case part_formula::literal: return "literal";
-    case part_formula::placeholder: return "placeholder";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<part_formula> part_formula_words[] = {
+    {part_formula::value, "value"},
+    {part_formula::difference, "difference"},
+    {part_formula::product, "product"},
+    {part_formula::initiation_interval, "initiation_interval"},
+    {part_formula::literal, "literal"},
+    {part_formula::placeholder, "placeholder"},
+};
+static_assert(vocabulary::covers(part_formula_words, all_formulas));
+
+std::string_view to_string(part_formula f) { return vocabulary::word_of(part_formula_words, f); }
 
 std::optional<part_formula> part_formula_from_string(std::string_view text) {
-  for (part_formula f : all_formulas)
-    if (to_string(f) == text)
-      return f;
-  return std::nullopt;
+  return vocabulary::value_of(part_formula_words, text);
 }
 
 expected<simulator_mapping, std::string> built_in_simulator_mapping() {

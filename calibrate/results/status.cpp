@@ -1,6 +1,7 @@
 #include "calibrate/results/status.hpp"
 
 #include "calibrate/results/number_format.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <cmath>
 
@@ -28,27 +29,24 @@ bool range_is_set(const parameter& param) { return param.range_max > param.range
 
 } // namespace
 
-std::string_view to_string(status s) {
-  switch (s) {
-    case status::pass: return "PASS";
-    case status::pass_with_note: return "PASS_WITH_NOTE";
-    case status::high_variance: return "HIGH_VARIANCE";
-    case status::known_value_mismatch: return "KNOWN_VALUE_MISMATCH";
-    case status::out_of_range: return "OUT_OF_RANGE";
-    case status::sass_mismatch: return "SASS_MISMATCH";
-    case status::compile_error: return "COMPILE_ERROR";
-    case status::runtime_error: return "RUNTIME_ERROR";
-    case status::timeout: return "TIMEOUT";
-    case status::no_data: return "NO_DATA";
-  }
-  return "UNKNOWN";
-}
+constexpr vocabulary::enum_word<status> status_words[] = {
+    {status::pass, "PASS"},
+    {status::pass_with_note, "PASS_WITH_NOTE"},
+    {status::high_variance, "HIGH_VARIANCE"},
+    {status::known_value_mismatch, "KNOWN_VALUE_MISMATCH"},
+    {status::out_of_range, "OUT_OF_RANGE"},
+    {status::sass_mismatch, "SASS_MISMATCH"},
+    {status::compile_error, "COMPILE_ERROR"},
+    {status::runtime_error, "RUNTIME_ERROR"},
+    {status::timeout, "TIMEOUT"},
+    {status::no_data, "NO_DATA"},
+};
+static_assert(vocabulary::covers(status_words, all_statuses));
+
+std::string_view to_string(status s) { return vocabulary::word_of(status_words, s); }
 
 std::optional<status> status_from_string(std::string_view text) {
-  for (status s : all_statuses)
-    if (to_string(s) == text)
-      return s;
-  return std::nullopt;
+  return vocabulary::value_of(status_words, text);
 }
 
 bool is_passing(status s) { return s == status::pass || s == status::pass_with_note; }
