@@ -1,8 +1,9 @@
 #pragma once
 // campaign: what the command line hands the pipeline, and what it hears back at the end. The
 // campaign actor owns the campaign's and its jobs' rows and events; the scheduler runs the jobs.
-// The validated spec travels as its TOML text (each actor re-reads it with config/), so a remote
-// scheduler sees exactly what was validated.
+// The spec is parsed once, by the command; the campaign and scheduler actors are handed that
+// typed spec when they are spawned (actors/runtime.hpp, pipeline_options::spec). The plan carries
+// only its text, the one recorded in the campaign's row, and must be that spec's.
 
 #include "gpu/device_report.hpp"
 #include "messages/atoms.hpp"
@@ -24,7 +25,7 @@ namespace warpforge::messages {
 struct campaign_plan {
   std::string name;                         // campaign name from the spec
   std::string spec_path;                    // where the spec was read from
-  std::string spec_toml;                    // the spec's text, as validated
+  std::string spec_toml;                    // the spec's text, as validated: recorded in the row
   std::string run_dir;                      // the run directory it records into
   pipeline::campaign_mode mode = pipeline::campaign_mode::optimize;
   std::vector<std::string> candidate_paths; // bench, diagnose: kernels besides the problem's own
