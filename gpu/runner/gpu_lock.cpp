@@ -1,5 +1,7 @@
 #include "gpu/runner/gpu_lock.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -88,20 +90,17 @@ std::filesystem::path default_lock_dir() {
   return std::filesystem::path{fallback_lock_dir};
 }
 
-std::string_view to_string(gpu_lock_error_kind kind) {
-  switch (kind) {
-    case gpu_lock_error_kind::busy: return "busy";
-    case gpu_lock_error_kind::invalid: return "invalid";
-    case gpu_lock_error_kind::io: return "io";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<gpu_lock_error_kind> gpu_lock_error_kind_words[] = {
+    {gpu_lock_error_kind::busy, "busy"},
+    {gpu_lock_error_kind::invalid, "invalid"},
+    {gpu_lock_error_kind::io, "io"},
+};
+static_assert(vocabulary::covers(gpu_lock_error_kind_words, all_gpu_lock_error_kinds));
+
+std::string_view to_string(gpu_lock_error_kind kind) { return vocabulary::word_of(gpu_lock_error_kind_words, kind); }
 
 std::optional<gpu_lock_error_kind> gpu_lock_error_kind_from_string(std::string_view text) {
-  for (auto kind : {gpu_lock_error_kind::busy, gpu_lock_error_kind::invalid, gpu_lock_error_kind::io})
-    if (to_string(kind) == text)
-      return kind;
-  return std::nullopt;
+  return vocabulary::value_of(gpu_lock_error_kind_words, text);
 }
 
 std::string gpu_lock_error::to_string() const {

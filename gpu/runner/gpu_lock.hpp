@@ -35,6 +35,8 @@ enum class gpu_lock_error_kind {
 
 std::string_view to_string(gpu_lock_error_kind kind);
 std::optional<gpu_lock_error_kind> gpu_lock_error_kind_from_string(std::string_view text);
+inline constexpr gpu_lock_error_kind all_gpu_lock_error_kinds[] = {
+  gpu_lock_error_kind::busy, gpu_lock_error_kind::invalid, gpu_lock_error_kind::io};
 
 struct gpu_lock_error {
   gpu_lock_error_kind kind = gpu_lock_error_kind::io;

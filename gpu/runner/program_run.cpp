@@ -1,5 +1,7 @@
 #include "gpu/runner/program_run.hpp"
 
+#include "foundation/vocabulary/enum_text.hpp"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -84,23 +86,19 @@ expected<std::vector<result_value>, result_parse_error> parse_result_lines(std::
   return values;
 }
 
-std::string_view to_string(program_outcome outcome) {
-  switch (outcome) {
-    case program_outcome::passed: return "passed";
-    case program_outcome::failed: return "failed";
-    case program_outcome::crashed: return "crashed";
-    case program_outcome::timeout: return "timeout";
-    case program_outcome::bad_output: return "bad_output";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<program_outcome> program_outcome_words[] = {
+    {program_outcome::passed, "passed"},
+    {program_outcome::failed, "failed"},
+    {program_outcome::crashed, "crashed"},
+    {program_outcome::timeout, "timeout"},
+    {program_outcome::bad_output, "bad_output"},
+};
+static_assert(vocabulary::covers(program_outcome_words, all_program_outcomes));
+
+std::string_view to_string(program_outcome outcome) { return vocabulary::word_of(program_outcome_words, outcome); }
 
 std::optional<program_outcome> program_outcome_from_string(std::string_view text) {
-  for (auto o : {program_outcome::passed, program_outcome::failed, program_outcome::crashed,
-                 program_outcome::timeout, program_outcome::bad_output})
-    if (to_string(o) == text)
-      return o;
-  return std::nullopt;
+  return vocabulary::value_of(program_outcome_words, text);
 }
 
 expected<program_report, spawn_error> run_program(const program_run_options& options) {

@@ -52,6 +52,9 @@ enum class program_outcome {
 
 std::string_view to_string(program_outcome outcome);
 std::optional<program_outcome> program_outcome_from_string(std::string_view text);
+inline constexpr program_outcome all_program_outcomes[] = {program_outcome::passed, program_outcome::failed,
+                                                           program_outcome::crashed, program_outcome::timeout,
+                                                           program_outcome::bad_output};
 
 struct program_trial {
   program_outcome outcome = program_outcome::failed;
