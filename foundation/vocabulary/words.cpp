@@ -1,64 +1,42 @@
 #include "foundation/vocabulary/artifact_kind.hpp"
 #include "foundation/vocabulary/branch.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 #include "foundation/vocabulary/states.hpp"
 #include "foundation/vocabulary/timing_mode.hpp"
-
-#include <array>
-
-#include <utility>
 
 namespace warpforge::vocabulary {
 namespace {
 
-template <class Enum>
-using name_table = std::pair<Enum, std::string_view>;
-
-template <class Enum, std::size_t N>
-std::string_view name_of(const std::array<name_table<Enum>, N>& table, Enum value) {
-  for (const auto& [entry, name] : table)
-    if (entry == value)
-      return name;
-  return "unknown";
-}
-
-template <class Enum, std::size_t N>
-std::optional<Enum> value_of(const std::array<name_table<Enum>, N>& table, std::string_view text) {
-  for (const auto& [entry, name] : table)
-    if (name == text)
-      return entry;
-  return std::nullopt;
-}
-
-constexpr std::array<name_table<campaign_state>, 5> campaign_state_names{{
+constexpr enum_word<campaign_state> campaign_state_names[] = {
     {campaign_state::created, "created"},
     {campaign_state::running, "running"},
     {campaign_state::finished, "finished"},
     {campaign_state::failed, "failed"},
     {campaign_state::interrupted, "interrupted"},
-}};
+};
 
-constexpr std::array<name_table<job_state>, 5> job_state_names{{
+constexpr enum_word<job_state> job_state_names[] = {
     {job_state::pending, "pending"},
     {job_state::running, "running"},
     {job_state::finished, "finished"},
     {job_state::failed, "failed"},
     {job_state::interrupted, "interrupted"},
-}};
+};
 
-constexpr std::array<name_table<iteration_state>, 4> iteration_state_names{{
+constexpr enum_word<iteration_state> iteration_state_names[] = {
     {iteration_state::running, "running"},
     {iteration_state::finished, "finished"},
     {iteration_state::failed, "failed"},
     {iteration_state::interrupted, "interrupted"},
-}};
+};
 
-constexpr std::array<name_table<branch_kind>, 3> branch_kind_names{{
+constexpr enum_word<branch_kind> branch_kind_names[] = {
     {branch_kind::branch, "branch"},
     {branch_kind::ablation, "ablation"},
     {branch_kind::baseline, "baseline"},
-}};
+};
 
-constexpr std::array<name_table<branch_outcome>, 11> branch_outcome_names{{
+constexpr enum_word<branch_outcome> branch_outcome_names[] = {
     {branch_outcome::passed, "passed"},
     {branch_outcome::compile_error, "compile_error"},
     {branch_outcome::sass_rejected, "sass_rejected"},
@@ -70,14 +48,14 @@ constexpr std::array<name_table<branch_outcome>, 11> branch_outcome_names{{
     {branch_outcome::interrupted, "interrupted"},
     {branch_outcome::inconsistent, "inconsistent"},
     {branch_outcome::suspicious, "suspicious"},
-}};
+};
 
-constexpr std::array<name_table<timing_mode>, 2> timing_mode_names{{
+constexpr enum_word<timing_mode> timing_mode_names[] = {
     {timing_mode::warm, "warm"},
     {timing_mode::cold, "cold"},
-}};
+};
 
-constexpr std::array<name_table<artifact_kind>, 10> artifact_kind_names{{
+constexpr enum_word<artifact_kind> artifact_kind_names[] = {
     {artifact_kind::source, "source"},
     {artifact_kind::compile_log, "compile_log"},
     {artifact_kind::ptx, "ptx"},
@@ -88,16 +66,17 @@ constexpr std::array<name_table<artifact_kind>, 10> artifact_kind_names{{
     {artifact_kind::response, "response"},
     {artifact_kind::report, "report"},
     {artifact_kind::log, "log"},
-}};
+};
 
-// A value added to an enum but not to its table would be stored as "unknown".
-static_assert(campaign_state_names.size() == all_campaign_states.size());
-static_assert(job_state_names.size() == all_job_states.size());
-static_assert(iteration_state_names.size() == all_iteration_states.size());
-static_assert(branch_kind_names.size() == all_branch_kinds.size());
-static_assert(branch_outcome_names.size() == all_branch_outcomes.size());
-static_assert(timing_mode_names.size() == all_timing_modes.size());
-static_assert(artifact_kind_names.size() == all_artifact_kinds.size());
+// A value added to an enum but not to its table would be stored as "unknown"; a word twice
+// would read back as the wrong value.
+static_assert(covers(campaign_state_names, all_campaign_states));
+static_assert(covers(job_state_names, all_job_states));
+static_assert(covers(iteration_state_names, all_iteration_states));
+static_assert(covers(branch_kind_names, all_branch_kinds));
+static_assert(covers(branch_outcome_names, all_branch_outcomes));
+static_assert(covers(timing_mode_names, all_timing_modes));
+static_assert(covers(artifact_kind_names, all_artifact_kinds));
 
 } // namespace
 
@@ -106,15 +85,15 @@ bool is_terminal(campaign_state state) {
          state == campaign_state::interrupted;
 }
 
-std::string_view to_string(campaign_state value) { return name_of(campaign_state_names, value); }
-std::string_view to_string(job_state value) { return name_of(job_state_names, value); }
-std::string_view to_string(iteration_state value) { return name_of(iteration_state_names, value); }
-std::string_view to_string(branch_kind value) { return name_of(branch_kind_names, value); }
-std::string_view to_string(branch_outcome value) { return name_of(branch_outcome_names, value); }
+std::string_view to_string(campaign_state value) { return word_of(campaign_state_names, value); }
+std::string_view to_string(job_state value) { return word_of(job_state_names, value); }
+std::string_view to_string(iteration_state value) { return word_of(iteration_state_names, value); }
+std::string_view to_string(branch_kind value) { return word_of(branch_kind_names, value); }
+std::string_view to_string(branch_outcome value) { return word_of(branch_outcome_names, value); }
 std::string_view to_string(timing_mode value) {
-  return name_of(timing_mode_names, value);
+  return word_of(timing_mode_names, value);
 }
-std::string_view to_string(artifact_kind value) { return name_of(artifact_kind_names, value); }
+std::string_view to_string(artifact_kind value) { return word_of(artifact_kind_names, value); }
 
 template <>
 std::optional<campaign_state> from_string<campaign_state>(std::string_view text) {
