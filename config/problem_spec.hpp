@@ -41,7 +41,13 @@ struct spec_expression {
 /// A CUDA source and its entry point.
 struct kernel_spec {
   std::filesystem::path source;     // resolved against the spec file's folder; exists at load
-  std::string entry;                // name of the extern "C" __global__ function
+  std::string entry;                // the __global__ function as written: an extern "C" name, a
+                                    // C++ name ("ns::transposeNaive", "f(float*, int)" when
+                                    // overloaded) or a template instantiation
+                                    // ("MatrixMulCUDA<32>", "k<BLOCK>" with a tunable);
+                                    // config/kernel_entry.hpp
+  std::vector<std::filesystem::path> include_dirs; // [kernel] include_dirs: absolute, canonical
+                                    // folders inside the problem's project, passed as -I in order
   std::vector<std::string> flags;   // extra compiler flags, e.g. "-use_fast_math"
   std::optional<std::string> arch;  // e.g. "sm_90a"; none = the GPU's own architecture
 

@@ -57,6 +57,9 @@ using resolved_arg = std::variant<resolved_buffer, resolved_scalar>;
 
 struct resolved_problem {
   tunable_point point;                // the tunables' values
+  std::string entry;                  // the kernel's entry at this point: a template argument
+                                      // naming a tunable replaced by its value
+                                      // ("MatrixMulCUDA<BLOCK>" at BLOCK=32: "MatrixMulCUDA<32>")
   expression::integer_values variables; // dims and tunables: what the expressions saw
   launch_geometry launch;             // of the kernel under test
   std::optional<launch_geometry> reference_launch; // reference kind kernel: at the default point
