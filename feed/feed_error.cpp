@@ -15,6 +15,7 @@ constexpr vocabulary::enum_word<feed_errc> feed_errc_words[] = {
     {feed_errc::remote_not_allowed, "remote_not_allowed"},
     {feed_errc::bad_option, "bad_option"},
     {feed_errc::socket_error, "socket_error"},
+    {feed_errc::address_in_use, "address_in_use"},
     {feed_errc::no_reply, "no_reply"},
     {feed_errc::replay_refused, "replay_refused"},
 };

@@ -20,6 +20,7 @@ enum class feed_errc : std::uint8_t {
   remote_not_allowed, // a bind address reachable from other hosts, without allow_remote
   bad_option,         // a publisher or subscriber option out of range (a high-water mark <= 0)
   socket_error,       // a ZeroMQ call failed (bind, connect, receive)
+  address_in_use,     // a bind to an address another socket holds (another campaign's feed?)
   no_reply,           // a replay request got no reply within its timeout
   replay_refused,     // the replay endpoint answered with an error status (bad_request, unavailable)
 };
@@ -32,7 +33,8 @@ inline constexpr feed_errc all_feed_errcs[] = {
   feed_errc::bad_json,       feed_errc::missing_field,      feed_errc::bad_field,
   feed_errc::unsupported_schema, feed_errc::unknown_event_type, feed_errc::bad_message,
   feed_errc::bad_endpoint,   feed_errc::remote_not_allowed, feed_errc::bad_option,
-  feed_errc::socket_error,   feed_errc::no_reply,           feed_errc::replay_refused,
+  feed_errc::socket_error,   feed_errc::address_in_use,     feed_errc::no_reply,
+  feed_errc::replay_refused,
 };
 
 struct feed_error {

@@ -84,7 +84,8 @@ expected<publisher, feed_error> publisher::bind(const publisher_options& options
     state->socket.bind(bind_text(*address));
     state->endpoint = state->socket.get(zmq::sockopt::last_endpoint);
   } catch (const zmq::error_t& error) {
-    return fail(feed_errc::socket_error, "bind", "'" + options.endpoint + "': " + error.what());
+    const auto code = error.num() == EADDRINUSE ? feed_errc::address_in_use : feed_errc::socket_error;
+    return fail(code, "bind", "'" + options.endpoint + "': " + error.what());
   }
   return publisher{std::move(state)};
 }

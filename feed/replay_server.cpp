@@ -285,7 +285,8 @@ expected<replay_server, feed_error> replay_server::start(const replay_server_opt
     state->socket.bind(bind_text(*address));
     state->endpoint = state->socket.get(zmq::sockopt::last_endpoint);
   } catch (const zmq::error_t& error) {
-    return fail(feed_errc::socket_error, "bind", "'" + options.endpoint + "': " + error.what());
+    const auto code = error.num() == EADDRINUSE ? feed_errc::address_in_use : feed_errc::socket_error;
+    return fail(code, "bind", "'" + options.endpoint + "': " + error.what());
   }
   state->thread = std::thread{[raw = state.get()] { raw->serve(); }};
   return replay_server{std::move(state)};

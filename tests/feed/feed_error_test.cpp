@@ -18,6 +18,12 @@ TEST(FeedError, EveryCodeRoundTripsThroughItsName) {
   EXPECT_EQ(feed_errc_from_string("no_such_error"), std::nullopt);
 }
 
+TEST(FeedError, TheWordsAreTheOnesLogsAndTestsRead) {
+  EXPECT_EQ(to_string(feed_errc::socket_error), "socket_error");
+  EXPECT_EQ(to_string(feed_errc::address_in_use), "address_in_use");
+  EXPECT_EQ(to_string(feed_errc::replay_refused), "replay_refused");
+}
+
 TEST(FeedError, TextNamesTheCodeThePlaceAndWhatWasWrong) {
   EXPECT_EQ(to_string(feed_error{feed_errc::bad_field, "gpu", "expected an integer or null"}),
             "bad_field: gpu: expected an integer or null");

@@ -71,11 +71,11 @@ TEST(Publisher, RefusesAHighWaterMarkThatIsNotPositive) {
   EXPECT_EQ(pub.error().place, "high_water_mark");
 }
 
-TEST(Publisher, BindingAPortInUseIsASocketError) {
+TEST(Publisher, BindingAPortInUseSaysTheAddressIsInUse) {
   auto first = bind_loopback();
   auto second = publisher::bind(publisher_options{.endpoint = first.endpoint()});
   ASSERT_FALSE(second);
-  EXPECT_EQ(second.error().code, feed_errc::socket_error);
+  EXPECT_EQ(second.error().code, feed_errc::address_in_use);
   EXPECT_EQ(second.error().place, "bind");
 }
 

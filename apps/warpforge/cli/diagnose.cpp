@@ -375,10 +375,14 @@ exit_code diagnose(const diagnose_options& options) {
     std::cerr << me << "--candidate " << *why << '\n';
     return exit_code::bad_input;
   }
+  if (auto why = pipeline::runner_cannot_check(*problem, options.problem_path)) {
+    std::cerr << me << *why << '\n';
+    return exit_code::not_available;
+  }
   auto job = pipeline::open_job(problem->name, options.problem_path, *problem);
   if (!job) {
     std::cerr << me << job.error() << '\n';
-    return job.error().find("not supported") != std::string::npos ? exit_code::not_available : exit_code::bad_input;
+    return exit_code::bad_input;
   }
   auto spec = one_job_campaign("diagnose-" + problem->name, options.problem_path, options.run_root);
   if (!spec) {

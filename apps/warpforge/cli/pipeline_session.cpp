@@ -71,7 +71,7 @@ expected<void, recording_failure> check_feed_endpoint(const feed::publisher_opti
   if (probe)
     return {};
   const auto& e = probe.error();
-  if (e.code == feed::feed_errc::socket_error && e.message.find("in use") != std::string::npos)
+  if (e.code == feed::feed_errc::address_in_use)
     return unexpected{recording_failure{
       exit_code::failure, "the feed cannot bind " + feed.endpoint + ": address in use (another campaign?); set [feed] "
                           "endpoint = \"tcp://127.0.0.1:*\" for a free port; nothing was created"}};
