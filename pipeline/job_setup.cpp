@@ -23,14 +23,20 @@ expected<std::string, std::string> read_source(const std::filesystem::path& file
 
 } // namespace
 
+std::optional<std::string> runner_cannot_check(const config::problem_spec& problem,
+                                               const std::filesystem::path& problem_path) {
+  if (problem.reference.kind == config::reference_kind::file)
+    return problem_path.string() + ": a reference from an expected-values file is not supported by the runner yet";
+  return std::nullopt;
+}
+
 expected<job_setup, std::string> open_job(std::string name, std::filesystem::path problem_path,
                                           config::problem_spec problem) {
   job_setup job;
   job.name = std::move(name);
   job.problem_path = std::move(problem_path);
-  if (problem.reference.kind == config::reference_kind::file)
-    return unexpected{job.problem_path.string() +
-                      ": a reference from an expected-values file is not supported by the runner yet"};
+  if (auto why = runner_cannot_check(problem, job.problem_path))
+    return unexpected{std::move(*why)};
   auto kernel = read_source(problem.kernel.source);
   if (!kernel)
     return unexpected{kernel.error()};

@@ -12,6 +12,7 @@
 #include "pipeline/candidate.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace warpforge::pipeline {
@@ -43,9 +44,15 @@ struct job_setup {
 
 /// Reads the job's sources and resolves its default point at every configuration. Errors: a source that cannot be read,
 /// a default point that does not resolve, a search space that cannot be built, a reference kind
-/// the runner cannot use yet (an expected-values file).
+/// the runner cannot use yet (runner_cannot_check's text).
 expected<job_setup, std::string> open_job(std::string name, std::filesystem::path problem_path,
                                           config::problem_spec problem);
+
+/// Why the runner cannot check the problem's results yet (a reference from an expected-values
+/// file), naming the problem file; none when it can. open_job refuses such a problem with this
+/// text; a command asks first, to answer "not available in this build" rather than "bad input".
+std::optional<std::string> runner_cannot_check(const config::problem_spec& problem,
+                                               const std::filesystem::path& problem_path);
 
 /// The bytes every buffer of the problem holds at its default point (each moved once: what an
 /// achieved bandwidth is counted against); with several configurations, their weighted sum,

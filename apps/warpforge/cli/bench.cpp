@@ -226,10 +226,14 @@ exit_code bench(const bench_options& options) {
     return exit_code::bad_input;
   }
   spec->sanitize_champion = options.sanitize; // [verify] sanitize, as a campaign says it
+  if (auto why = pipeline::runner_cannot_check(*problem, options.problem_path)) {
+    std::cerr << "warpforge bench: " << *why << '\n';
+    return exit_code::not_available;
+  }
   auto job = pipeline::open_job(problem->name, options.problem_path, *problem);
   if (!job) {
     std::cerr << "warpforge bench: " << job.error() << '\n';
-    return job.error().find("not supported") != std::string::npos ? exit_code::not_available : exit_code::bad_input;
+    return exit_code::bad_input;
   }
   auto outcome = run_session(bench_request(options, std::move(*spec)));
   if (!outcome) {
