@@ -49,11 +49,8 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 
 job_driver::job_driver(std::string name, std::string problem_path, const config::budget_spec& budget,
                        std::optional<std::uint64_t> max_evaluations, candidate baseline)
-    : name_(std::move(name)), problem_path_(std::move(problem_path)), budget_(budget) {
-  limits_.iterations = budget.iterations;
-  limits_.patience = budget.patience;
-  limits_.wall_time_s = budget.wall_time_s;
-  limits_.max_evaluations = max_evaluations;
+    : name_(std::move(name)), problem_path_(std::move(problem_path)), budget_(budget),
+      limits_(tuning::stop_limits_from(budget, max_evaluations)) {
   baseline.kind = branch_kind::baseline;
   plan({1, next_ordinal_++, std::nullopt, std::move(baseline), std::nullopt});
 }

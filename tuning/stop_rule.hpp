@@ -5,7 +5,8 @@
 //   job_progress progress;
 //   progress = after_iteration(progress, e.champion.has_value(), evaluations_this_iteration);
 //   progress.elapsed_s = clock_seconds;  progress.near_peak = diagnosis.near_peak;
-//   if (auto why = should_stop(progress, stop_limits_from(campaign))) finish(*why);
+//   if (auto why = should_stop(progress, stop_limits_from(campaign.budget, campaign.proposer.max_evaluations)))
+//     finish(*why);
 //
 // Reasons are checked in the order of the enum; the first that holds is the answer.
 
@@ -50,8 +51,8 @@ struct stop_limits {
   std::optional<std::uint64_t> max_evaluations; ///< none: no cap
 };
 
-/// The limits of a campaign: its budget and its proposer's max_evaluations.
-stop_limits stop_limits_from(const config::campaign_spec& campaign);
+/// A job's limits: the campaign's budget and its proposer's max_evaluations (none: no cap).
+stop_limits stop_limits_from(const config::budget_spec& budget, std::optional<std::uint64_t> max_evaluations);
 
 /// `progress` after one more iteration, which elected a champion (`gained`) or not, and measured
 /// `evaluations` candidates.

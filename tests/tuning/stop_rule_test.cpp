@@ -67,17 +67,17 @@ TEST(StopRule, PatienceCountsIterationsWithoutAChampion) {
   EXPECT_EQ(p.evaluations, 20u);
 }
 
-TEST(StopRule, LimitsComeFromTheCampaign) {
-  config::campaign_spec campaign;
-  campaign.budget.iterations = 7;
-  campaign.budget.patience = 2;
-  campaign.budget.wall_time_s = 60;
-  campaign.proposer.max_evaluations = 12;
-  const auto l = stop_limits_from(campaign);
+TEST(StopRule, LimitsComeFromTheBudgetAndTheEvaluationCap) {
+  config::budget_spec budget;
+  budget.iterations = 7;
+  budget.patience = 2;
+  budget.wall_time_s = 60;
+  const auto l = stop_limits_from(budget, 12);
   EXPECT_EQ(l.iterations, 7u);
   EXPECT_EQ(l.patience, 2u);
   EXPECT_EQ(l.wall_time_s, 60);
   EXPECT_EQ(l.max_evaluations, 12u);
+  EXPECT_EQ(stop_limits_from(budget, std::nullopt).max_evaluations, std::nullopt);
 }
 
 TEST(StopRule, EveryReasonHasAName) {
