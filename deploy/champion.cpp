@@ -1,8 +1,7 @@
 #include "deploy/champion.hpp"
 
 #include "pipeline/records.hpp"
-#include "storage/database.hpp"
-#include "storage/run_directory.hpp"
+#include "report/stored_run.hpp"
 
 #include <simdjson.h>
 
@@ -115,31 +114,21 @@ void add_candidate_facts(const fs::path& run_dir, std::string_view job, const fo
 } // namespace
 
 expected<std::vector<storage::job_row>, std::string> run_jobs(const fs::path& run_dir) {
-  auto dir = storage::run_directory::open(run_dir);
-  if (!dir)
-    return unexpected{storage::to_string(dir.error())};
-  auto db = storage::database::open_read_only(dir->database_path());
-  if (!db)
-    return unexpected{storage::to_string(db.error())};
-  auto summary = db->load_campaign_summary();
-  if (!summary)
-    return unexpected{storage::to_string(summary.error())};
-  return std::move(summary->jobs);
+  auto run = report::open_stored_run(run_dir);
+  if (!run)
+    return unexpected{storage::to_string(run.error())};
+  return std::move(run->summary.jobs);
 }
 
 expected<champion, std::string> load_champion(const fs::path& run_dir, std::string_view job) {
-  auto dir = storage::run_directory::open(run_dir);
-  if (!dir)
-    return unexpected{storage::to_string(dir.error())};
-  auto db = storage::database::open_read_only(dir->database_path());
-  if (!db)
-    return unexpected{storage::to_string(db.error())};
-  auto summary = db->load_campaign_summary();
-  if (!summary)
-    return unexpected{storage::to_string(summary.error())};
+  auto run = report::open_stored_run(run_dir);
+  if (!run)
+    return unexpected{storage::to_string(run.error())};
+  auto& db = run->db;
+  const auto& dir = run->dir;
   const storage::job_row* row = nullptr;
   std::string names;
-  for (const auto& j : summary->jobs) {
+  for (const auto& j : run->summary.jobs) {
     names += (names.empty() ? "" : ", ") + j.name;
     if (j.name == job)
       row = &j;
@@ -147,19 +136,19 @@ expected<champion, std::string> load_champion(const fs::path& run_dir, std::stri
   if (row == nullptr)
     return unexpected{"no job '" + std::string{job} + "' in " + run_dir.string() + " (its jobs: " +
                       (names.empty() ? "none" : names) + ")"};
-  auto found = fastest_champion(*db, row->id);
+  auto found = fastest_champion(db, row->id);
   if (!found)
     return unexpected{found.error()};
   if (!*found) // a measured baseline that nothing beat is not "no branch passed"
     return unexpected{"job '" + std::string{job} + "' in " + run_dir.string() + " has no champion: " +
-                      (baseline_time(*db, row->id) ? "no branch beat its baseline, still the best the run found"
-                                                   : "no branch of it passed and was measured")};
+                      (baseline_time(db, row->id) ? "no branch beat its baseline, still the best the run found"
+                                                  : "no branch of it passed and was measured")};
   const auto& best = **found;
   champion out;
   out.source_path = best.branch.source_path;
-  auto source = read_text(dir->path() / best.branch.source_path);
+  auto source = read_text(dir.path() / best.branch.source_path);
   if (!source)
-    return unexpected{"the champion's source " + (dir->path() / best.branch.source_path).string() +
+    return unexpected{"the champion's source " + (dir.path() / best.branch.source_path).string() +
                       " cannot be read"};
   out.source = std::move(*source);
   out.defines = defines_of(best.branch.defines_json);
@@ -167,11 +156,11 @@ expected<champion, std::string> load_champion(const fs::path& run_dir, std::stri
   out.time_s = best.time_s;
   out.baseline_time_s = row->baseline_time_s.value_or(0);
   if (out.baseline_time_s <= 0) // a job row without it: the baseline branch's own measurement
-    if (auto baseline = baseline_time(*db, row->id))
+    if (auto baseline = baseline_time(db, row->id))
       out.baseline_time_s = *baseline;
   if (out.baseline_time_s > 0 && out.time_s > 0)
     out.standalone_gain = out.baseline_time_s / out.time_s - 1.0;
-  add_candidate_facts(dir->path(), job, best, out);
+  add_candidate_facts(dir.path(), job, best, out);
   return out;
 }
 

@@ -1,7 +1,6 @@
 #include "report/campaign_report.hpp"
 
-#include "storage/database.hpp"
-#include "storage/run_directory.hpp"
+#include "report/stored_run.hpp"
 
 #include <simdjson.h>
 
@@ -157,36 +156,31 @@ std::string job_not_measured_reason(const storage::campaign_row& campaign, const
 }
 
 expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir) {
-  auto dir = storage::run_directory::open(run_dir);
-  if (!dir)
-    return unexpected{storage::to_string(dir.error())};
-  auto db = storage::database::open_read_only(dir->database_path());
-  if (!db)
-    return unexpected{storage::to_string(db.error())};
-  auto summary = db->load_campaign_summary();
-  if (!summary)
-    return unexpected{storage::to_string(summary.error())};
+  auto run = open_stored_run(run_dir);
+  if (!run)
+    return unexpected{storage::to_string(run.error())};
+  auto& db = run->db;
   campaign_report report;
-  report.run_dir = dir->path();
-  report.campaign = summary->campaign;
-  for (const auto& job_row : summary->jobs) {
+  report.run_dir = run->dir.path();
+  report.campaign = run->summary.campaign;
+  for (const auto& job_row : run->summary.jobs) {
     job_entry job;
     job.row = job_row;
-    auto iterations = db->load_iterations(job_row.id);
+    auto iterations = db.load_iterations(job_row.id);
     if (!iterations)
       return unexpected{storage::to_string(iterations.error())};
     for (const auto& iteration_row : *iterations) {
       iteration_entry iteration;
       iteration.row = iteration_row;
       iteration.gaps = parse_gaps(iteration_row.gaps_json);
-      auto branches = db->load_branches(iteration_row.id);
+      auto branches = db.load_branches(iteration_row.id);
       if (!branches)
         return unexpected{storage::to_string(branches.error())};
       for (const auto& branch_row : *branches) {
         branch_entry branch;
         branch.row = branch_row;
         branch.methods = parse_methods(branch_row.methods_json);
-        auto measurements = db->load_measurements(branch_row.id);
+        auto measurements = db.load_measurements(branch_row.id);
         if (!measurements)
           return unexpected{storage::to_string(measurements.error())};
         branch.measurements = std::move(*measurements);
@@ -209,7 +203,7 @@ expected<campaign_report, std::string> load_report(const std::filesystem::path& 
       job.peak_fraction = job.peak->value;
     job.not_measured = explain_job(report.campaign, job);
     job.methods = verdicts_of(job, report.noise_threshold);
-    auto calls = db->load_llm_calls(job_row.id);
+    auto calls = db.load_llm_calls(job_row.id);
     if (!calls)
       return unexpected{storage::to_string(calls.error())};
     job.llm = llm_usage_of(*calls);
