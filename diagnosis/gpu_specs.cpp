@@ -1,13 +1,13 @@
 #include "diagnosis/gpu_specs.hpp"
 
-#include "config/toml_reader/reader.hpp"
+#include "config/toml_reader/table_file.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <stdexcept>
 
 namespace warpforge::embedded {
 extern const std::string_view diagnosis_gpu_specs_toml; // diagnosis/data/gpu_specs.toml
@@ -54,36 +54,27 @@ std::string number_text(const char* format, double value) {
 
 } // namespace
 
-std::string_view to_string(precision p) {
-  switch (p) {
-  case precision::fp64: return "fp64";
-  case precision::fp64_tensor: return "fp64_tensor";
-  case precision::fp32: return "fp32";
-  case precision::fp16: return "fp16";
-  case precision::tf32_tensor: return "tf32_tensor";
-  case precision::fp16_tensor: return "fp16_tensor";
-  case precision::bf16_tensor: return "bf16_tensor";
-  case precision::fp8_tensor: return "fp8_tensor";
-  }
-  return "fp32";
-}
+constexpr vocabulary::enum_word<precision> precision_words[] = {
+    {precision::fp64, "fp64"}, {precision::fp64_tensor, "fp64_tensor"}, {precision::fp32, "fp32"},
+    {precision::fp16, "fp16"}, {precision::tf32_tensor, "tf32_tensor"},
+    {precision::fp16_tensor, "fp16_tensor"}, {precision::bf16_tensor, "bf16_tensor"},
+    {precision::fp8_tensor, "fp8_tensor"}};
+static_assert(vocabulary::covers(precision_words, all_precisions));
+
+std::string_view to_string(precision p) { return vocabulary::word_of(precision_words, p); }
 
 std::optional<precision> precision_from_string(std::string_view text) {
-  for (auto p : all_precisions)
-    if (to_string(p) == text)
-      return p;
-  return std::nullopt;
+  return vocabulary::value_of(precision_words, text);
 }
 
-std::string_view to_string(gpu_match match) {
-  return match == gpu_match::table ? "table" : "unknown";
-}
+constexpr vocabulary::enum_word<gpu_match> gpu_match_words[] = {{gpu_match::table, "table"},
+                                                                  {gpu_match::unknown, "unknown"}};
+static_assert(vocabulary::covers(gpu_match_words, all_gpu_matches));
+
+std::string_view to_string(gpu_match match) { return vocabulary::word_of(gpu_match_words, match); }
 
 std::optional<gpu_match> gpu_match_from_string(std::string_view text) {
-  for (auto m : all_gpu_matches)
-    if (to_string(m) == text)
-      return m;
-  return std::nullopt;
+  return vocabulary::value_of(gpu_match_words, text);
 }
 
 const gpu_spec* gpu_table::find(std::string_view device_name) const {
@@ -99,128 +90,114 @@ const gpu_spec* gpu_table::find(std::string_view device_name) const {
 
 expected<gpu_table, toml_reader::placed_errors> parse_gpu_table(std::string_view text,
                                                                 const std::string& file) {
-  auto document = toml_reader::parse(text, file);
-  if (!document)
-    return unexpected(toml_reader::placed_errors{std::move(document).error()});
-  const toml::table& root = *document;
-
-  toml_reader::placed_errors errors;
-  toml_reader::reader fields{file, errors};
   constexpr std::string_view root_keys[] = {"gpu"};
-  fields.check_keys(root, "", root_keys);
-
   gpu_table table;
-  std::map<std::string, std::uint32_t, std::less<>> key_lines;  // key -> line
-  std::map<std::string, std::string, std::less<>> name_owners;  // normalised device name -> key
-  const auto entries = fields.tables(root, "", "gpu", presence::required);
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const toml::table& entry = *entries[i];
-    const std::string path = index_key("gpu", i);
-    std::vector<std::string_view> known{"key",       "label",  "names",  "arch", "sm_count",
-                                        "dram_gbps", "l2_mib", "source", "note"};
-    known.insert(known.end(), std::begin(peak_fields), std::end(peak_fields));
-    fields.check_keys(entry, path, known);
+  auto read = toml_reader::read_document(
+    text, file, root_keys, [&](const toml::table& root, toml_reader::reader& fields) {
+    std::map<std::string, std::uint32_t, std::less<>> key_lines;  // key -> line
+    std::map<std::string, std::string, std::less<>> name_owners;  // normalised device name -> key
+    const auto entries = fields.tables(root, "", "gpu", presence::required);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const toml::table& entry = *entries[i];
+      const std::string path = index_key("gpu", i);
+      std::vector<std::string_view> known{"key",       "label",  "names",  "arch", "sm_count",
+                                          "dram_gbps", "l2_mib", "source", "note"};
+      known.insert(known.end(), std::begin(peak_fields), std::end(peak_fields));
+      fields.check_keys(entry, path, known);
 
-    gpu_spec spec;
-    spec.line = entry.source().begin.line;
-    auto key = fields.string(entry, path, "key", presence::required);
-    auto label = fields.string(entry, path, "label", presence::required);
-    auto names = fields.strings(entry, path, "names", presence::required);
-    auto arch = fields.string(entry, path, "arch", presence::required);
-    auto sm_count = fields.integer(entry, path, "sm_count", presence::required);
-    auto dram = fields.number(entry, path, "dram_gbps", presence::required);
-    auto l2 = fields.number(entry, path, "l2_mib", presence::optional);
-    auto source = fields.string(entry, path, "source", presence::required);
-    (void)fields.string(entry, path, "note", presence::optional);
-    bool ok = key && label && names && arch && sm_count && dram && source;
-    const std::string named = key ? "gpu." + *key : path;
+      gpu_spec spec;
+      spec.line = entry.source().begin.line;
+      auto key = fields.string(entry, path, "key", presence::required);
+      auto label = fields.string(entry, path, "label", presence::required);
+      auto names = fields.strings(entry, path, "names", presence::required);
+      auto arch = fields.string(entry, path, "arch", presence::required);
+      auto sm_count = fields.integer(entry, path, "sm_count", presence::required);
+      auto dram = fields.number(entry, path, "dram_gbps", presence::required);
+      auto l2 = fields.number(entry, path, "l2_mib", presence::optional);
+      auto source = fields.string(entry, path, "source", presence::required);
+      (void)fields.string(entry, path, "note", presence::optional);
+      bool ok = key && label && names && arch && sm_count && dram && source;
+      const std::string named = key ? "gpu." + *key : path;
 
-    if (key) {
-      if (auto first = key_lines.find(*key); first != key_lines.end()) {
-        fields.error(entry.get("key")->source(), named + ".key", "duplicate GPU key '" + *key + "'",
-                     "first defined on line " + std::to_string(first->second));
-        ok = false;
-      } else {
-        key_lines.emplace(*key, spec.line);
-      }
-    }
-    if (names) {
-      if (names->empty()) {
-        fields.error(entry.get("names")->source(), named + ".names",
-                     "no device names; list the names the CUDA runtime reports");
-        ok = false;
-      }
-      for (const auto& name : *names) {
-        const std::string normal = normalise(name.value);
-        if (auto owner = name_owners.find(normal); owner != name_owners.end()) {
-          fields.error(name.at, named + ".names",
-                       "device name '" + name.value + "' already belongs to '" + owner->second +
-                         "'",
-                       "one device name identifies one GPU");
+      if (key) {
+        if (auto first = key_lines.find(*key); first != key_lines.end()) {
+          fields.error(entry.get("key")->source(), named + ".key", "duplicate GPU key '" + *key + "'",
+                       "first defined on line " + std::to_string(first->second));
           ok = false;
-        } else if (key) {
-          name_owners.emplace(normal, *key);
+        } else {
+          key_lines.emplace(*key, spec.line);
         }
       }
-    }
-    auto positive = [&](const std::optional<double>& value, std::string_view field) {
-      if (value && !(*value > 0.0)) {
-        fields.error(entry.get(field)->source(), named + "." + std::string{field},
-                     "must be positive (leave the field out when the GPU has no such unit)");
+      if (names) {
+        if (names->empty()) {
+          fields.error(entry.get("names")->source(), named + ".names",
+                       "no device names; list the names the CUDA runtime reports");
+          ok = false;
+        }
+        for (const auto& name : *names) {
+          const std::string normal = normalise(name.value);
+          if (auto owner = name_owners.find(normal); owner != name_owners.end()) {
+            fields.error(name.at, named + ".names",
+                         "device name '" + name.value + "' already belongs to '" + owner->second +
+                           "'",
+                         "one device name identifies one GPU");
+            ok = false;
+          } else if (key) {
+            name_owners.emplace(normal, *key);
+          }
+        }
+      }
+      auto positive = [&](const std::optional<double>& value, std::string_view field) {
+        if (value && !(*value > 0.0)) {
+          fields.error(entry.get(field)->source(), named + "." + std::string{field},
+                       "must be positive (leave the field out when the GPU has no such unit)");
+          ok = false;
+        }
+      };
+      if (sm_count && *sm_count <= 0) {
+        fields.error(entry.get("sm_count")->source(), named + ".sm_count", "must be positive");
         ok = false;
       }
-    };
-    if (sm_count && *sm_count <= 0) {
-      fields.error(entry.get("sm_count")->source(), named + ".sm_count", "must be positive");
-      ok = false;
+      positive(dram, "dram_gbps");
+      positive(l2, "l2_mib");
+      for (std::size_t p = 0; p < all_precisions.size(); ++p) {
+        const bool needed = all_precisions[p] == precision::fp32;
+        auto value = fields.number(entry, path, peak_fields[p],
+                                   needed ? presence::required : presence::optional);
+        if (needed && !value)
+          ok = false;
+        positive(value, peak_fields[p]);
+        if (value)
+          spec.peak_flops[p] = *value * tera;
+      }
+      if (!ok)
+        continue;
+      spec.key = std::move(*key);
+      spec.label = std::move(*label);
+      for (auto& name : *names)
+        spec.device_names.push_back(std::move(name.value));
+      spec.arch = std::move(*arch);
+      spec.sm_count = static_cast<int>(*sm_count);
+      spec.dram_bandwidth = *dram * giga;
+      if (l2)
+        spec.l2_bytes = *l2 * mebi;
+      spec.source = std::move(*source);
+      table.entries_.push_back(std::move(spec));
     }
-    positive(dram, "dram_gbps");
-    positive(l2, "l2_mib");
-    for (std::size_t p = 0; p < all_precisions.size(); ++p) {
-      const bool needed = all_precisions[p] == precision::fp32;
-      auto value = fields.number(entry, path, peak_fields[p],
-                                 needed ? presence::required : presence::optional);
-      if (needed && !value)
-        ok = false;
-      positive(value, peak_fields[p]);
-      if (value)
-        spec.peak_flops[p] = *value * tera;
-    }
-    if (!ok)
-      continue;
-    spec.key = std::move(*key);
-    spec.label = std::move(*label);
-    for (auto& name : *names)
-      spec.device_names.push_back(std::move(name.value));
-    spec.arch = std::move(*arch);
-    spec.sm_count = static_cast<int>(*sm_count);
-    spec.dram_bandwidth = *dram * giga;
-    if (l2)
-      spec.l2_bytes = *l2 * mebi;
-    spec.source = std::move(*source);
-    table.entries_.push_back(std::move(spec));
-  }
-  if (!errors.empty()) {
-    toml_reader::sort_by_place(errors);
-    return unexpected(std::move(errors));
-  }
+  });
+  if (!read)
+    return unexpected(std::move(read).error());
   return table;
 }
 
 expected<gpu_table, toml_reader::placed_errors> load_gpu_table(const std::filesystem::path& path) {
-  auto text = toml_reader::read_file(path, "the GPU table");
-  if (!text)
-    return unexpected(toml_reader::placed_errors{std::move(text).error()});
-  return parse_gpu_table(*text, path.string());
+  return toml_reader::load_table(path, "the GPU table", parse_gpu_table);
 }
 
 const gpu_table& builtin_gpu_table() {
-  static const gpu_table table = [] {
-    auto parsed = parse_gpu_table(embedded::diagnosis_gpu_specs_toml, "<builtin>/gpu_specs.toml");
-    if (!parsed)
-      throw std::logic_error("the built-in GPU table does not load:\n" + to_string(parsed.error()));
-    return std::move(*parsed);
-  }();
+  static const gpu_table table =
+    toml_reader::builtin_table(parse_gpu_table(embedded::diagnosis_gpu_specs_toml, "<builtin>/gpu_specs.toml"),
+                               "GPU table");
   return table;
 }
 

@@ -1,10 +1,10 @@
 #include "diagnosis/rules.hpp"
 
-#include "config/toml_reader/reader.hpp"
+#include "config/toml_reader/table_file.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 
 namespace warpforge::embedded {
 extern const std::string_view diagnosis_rules_toml; // diagnosis/data/rules.toml
@@ -63,36 +63,25 @@ std::vector<std::string_view> schema_keys(const metric_schema& schema) {
 
 } // namespace
 
-std::string_view to_string(severity level) {
-  switch (level) {
-  case severity::info: return "info";
-  case severity::warning: return "warning";
-  case severity::critical: return "critical";
-  }
-  return "info";
-}
+constexpr vocabulary::enum_word<severity> severity_words[] = {
+    {severity::info, "info"}, {severity::warning, "warning"}, {severity::critical, "critical"}};
+static_assert(vocabulary::covers(severity_words, all_severities));
+
+std::string_view to_string(severity level) { return vocabulary::word_of(severity_words, level); }
 
 std::optional<severity> severity_from_string(std::string_view text) {
-  for (auto level : all_severities)
-    if (to_string(level) == text)
-      return level;
-  return std::nullopt;
+  return vocabulary::value_of(severity_words, text);
 }
 
-std::string_view to_string(rule_outcome outcome) {
-  switch (outcome) {
-  case rule_outcome::fired: return "fired";
-  case rule_outcome::not_fired: return "not_fired";
-  case rule_outcome::not_evaluated: return "not_evaluated";
-  }
-  return "not_evaluated";
-}
+constexpr vocabulary::enum_word<rule_outcome> rule_outcome_words[] = {
+    {rule_outcome::fired, "fired"}, {rule_outcome::not_fired, "not_fired"},
+    {rule_outcome::not_evaluated, "not_evaluated"}};
+static_assert(vocabulary::covers(rule_outcome_words, all_rule_outcomes));
+
+std::string_view to_string(rule_outcome outcome) { return vocabulary::word_of(rule_outcome_words, outcome); }
 
 std::optional<rule_outcome> rule_outcome_from_string(std::string_view text) {
-  for (auto outcome : all_rule_outcomes)
-    if (to_string(outcome) == text)
-      return outcome;
-  return std::nullopt;
+  return vocabulary::value_of(rule_outcome_words, text);
 }
 
 const rule* rule_set::find(std::string_view id) const {
@@ -104,144 +93,129 @@ const rule* rule_set::find(std::string_view id) const {
 
 expected<rule_set, toml_reader::placed_errors>
 parse_rules(std::string_view text, const std::string& file, const metric_schema& schema) {
-  auto document = toml_reader::parse(text, file);
-  if (!document)
-    return unexpected(toml_reader::placed_errors{std::move(document).error()});
-  const toml::table& root = *document;
-
-  toml_reader::placed_errors errors;
-  toml_reader::reader fields{file, errors};
   constexpr std::string_view root_keys[] = {"rule"};
-  fields.check_keys(root, "", root_keys);
   const std::vector<std::string_view> keys = schema_keys(schema);
-
-  // An unknown metric key, reported at its column inside the string `at`.
-  auto unknown_metric = [&](const toml::node& at, const std::string& key_path,
-                            const std::string& name, std::uint32_t column) {
-    std::string hint = toml_reader::did_you_mean(name, keys);
-    if (hint.empty())
-      hint = "metric keys are defined in metric_schema.toml";
-    fields.error(toml_reader::place_in_string(at, column), key_path,
-                 "unknown metric '" + name + "'", hint);
-  };
-
   rule_set rules;
-  std::map<std::string, std::uint32_t, std::less<>> id_lines;
-  const auto entries = fields.tables(root, "", "rule", presence::required);
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const toml::table& entry = *entries[i];
-    const std::string path = index_key("rule", i);
-    constexpr std::string_view known[] = {"id", "severity", "when", "finding", "action", "source"};
-    fields.check_keys(entry, path, known);
+  auto read = toml_reader::read_document(
+    text, file, root_keys, [&](const toml::table& root, toml_reader::reader& fields) {
+    // An unknown metric key, reported at its column inside the string `at`.
+    auto unknown_metric = [&](const toml::node& at, const std::string& key_path,
+                              const std::string& name, std::uint32_t column) {
+      std::string hint = toml_reader::did_you_mean(name, keys);
+      if (hint.empty())
+        hint = "metric keys are defined in metric_schema.toml";
+      fields.error(toml_reader::place_in_string(at, column), key_path,
+                   "unknown metric '" + name + "'", hint);
+    };
 
-    rule r;
-    r.line = entry.source().begin.line;
-    auto id = fields.string(entry, path, "id", presence::required);
-    auto level = fields.string(entry, path, "severity", presence::required);
-    auto when = fields.string(entry, path, "when", presence::required);
-    auto finding_text = fields.string(entry, path, "finding", presence::required);
-    auto action = fields.string(entry, path, "action", presence::required);
-    auto source = fields.string(entry, path, "source", presence::required);
-    bool ok = id && level && when && finding_text && action && source;
-    const std::string named = id ? "rule." + *id : path;
+    std::map<std::string, std::uint32_t, std::less<>> id_lines;
+    const auto entries = fields.tables(root, "", "rule", presence::required);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const toml::table& entry = *entries[i];
+      const std::string path = index_key("rule", i);
+      constexpr std::string_view known[] = {"id", "severity", "when", "finding", "action", "source"};
+      fields.check_keys(entry, path, known);
 
-    if (id) {
-      if (!is_rule_id(*id)) {
-        fields.error(entry.get("id")->source(), named + ".id", "'" + *id + "' is not a rule id",
-                     "ids are lower-case letters, digits and '_', starting with a letter");
-        ok = false;
-      } else if (auto first = id_lines.find(*id); first != id_lines.end()) {
-        fields.error(entry.get("id")->source(), named + ".id", "duplicate rule id '" + *id + "'",
-                     "first defined on line " + std::to_string(first->second));
-        ok = false;
-      } else {
-        id_lines.emplace(*id, r.line);
+      rule r;
+      r.line = entry.source().begin.line;
+      auto id = fields.string(entry, path, "id", presence::required);
+      auto level = fields.string(entry, path, "severity", presence::required);
+      auto when = fields.string(entry, path, "when", presence::required);
+      auto finding_text = fields.string(entry, path, "finding", presence::required);
+      auto action = fields.string(entry, path, "action", presence::required);
+      auto source = fields.string(entry, path, "source", presence::required);
+      bool ok = id && level && when && finding_text && action && source;
+      const std::string named = id ? "rule." + *id : path;
+
+      if (id) {
+        if (!is_rule_id(*id)) {
+          fields.error(entry.get("id")->source(), named + ".id", "'" + *id + "' is not a rule id",
+                       "ids are lower-case letters, digits and '_', starting with a letter");
+          ok = false;
+        } else if (auto first = id_lines.find(*id); first != id_lines.end()) {
+          fields.error(entry.get("id")->source(), named + ".id", "duplicate rule id '" + *id + "'",
+                       "first defined on line " + std::to_string(first->second));
+          ok = false;
+        } else {
+          id_lines.emplace(*id, r.line);
+        }
       }
+      if (level) {
+        if (auto parsed = severity_from_string(*level)) {
+          r.level = *parsed;
+        } else {
+          fields.error(entry.get("severity")->source(), named + ".severity",
+                       "unknown severity '" + *level + "'", "one of info, warning, critical");
+          ok = false;
+        }
+      }
+      if (when) {
+        const toml::node& at = *entry.get("when");
+        auto parsed = expression::real_expression::parse(*when);
+        if (!parsed) {
+          fields.error(toml_reader::place_in_string(at, parsed.error().column), named + ".when",
+                       parsed.error().message);
+          ok = false;
+        } else if (parsed->type() != expression::result_type::truth) {
+          fields.error(at.source(), named + ".when",
+                       "a condition must be a truth value (a comparison, and/or/not), not a number");
+          ok = false;
+        } else {
+          for (const auto& ref : parsed->references())
+            if (schema.find(ref.name) == nullptr) {
+              unknown_metric(at, named + ".when", ref.name, ref.column);
+              ok = false;
+            }
+          r.when = std::move(*parsed);
+        }
+      }
+      if (finding_text) {
+        const toml::node& at = *entry.get("finding");
+        auto found = placeholders(*finding_text);
+        if (!found) {
+          fields.error(toml_reader::place_in_string(at, found.error().second), named + ".finding",
+                       found.error().first, "placeholders are {metric_key}");
+          ok = false;
+        } else {
+          for (const auto& p : *found)
+            if (schema.find(p.key) == nullptr) {
+              unknown_metric(at, named + ".finding", p.key, p.column);
+              ok = false;
+            }
+        }
+      }
+      for (const auto* field : {&action, &source})
+        if (*field && (*field)->empty()) {
+          const std::string_view name = field == &action ? "action" : "source";
+          fields.error(entry.get(name)->source(), named + "." + std::string{name},
+                       "must not be empty",
+                       name == "source" ? "say where the threshold comes from" : "say what to try");
+          ok = false;
+        }
+      if (!ok)
+        continue;
+      r.id = std::move(*id);
+      r.finding = std::move(*finding_text);
+      r.action = std::move(*action);
+      r.source = std::move(*source);
+      rules.rules_.push_back(std::move(r));
     }
-    if (level) {
-      if (auto parsed = severity_from_string(*level)) {
-        r.level = *parsed;
-      } else {
-        fields.error(entry.get("severity")->source(), named + ".severity",
-                     "unknown severity '" + *level + "'", "one of info, warning, critical");
-        ok = false;
-      }
-    }
-    if (when) {
-      const toml::node& at = *entry.get("when");
-      auto parsed = expression::real_expression::parse(*when);
-      if (!parsed) {
-        fields.error(toml_reader::place_in_string(at, parsed.error().column), named + ".when",
-                     parsed.error().message);
-        ok = false;
-      } else if (parsed->type() != expression::result_type::truth) {
-        fields.error(at.source(), named + ".when",
-                     "a condition must be a truth value (a comparison, and/or/not), not a number");
-        ok = false;
-      } else {
-        for (const auto& ref : parsed->references())
-          if (schema.find(ref.name) == nullptr) {
-            unknown_metric(at, named + ".when", ref.name, ref.column);
-            ok = false;
-          }
-        r.when = std::move(*parsed);
-      }
-    }
-    if (finding_text) {
-      const toml::node& at = *entry.get("finding");
-      auto found = placeholders(*finding_text);
-      if (!found) {
-        fields.error(toml_reader::place_in_string(at, found.error().second), named + ".finding",
-                     found.error().first, "placeholders are {metric_key}");
-        ok = false;
-      } else {
-        for (const auto& p : *found)
-          if (schema.find(p.key) == nullptr) {
-            unknown_metric(at, named + ".finding", p.key, p.column);
-            ok = false;
-          }
-      }
-    }
-    for (const auto* field : {&action, &source})
-      if (*field && (*field)->empty()) {
-        const std::string_view name = field == &action ? "action" : "source";
-        fields.error(entry.get(name)->source(), named + "." + std::string{name},
-                     "must not be empty",
-                     name == "source" ? "say where the threshold comes from" : "say what to try");
-        ok = false;
-      }
-    if (!ok)
-      continue;
-    r.id = std::move(*id);
-    r.finding = std::move(*finding_text);
-    r.action = std::move(*action);
-    r.source = std::move(*source);
-    rules.rules_.push_back(std::move(r));
-  }
-  if (!errors.empty()) {
-    toml_reader::sort_by_place(errors);
-    return unexpected(std::move(errors));
-  }
+  });
+  if (!read)
+    return unexpected(std::move(read).error());
   return rules;
 }
 
 expected<rule_set, toml_reader::placed_errors> load_rules(const std::filesystem::path& path,
                                                           const metric_schema& schema) {
-  auto text = toml_reader::read_file(path, "the rule matrix");
-  if (!text)
-    return unexpected(toml_reader::placed_errors{std::move(text).error()});
-  return parse_rules(*text, path.string(), schema);
+  return toml_reader::load_table(path, "the rule matrix", [&](std::string_view text, const std::string& file) {
+    return parse_rules(text, file, schema);
+  });
 }
 
 const rule_set& builtin_rules() {
-  static const rule_set rules = [] {
-    auto parsed = parse_rules(embedded::diagnosis_rules_toml, "<builtin>/rules.toml",
-                              builtin_metric_schema());
-    if (!parsed)
-      throw std::logic_error("the built-in rule matrix does not load:\n" +
-                             to_string(parsed.error()));
-    return std::move(*parsed);
-  }();
+  static const rule_set rules = toml_reader::builtin_table(
+    parse_rules(embedded::diagnosis_rules_toml, "<builtin>/rules.toml", builtin_metric_schema()), "rule matrix");
   return rules;
 }
 

@@ -1,6 +1,7 @@
 #include "sass/signature_table.hpp"
 
-#include "config/toml_reader/reader.hpp"
+#include "config/toml_reader/table_file.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
 
 #include <array>
 #include <map>
@@ -109,53 +110,37 @@ void read_patterns(toml_reader::reader& reader, const toml::table& entry, const 
 
 } // namespace
 
-std::string_view to_string(match_mode mode) {
-  switch (mode) {
-    case match_mode::any: return "any";
-    case match_mode::all: return "all";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<match_mode> match_mode_words[] = {{match_mode::any, "any"}, {match_mode::all, "all"}};
+static_assert(vocabulary::covers(match_mode_words, all_match_modes));
+
+std::string_view to_string(match_mode mode) { return vocabulary::word_of(match_mode_words, mode); }
 
 std::optional<match_mode> match_mode_from_string(std::string_view text) {
-  for (auto mode : all_match_modes)
-    if (to_string(mode) == text)
-      return mode;
-  return std::nullopt;
+  return vocabulary::value_of(match_mode_words, text);
 }
 
-std::string_view to_string(verify_mode mode) {
-  switch (mode) {
-    case verify_mode::sass: return "sass";
-    case verify_mode::runtime: return "runtime";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<verify_mode> verify_mode_words[] = {
+    {verify_mode::sass, "sass"}, {verify_mode::runtime, "runtime"}};
+static_assert(vocabulary::covers(verify_mode_words, all_verify_modes));
+
+std::string_view to_string(verify_mode mode) { return vocabulary::word_of(verify_mode_words, mode); }
 
 std::optional<verify_mode> verify_mode_from_string(std::string_view text) {
-  for (auto mode : all_verify_modes)
-    if (to_string(mode) == text)
-      return mode;
-  return std::nullopt;
+  return vocabulary::value_of(verify_mode_words, text);
 }
 
+constexpr vocabulary::enum_word<signature_structure> signature_structure_words[] = {
+    {signature_structure::none, "none"}, {signature_structure::same_loop, "same_loop"},
+    {signature_structure::register_tile, "register_tile"}, {signature_structure::epilogue, "epilogue"},
+    {signature_structure::accumulator_store, "accumulator_store"}, {signature_structure::staged, "staged"}};
+static_assert(vocabulary::covers(signature_structure_words, all_signature_structures));
+
 std::string_view to_string(signature_structure structure) {
-  switch (structure) {
-    case signature_structure::none: return "none";
-    case signature_structure::same_loop: return "same_loop";
-    case signature_structure::register_tile: return "register_tile";
-    case signature_structure::epilogue: return "epilogue";
-    case signature_structure::accumulator_store: return "accumulator_store";
-    case signature_structure::staged: return "staged";
-  }
-  return "unknown";
+  return vocabulary::word_of(signature_structure_words, structure);
 }
 
 std::optional<signature_structure> signature_structure_from_string(std::string_view text) {
-  for (auto structure : all_signature_structures)
-    if (to_string(structure) == text)
-      return structure;
-  return std::nullopt;
+  return vocabulary::value_of(signature_structure_words, text);
 }
 
 expected<signature_pattern, std::string> signature_pattern::compile(std::string text) {
@@ -174,74 +159,60 @@ bool signature_pattern::matches(std::string_view mnemonic) const {
 }
 
 const signature_table& signature_table::builtin() {
-  static const signature_table table = [] {
-    auto parsed = parse(embedded::sass_signatures_toml, std::string{builtin_signature_file});
-    if (!parsed)
-      throw std::logic_error("the built-in SASS signature table is broken:\n" +
-                             toml_reader::to_string(parsed.error()));
-    return std::move(*parsed);
-  }();
+  static const signature_table table = toml_reader::builtin_table(
+    parse(embedded::sass_signatures_toml, std::string{builtin_signature_file}), "SASS signature table");
   return table;
 }
 
 expected<signature_table, toml_reader::placed_errors>
 signature_table::load(const std::filesystem::path& path) {
-  auto text = toml_reader::read_file(path, "the signature table");
-  if (!text)
-    return unexpected(toml_reader::placed_errors{std::move(text).error()});
-  return parse(*text, path.string());
+  return toml_reader::load_table(path, "the signature table", &signature_table::parse);
 }
 
 expected<signature_table, toml_reader::placed_errors> signature_table::parse(std::string_view text,
                                                                              std::string file) {
-  auto document = toml_reader::parse(text, file);
-  if (!document)
-    return unexpected(toml_reader::placed_errors{std::move(document).error()});
-  toml_reader::placed_errors errors;
-  toml_reader::reader reader{file, errors};
-  reader.check_keys(*document, "", root_keys);
-
   signature_table table;
-  table.file_ = std::move(file);
-  std::map<std::string, std::uint32_t, std::less<>> first_line; // id → line of its first entry
-  const auto entries = reader.tables(*document, "", "signature", presence::required);
-  for (std::size_t index = 0; index < entries.size(); ++index) {
-    const toml::table& entry = *entries[index];
-    const std::string path = toml_reader::index_key("signature", index);
-    reader.check_keys(entry, path, entry_keys);
+  table.file_ = file;
+  auto read = toml_reader::read_document(
+    text, file, root_keys, [&](const toml::table& document, toml_reader::reader& reader) {
+    std::map<std::string, std::uint32_t, std::less<>> first_line; // id → line of its first entry
+    const auto entries = reader.tables(document, "", "signature", presence::required);
+    for (std::size_t index = 0; index < entries.size(); ++index) {
+      const toml::table& entry = *entries[index];
+      const std::string path = toml_reader::index_key("signature", index);
+      reader.check_keys(entry, path, entry_keys);
 
-    method_signature signature;
-    signature.line = entry.source().begin.line;
-    if (auto id = reader.string(entry, path, "id", presence::required)) {
-      const auto& at = entry.get("id")->source();
-      if (id->empty() || id->find_first_of(" \t") != std::string::npos) {
-        reader.error(at, path + ".id",
-                     "'" + *id + "' is not an id: it must be non-empty, without spaces");
-      } else if (auto [it, inserted] = first_line.emplace(*id, at.begin.line); !inserted) {
-        reader.error(at, path + ".id",
-                     "duplicate id '" + *id + "' (first at line " + std::to_string(it->second) +
-                       ")",
-                     "each id has one entry; merge the two");
+      method_signature signature;
+      signature.line = entry.source().begin.line;
+      if (auto id = reader.string(entry, path, "id", presence::required)) {
+        const auto& at = entry.get("id")->source();
+        if (id->empty() || id->find_first_of(" \t") != std::string::npos) {
+          reader.error(at, path + ".id",
+                       "'" + *id + "' is not an id: it must be non-empty, without spaces");
+        } else if (auto [it, inserted] = first_line.emplace(*id, at.begin.line); !inserted) {
+          reader.error(at, path + ".id",
+                       "duplicate id '" + *id + "' (first at line " + std::to_string(it->second) +
+                         ")",
+                       "each id has one entry; merge the two");
+        }
+        signature.id = *id;
       }
-      signature.id = *id;
-    }
-    const auto verify = reader.enumeration(entry, path, "verify", presence::optional,
-                                           all_verify_modes, &verify_mode_from_string);
-    if (verify)
-      signature.verify = *verify;
-    if (auto mode = reader.enumeration(entry, path, "match", presence::optional, all_match_modes,
-                                       &match_mode_from_string))
-      signature.match = *mode;
-    if (auto reason = reader.string(entry, path, "reason", presence::optional))
-      signature.reason = *reason;
+      const auto verify = reader.enumeration(entry, path, "verify", presence::optional,
+                                             all_verify_modes, &verify_mode_from_string);
+      if (verify)
+        signature.verify = *verify;
+      if (auto mode = reader.enumeration(entry, path, "match", presence::optional, all_match_modes,
+                                         &match_mode_from_string))
+        signature.match = *mode;
+      if (auto reason = reader.string(entry, path, "reason", presence::optional))
+        signature.reason = *reason;
 
-    read_patterns(reader, entry, path, signature, verify.has_value() || !entry.contains("verify"));
-    table.signatures_.push_back(std::move(signature));
-  }
-  if (!errors.empty()) {
-    toml_reader::sort_by_place(errors);
-    return unexpected(std::move(errors));
-  }
+      read_patterns(reader, entry, path, signature, verify.has_value() || !entry.contains("verify"));
+      table.signatures_.push_back(std::move(signature));
+    }
+  });
+  if (!read)
+    return unexpected(std::move(read).error());
   return table;
 }
 
