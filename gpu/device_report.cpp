@@ -85,31 +85,6 @@ void write_device(json::writer& out, const device_info& d) {
   out.end_object();
 }
 
-template <class Enum, class Parse>
-void read_enum(json_object_reader& in, std::string_view key, Enum& out, Parse parse) {
-  std::string text;
-  in.required(key, text);
-  if (!in.ok())
-    return;
-  if (auto value = parse(text))
-    out = *value;
-  else
-    in.fail(key, "unknown value '" + text + "'");
-}
-
-void read_strings(json_object_reader& in, std::string_view key, std::vector<std::string>& out) {
-  simdjson::dom::array array;
-  in.required(key, array);
-  if (!in.ok())
-    return;
-  for (auto element : array) {
-    std::string_view text;
-    if (element.get(text) != simdjson::SUCCESS)
-      return in.fail(key, "holds a non-string");
-    out.emplace_back(text);
-  }
-}
-
 expected<device_info, json_error> read_device(simdjson::dom::element element,
                                               std::string context) {
   simdjson::dom::object object;
@@ -133,9 +108,9 @@ expected<device_info, json_error> read_device(simdjson::dom::element element,
   in.required("memory_clock_khz", d.memory_clock_khz);
   in.required("memory_bus_width_bits", d.memory_bus_width_bits);
   in.required("ecc_enabled", d.ecc_enabled);
-  read_enum(in, "counter_access", d.counters, counter_access_from_string);
+  in.required("counter_access", d.counters, &counter_access_from_string);
   in.required("counter_reason", d.counter_reason);
-  read_strings(in, "notes", d.notes);
+  in.required("notes", d.notes);
   if (!in.ok())
     return unexpected(in.error());
   return d;
@@ -179,7 +154,7 @@ expected<host_report, json_error> host_report_from_json(std::string_view text) {
     return unexpected(object.error());
   json_object_reader in{*object, "host_report"};
   host_report r;
-  read_enum(in, "status", r.status, gpu_status_from_string);
+  in.required("status", r.status, &gpu_status_from_string);
   in.required("reason", r.reason);
   in.required("driver_version", r.driver_version);
   in.required("runtime_version", r.runtime_version);

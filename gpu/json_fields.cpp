@@ -94,14 +94,26 @@ void json_object_reader::required(std::string_view key, simdjson::dom::array& ou
   read_required(key, out, "an array");
 }
 
-void json_object_reader::optional(std::string_view key, std::string& out) {
-  auto element = find(key, false);
-  if (!element || element->is_null())
+void json_object_reader::required(std::string_view key, std::vector<std::string>& out) {
+  simdjson::dom::array array;
+  required(key, array);
+  if (!ok())
     return;
-  std::string_view text;
-  if (element->get(text) != simdjson::SUCCESS)
-    return fail(key, "not a string");
-  out = std::string{text};
+  std::size_t index = 0;
+  for (auto element : array) {
+    std::string_view text;
+    if (element.get(text) != simdjson::SUCCESS)
+      return fail(key, "element " + std::to_string(index) + " is not a string");
+    out.emplace_back(text);
+    ++index;
+  }
+}
+
+void json_object_reader::optional(std::string_view key, std::string& out) {
+  std::optional<std::string> text;
+  optional(key, text);
+  if (text)
+    out = std::move(*text);
 }
 
 void json_object_reader::optional(std::string_view key, std::optional<std::string>& out) {

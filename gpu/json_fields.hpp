@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace warpforge::gpu {
 
@@ -33,6 +34,21 @@ public:
   void required(std::string_view key, bool& out);
   void required(std::string_view key, simdjson::dom::object& out);
   void required(std::string_view key, simdjson::dom::array& out);
+  /// An array of strings, appended to `out`; "element N is not a string" otherwise.
+  void required(std::string_view key, std::vector<std::string>& out);
+  /// A string naming one value of an enum, read with `parse` (the enum's from_string); a name it
+  /// does not know is an error: "unknown value 'x'".
+  template <class Enum>
+  void required(std::string_view key, Enum& out, std::optional<Enum> (*parse)(std::string_view)) {
+    std::string text;
+    required(key, text);
+    if (!ok())
+      return;
+    if (auto parsed = parse(text))
+      out = *parsed;
+    else
+      fail(key, "unknown value '" + text + "'");
+  }
   /// Absent or null leaves `out` unchanged; present with another type is an error.
   void optional(std::string_view key, std::string& out);
   void optional(std::string_view key, std::optional<std::string>& out);

@@ -64,35 +64,6 @@ constexpr std::string_view reply_context = "profile_candidate reply";
 // decode_race_request's own context, replaced by "profile_candidate.run" in its errors.
 constexpr std::string_view run_context = "run_race";
 
-template <class Enum>
-void read_enum(json_object_reader& in, std::string_view key, Enum& out,
-               std::optional<Enum> (*parse)(std::string_view)) {
-  std::string text;
-  in.required(key, text);
-  if (!in.ok())
-    return;
-  if (auto parsed = parse(text))
-    out = *parsed;
-  else
-    in.fail(key, "unknown value '" + text + "'");
-}
-
-void read_string_array(json_object_reader& in, std::string_view key,
-                       std::vector<std::string>& out) {
-  simdjson::dom::array array;
-  in.required(key, array);
-  if (!in.ok())
-    return;
-  std::size_t index = 0;
-  for (auto element : array) {
-    std::string_view text;
-    if (element.get(text) != simdjson::SUCCESS)
-      return in.fail(key, "element " + std::to_string(index) + " is not a string");
-    out.emplace_back(text);
-    ++index;
-  }
-}
-
 template <class Value, class Read>
 void read_map(json_object_reader& in, std::string_view key, std::map<std::string, Value>& out,
               Read read) {
@@ -146,7 +117,7 @@ expected<profile_request, json_error> decode_profile_request(std::string_view bo
       in.fail("run", detail);
     }
   }
-  read_string_array(in, "metrics", request.metrics);
+  in.required("metrics", request.metrics);
   if (in.ok()) {
     std::set<std::string_view> seen;
     for (const auto& metric : request.metrics) {
@@ -158,7 +129,7 @@ expected<profile_request, json_error> decode_profile_request(std::string_view bo
     if (in.ok() && request.metrics.empty())
       in.fail("metrics", "empty (name at least one metric)");
   }
-  read_enum(in, "replay", request.replay, &profile_replay_from_string);
+  in.required("replay", request.replay, &profile_replay_from_string);
   if (!in.ok())
     return unexpected(in.error());
   return request;
@@ -192,9 +163,9 @@ expected<profile_result, json_error> decode_profile_result(std::string_view body
     return unexpected(object.error());
   json_object_reader in{*object, std::string{reply_context}};
   profile_result r;
-  read_enum(in, "status", r.status, &profile_status_from_string);
-  read_enum(in, "source", r.source, &metric_source_from_string);
-  read_enum(in, "replay", r.replay, &profile_replay_from_string);
+  in.required("status", r.status, &profile_status_from_string);
+  in.required("source", r.source, &metric_source_from_string);
+  in.required("replay", r.replay, &profile_replay_from_string);
   read_map(in, "values", r.values, [](simdjson::dom::element e, double& v) {
     return e.get_double().get(v) == simdjson::SUCCESS;
   });

@@ -225,19 +225,6 @@ void read_double(json_object_reader& in, simdjson::dom::object object, std::stri
     in.fail(key, "not a number");
 }
 
-template <class Enum>
-void read_enum(json_object_reader& in, std::string_view key, Enum& out,
-               std::optional<Enum> (*parse)(std::string_view)) {
-  std::string text;
-  in.required(key, text);
-  if (!in.ok())
-    return;
-  if (auto parsed = parse(text))
-    out = *parsed;
-  else
-    in.fail(key, "unknown value '" + text + "'");
-}
-
 template <class Unsigned>
 void read_unsigned(json_object_reader& in, std::string_view key, Unsigned& out) {
   std::uint64_t value = 0;
@@ -259,19 +246,6 @@ void read_optional_unsigned(json_object_reader& in, simdjson::dom::object object
   if (element.get(value) != simdjson::SUCCESS)
     return in.fail(key, "not an unsigned integer");
   out = value;
-}
-
-void read_strings(json_object_reader& in, std::string_view key, std::vector<std::string>& out) {
-  simdjson::dom::array list;
-  in.required(key, list);
-  if (!in.ok())
-    return;
-  for (auto element : list) {
-    std::string_view text;
-    if (element.get(text) != simdjson::SUCCESS)
-      return in.fail(key, "element is not a string");
-    out.emplace_back(text);
-  }
 }
 
 void read_u32x3(json_object_reader& in, std::string_view key, std::array<std::uint32_t, 3>& out) {
@@ -343,13 +317,13 @@ void read_arg(json_object_reader& a, simdjson::dom::object o, std::vector<candid
   if (kind == "buffer") {
     candidate_buffer_arg b;
     a.required("name", b.name);
-    read_enum(a, "dtype", b.type, &config::dtype_from_string);
+    a.required("dtype", b.type, &config::dtype_from_string);
     a.required("count", b.count);
-    read_enum(a, "role", b.role, &config::arg_role_from_string);
+    a.required("role", b.role, &config::arg_role_from_string);
     simdjson::dom::object init;
     a.required("init", init);
     nested(a, "init", init, [&](json_object_reader& i, simdjson::dom::object io) {
-      read_enum(i, "kind", b.init.kind, &config::init_kind_from_string);
+      i.required("kind", b.init.kind, &config::init_kind_from_string);
       read_double(i, io, "low", b.init.low);
       read_double(i, io, "high", b.init.high);
       read_double(i, io, "mean", b.init.mean);
@@ -362,7 +336,7 @@ void read_arg(json_object_reader& a, simdjson::dom::object o, std::vector<candid
   } else if (kind == "scalar") {
     candidate_scalar_arg s;
     a.required("name", s.name);
-    read_enum(a, "dtype", s.type, &config::dtype_from_string);
+    a.required("dtype", s.type, &config::dtype_from_string);
     if (!a.ok())
       return;
     simdjson::dom::element value;
@@ -387,7 +361,7 @@ void read_arg(json_object_reader& a, simdjson::dom::object o, std::vector<candid
 
 void read_policy(json_object_reader& t, simdjson::dom::object o, timing_policy& p,
                  vocabulary::timing_mode& mode) {
-  read_enum(t, "mode", mode, &vocabulary::from_string<vocabulary::timing_mode>);
+  t.required("mode", mode, &vocabulary::from_string<vocabulary::timing_mode>);
   read_unsigned(t, "warmup_window", p.warmup_window);
   read_double(t, o, "warmup_settle", p.warmup_settle);
   read_unsigned(t, "warmup_min_launches", p.warmup_min_launches);
@@ -456,7 +430,7 @@ void read_optional_object(json_object_reader& in, simdjson::dom::object object, 
 }
 
 void read_kernel_result(json_object_reader& in, simdjson::dom::object o, kernel_result& k) {
-  read_enum(in, "outcome", k.outcome, &vocabulary::from_string<vocabulary::branch_outcome>);
+  in.required("outcome", k.outcome, &vocabulary::from_string<vocabulary::branch_outcome>);
   in.required("detail", k.detail);
   std::optional<std::uint64_t> seed;
   read_optional_unsigned(in, o, "seed", seed);
@@ -474,18 +448,18 @@ void read_kernel_result(json_object_reader& in, simdjson::dom::object o, kernel_
   simdjson::dom::object stats;
   in.required("stats", stats);
   nested(in, "stats", stats, [&](json_object_reader& c, simdjson::dom::object so) { read_stats(c, so, k.stats); });
-  read_enum(in, "stop_decision", k.decision, &stop_decision_from_string);
+  in.required("stop_decision", k.decision, &stop_decision_from_string);
   read_unsigned(in, "rounds", k.rounds);
   read_double(in, o, "round_spread_s", k.round_spread_s);
   read_unsigned(in, "batch_samples", k.batch_samples);
   read_unsigned(in, "warmup_launches", k.warmup_launches);
-  read_enum(in, "warmup", k.warmup, &warmup_decision_from_string);
+  in.required("warmup", k.warmup, &warmup_decision_from_string);
   read_double(in, o, "kernel_s", k.kernel_s);
   read_double(in, o, "load_s", k.load_s);
   read_double(in, o, "check_s", k.check_s);
   read_double(in, o, "warmup_s", k.warmup_s);
   read_double(in, o, "timing_s", k.timing_s);
-  read_strings(in, "notes", k.notes);
+  in.required("notes", k.notes);
   if (simdjson::dom::element medians; in.ok() && o.at_key("config_medians").get(medians) == simdjson::SUCCESS)
     each_object(in, "config_medians", [&](json_object_reader& m, simdjson::dom::object mo) {
       auto& median = k.config_medians.emplace_back();
@@ -662,7 +636,7 @@ expected<race_result, json_error> decode_race_result(std::string_view body_json)
   if (ended_by)
     r.ended_by = static_cast<std::size_t>(*ended_by);
   in.required("runner_exits", r.runner_exits);
-  read_strings(in, "notes", r.notes);
+  in.required("notes", r.notes);
   if (in.ok() && r.ended_by && *r.ended_by >= r.kernels.size())
     in.fail("ended_by", "names kernel " + std::to_string(*r.ended_by) + " of " +
                           std::to_string(r.kernels.size()));
