@@ -4,6 +4,7 @@
 #include "deploy/deploy_session.hpp"
 #include "deploy/program_timing.hpp"
 #include "deploy/project_guard.hpp"
+#include "deploy/region_markers.hpp"
 #include "deploy/source_splice.hpp"
 #include "foundation/files/atomic_write.hpp"
 #include "gpu/compile/compile_cache.hpp"
@@ -124,6 +125,13 @@ private:
       return std::pair{deploy_outcome::failed, why};
     }
     original_ = std::move(*original);
+    // The region's markers, checked before the lock: a missing, duplicated or nested marker is
+    // refused here with its file and line, and nothing is locked, built or written.
+    if (!target_.region.empty())
+      if (auto region = find_region(original_, target_.region, target_.file.string()); !region) {
+        session_.record(deploy_step::lock, step_status::refused, region.error(), began);
+        return std::pair{deploy_outcome::refused, region.error()};
+      }
     marker_ = deploy_marker{request_.job, request_.run_dir, request_.work_dir, target_.relative_file,
                             backup_path(), request_.chosen.label, this_process(),
                             std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
@@ -238,7 +246,7 @@ private:
   // Writes `inner` (defines and the champion's part) into the target; `step`: write or fix_build.
   bool write(const std::string& inner, deploy_step step) {
     const auto began = clock::now();
-    auto text = splice(original_, target_.region, inner);
+    auto text = splice(original_, target_.region, inner, target_.file.string());
     if (!text) {
       reason_ = text.error();
       session_.record(step, step_status::failed, reason_, began);

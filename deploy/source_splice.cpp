@@ -1,39 +1,14 @@
 #include "deploy/source_splice.hpp"
 
-#include "config/deploy_target.hpp"
+#include "deploy/region_markers.hpp"
 
 namespace warpforge::deploy {
 
-namespace {
-
-struct region_span {
-  std::size_t content_begin = 0; // first byte after the begin marker's line
-  std::size_t content_end = 0;   // first byte of the end marker's line
-};
-
-std::optional<region_span> find_region(std::string_view text, std::string_view region) {
-  const auto begin = text.find(region_begin_marker(region));
-  if (begin == std::string_view::npos)
-    return std::nullopt;
-  const auto line_end = text.find('\n', begin);
-  if (line_end == std::string_view::npos)
-    return std::nullopt;
-  const auto end = text.find(region_end_marker(region), line_end);
-  if (end == std::string_view::npos)
-    return std::nullopt;
-  const auto end_line = text.rfind('\n', end); // the end marker may be indented
-  return region_span{line_end + 1, end_line == std::string_view::npos || end_line < line_end
-                                     ? end
-                                     : end_line + 1};
-}
-
-} // namespace
-
 std::optional<std::string> region_content(std::string_view text, std::string_view region) {
-  auto span = find_region(text, region);
-  if (!span)
+  auto found = find_region(text, region, "the champion");
+  if (!found)
     return std::nullopt;
-  return std::string{text.substr(span->content_begin, span->content_end - span->content_begin)};
+  return std::string{text.substr(found->content_begin, found->content_end - found->content_begin)};
 }
 
 std::string champion_text(const champion& chosen, std::string_view region) {
@@ -53,13 +28,12 @@ std::string champion_text(const champion& chosen, std::string_view region) {
 }
 
 expected<std::string, std::string> splice(std::string_view original, std::string_view region,
-                                          std::string_view inner) {
+                                          std::string_view inner, std::string_view origin) {
   if (region.empty())
     return std::string{inner};
-  auto span = find_region(original, region);
+  auto span = find_region(original, region, origin);
   if (!span)
-    return unexpected{"the target has no region '" + std::string{region} + "' (`" +
-                      region_begin_marker(region) + "` ... `" + region_end_marker(region) + "`)"};
+    return unexpected{span.error()};
   std::string out{original.substr(0, span->content_begin)};
   out += inner;
   out += original.substr(span->content_end);
