@@ -51,6 +51,9 @@ struct observe_request {
   std::vector<std::string> command;   // argv[0] resolved through PATH if it has no '/'
   std::filesystem::path workdir;      // "" = current
   std::string kernel;                 // "" = every kernel
+  std::string buffers_kernel;         // cupti: record this kernel's buffers and hash its first
+                                      // launches' bytes (WARPFORGE_OBSERVE_BUFFERS, inject/buffer_watch.hpp);
+                                      // "" = none (observe); `warpforge init` sets it
   observe_method method = observe_method::automatic;
   std::chrono::seconds timeout{600};
   std::filesystem::path log_dir;      // where the launch log and the program's output go

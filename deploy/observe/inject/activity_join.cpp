@@ -1,13 +1,12 @@
 #include "deploy/observe/inject/activity_join.hpp"
 
 #include "deploy/observe/inject/cupti_note.hpp"
+#include "deploy/observe/inject/demangle.hpp"
 #include "deploy/observe/inject/observer.hpp"
 
 #include <cupti.h>
 
 #include <cstdlib>
-#include <cxxabi.h>
-#include <memory>
 #include <string>
 
 namespace warpforge::observe::inject {
@@ -16,13 +15,6 @@ namespace {
 /// CUPTI's buffers: 8 MiB holds ~40,000 kernel records; the alignment CUPTI requires.
 constexpr std::size_t activity_buffer_bytes = std::size_t{8} << 20;
 constexpr std::size_t activity_buffer_alignment = 8;
-
-std::string demangle(const std::string& symbol) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(
-      abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && text ? std::string(text.get()) : symbol;
-}
 
 void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(activity_buffer_alignment, activity_buffer_bytes));
@@ -57,6 +49,7 @@ launch_record record_of(const CUpti_ActivityKernel10& kernel) {
     record.sequence = launch->sequence;
     record.kernel = std::move(launch->kernel);
     record.params = std::move(launch->params);
+    record.buffers = std::move(launch->buffers);
     if (launch->source == params_source::none)
       self.notes.add("runtime launches without a driver callback: scalar values unavailable");
     bool geometry_agrees = launch->runtime_geometry ==

@@ -3,12 +3,19 @@
 //
 //   WARPFORGE_OBSERVE_OUT=<file>      required: where the launch log goes
 //   WARPFORGE_OBSERVE_KERNEL=<name>   optional: only launches of this kernel (matches_kernel)
+//   WARPFORGE_OBSERVE_BUFFERS=<name>  optional: record this kernel's buffers, hash its first
+//                                     launches' bytes (buffer_watch.hpp; `warpforge init`)
+//   WARPFORGE_OBSERVE_HASH_LAUNCHES=<n>, WARPFORGE_OBSERVE_HASH_BYTES=<bytes>: that hash budget
+//
+// The buffer watch is the only exception to "no synchronisation of its own": it synchronises
+// around the watched kernel's first launches, so it is off unless asked for.
 //
 // Nothing here may take the observed program down: every failure is a note in the log's end line
 // (or, before the log is open, one line on stderr), and the program runs on unobserved. Device
 // state (clocks, limits, caches) is never touched.
 
 #include "deploy/observe/inject/activity_join.hpp"
+#include "deploy/observe/inject/byte_hash.hpp"
 #include "deploy/observe/inject/launch_capture.hpp"
 #include "deploy/observe/inject/observer.hpp"
 
@@ -27,6 +34,20 @@ observer& the_observer() {
 namespace {
 
 std::atomic<bool> initialized{false};
+
+/// A non-negative integer from the environment, else `fallback` (unset, or not a number: a note).
+std::uint64_t number_from_env(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (*end != '\0' || text[0] == '-') {
+    the_observer().notes.add(std::string(name) + "=" + text + " is not a non-negative integer: " +
+                             std::to_string(fallback) + " used");
+    return fallback;
+  }
+  return value;
+}
 
 /// Completes the log once: hands over every activity buffer, counts the launches that never
 /// got a kernel record, writes the end line. Runs from atexit and from the library's destructor,
@@ -59,6 +80,9 @@ void start() {
     return;
   }
   if (const char* kernel = std::getenv("WARPFORGE_OBSERVE_KERNEL")) self.kernel_filter = kernel;
+  if (const char* kernel = std::getenv("WARPFORGE_OBSERVE_BUFFERS")) self.buffers_kernel = kernel;
+  self.hash_launches = static_cast<std::uint32_t>(number_from_env("WARPFORGE_OBSERVE_HASH_LAUNCHES", default_hash_launches));
+  self.hash_bytes_per_launch = number_from_env("WARPFORGE_OBSERVE_HASH_BYTES", default_hash_bytes_per_launch);
   std::atexit(finish_at_exit);
   // Activity first: a launch whose kernel record could not be collected is worth less.
   if (enable_kernel_activity()) subscribe_launch_callbacks();

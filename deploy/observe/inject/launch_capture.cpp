@@ -1,5 +1,6 @@
 #include "deploy/observe/inject/launch_capture.hpp"
 
+#include "deploy/observe/inject/buffer_watch.hpp"
 #include "deploy/observe/inject/cupti_note.hpp"
 #include "deploy/observe/inject/observer.hpp"
 
@@ -8,6 +9,7 @@
 #include <cupti.h> // with the launch calls' parameter structs (generated_*_meta.h)
 
 #include <array>
+#include <optional>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -26,6 +28,18 @@ struct runtime_frame {
   bool driver_seen = false;     // a nested driver launch callback came
 };
 thread_local runtime_frame current_runtime;
+
+/// The watched kernel's launch call in progress on this thread (buffer_watch.hpp): begun at the
+/// first entry that has its parameters (a runtime call, or a driver call not nested in one that
+/// began it), ended at that same call's exit.
+thread_local std::optional<watched_launch> current_watch;
+
+/// Ends the watch at the exit of the call that began it; a failed call drops it.
+void finish_watch_at_exit(std::uint32_t correlation_id, bool failed) {
+  if (!current_watch || current_watch->correlation_id != correlation_id) return;
+  if (!failed) end_watch(*current_watch);
+  current_watch.reset();
+}
 
 std::string driver_error_name(CUresult result) {
   const char* name = nullptr;
@@ -145,17 +159,19 @@ std::string function_name(CUfunction function, const char* symbol) {
 
 void on_driver_launch(CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
   if (call.callbackSite == CUPTI_API_EXIT) {
-    if (*static_cast<const CUresult*>(call.functionReturnValue) != CUDA_SUCCESS)
-      the_observer().launches.forget(call.correlationId);
+    bool failed = *static_cast<const CUresult*>(call.functionReturnValue) != CUDA_SUCCESS;
+    if (failed) the_observer().launches.forget(call.correlationId);
+    finish_watch_at_exit(call.correlationId, failed);
     return;
   }
   auto launch = driver_launch_of(cbid, call.functionParams);
   if (!launch) return;
   std::uint32_t runtime_id = current_runtime.runtime_id;
   if (runtime_id != 0) current_runtime.driver_seen = true;
-  the_observer().launches.add_driver(call.correlationId, runtime_id,
-                                     function_name(launch->function, call.symbolName),
-                                     function_params(launch->function, launch->kernel_params, launch->extra));
+  std::string symbol = function_name(launch->function, call.symbolName);
+  auto params = function_params(launch->function, launch->kernel_params, launch->extra);
+  if (!current_watch) current_watch = begin_watch(call.correlationId, symbol, params);
+  the_observer().launches.add_driver(call.correlationId, runtime_id, std::move(symbol), std::move(params));
 }
 
 /// The parameters of CUDA 13's __cudaLaunchKernel(_ptsz) (crt/device_functions.h), which the
@@ -178,20 +194,39 @@ bool plausible(const runtime_kernel_launch_params& p) {
          p.grid.z <= 65535 && threads >= 1 && threads <= 1024;
 }
 
+bool reads_runtime_kernel(CUpti_CallbackId cbid) {
+  // Other runtime entry points pass a host stub, which needs the runtime to resolve.
+  return cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
+}
+
+std::vector<param_bytes> runtime_kernel_params(const runtime_kernel_launch_params& p) {
+  auto kernel = reinterpret_cast<CUkernel>(p.kernel);
+  return read_params([&](std::size_t i, std::size_t* o, std::size_t* s) {
+    return cuKernelGetParamInfo(kernel, i, o, s);
+  }, param_source{p.args}, "cuKernelGetParamInfo");
+}
+
+/// At a __cudaLaunchKernel call's entry: the watch of its buffers, when it launches the watched
+/// kernel (its parameters are read here, before the launch; a nested driver call then adds none).
+void begin_runtime_watch(CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
+  if (!reads_runtime_kernel(cbid) || current_watch || the_observer().buffers_kernel.empty()) return;
+  const auto& p = *static_cast<const runtime_kernel_launch_params*>(call.functionParams);
+  if (!plausible(p)) return;
+  std::string symbol = call.symbolName ? call.symbolName : "";
+  if (symbol.empty()) symbol = function_name(reinterpret_cast<CUfunction>(p.kernel), nullptr);
+  current_watch = begin_watch(call.correlationId, symbol, runtime_kernel_params(p));
+}
+
 /// A runtime launch that no driver callback carried out: read its parameters from the call.
 void read_runtime_params(CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
-  if (cbid != CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 &&
-      cbid != CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000)
-    return; // other runtime entry points pass a host stub, which needs the runtime to resolve
+  if (!reads_runtime_kernel(cbid)) return;
   const auto& p = *static_cast<const runtime_kernel_launch_params*>(call.functionParams);
   if (!plausible(p)) {
     the_observer().notes.add("__cudaLaunchKernel: unexpected parameter layout: scalar values unavailable");
     return;
   }
-  auto kernel = reinterpret_cast<CUkernel>(p.kernel);
-  auto params = read_params([&](std::size_t i, std::size_t* o, std::size_t* s) {
-    return cuKernelGetParamInfo(kernel, i, o, s);
-  }, param_source{p.args}, "cuKernelGetParamInfo");
+  auto params = runtime_kernel_params(p);
   the_observer().launches.set_runtime_params(
       call.correlationId, std::move(params),
       {p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z});
@@ -206,6 +241,7 @@ void on_runtime_launch(CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
       table.open_runtime(call.correlationId, call.symbolName ? call.symbolName : "");
       current_runtime.runtime_id = call.correlationId;
       current_runtime.driver_seen = false;
+      begin_runtime_watch(cbid, call);
     }
     return;
   }
@@ -214,6 +250,7 @@ void on_runtime_launch(CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
     table.forget(call.correlationId);
   else if (!current_runtime.driver_seen)
     read_runtime_params(cbid, call);
+  finish_watch_at_exit(call.correlationId, failed);
   if (--current_runtime.depth <= 0) current_runtime = {};
 }
 

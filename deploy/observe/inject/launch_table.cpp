@@ -48,6 +48,11 @@ void launch_table::set_runtime_params(std::uint32_t runtime_id, std::vector<para
   found->second->runtime_geometry = geometry;
 }
 
+void launch_table::set_buffers(std::uint32_t id, std::vector<buffer_observation> buffers) {
+  std::lock_guard lock(mutex_);
+  if (auto found = by_id_.find(id); found != by_id_.end()) found->second->buffers = std::move(buffers);
+}
+
 void launch_table::forget(std::uint32_t id) {
   take(id);
 }

@@ -37,6 +37,7 @@ struct pending_launch {
   // against the activity record before those params are trusted.
   std::optional<std::array<std::uint32_t, 6>> runtime_geometry;
   std::vector<std::uint32_t> ids;   // the correlation ids it is known under
+  std::vector<buffer_observation> buffers; // the watched kernel's pointer parameters (buffer_watch)
 };
 
 class launch_table {
@@ -51,6 +52,8 @@ public:
   /// Parameters read from the runtime call itself (no driver callback came).
   void set_runtime_params(std::uint32_t runtime_id, std::vector<param_bytes> params,
                           std::array<std::uint32_t, 6> geometry);
+  /// The watched kernel's buffers (buffer_watch.hpp), once its launch call returned.
+  void set_buffers(std::uint32_t id, std::vector<buffer_observation> buffers);
   /// The launch call failed: no kernel will run.
   void forget(std::uint32_t id);
   /// The launch a kernel activity record belongs to, removed from the table.

@@ -68,6 +68,19 @@ std::string launch_line(const launch_record& record) {
     out.end_object();
   }
   out.end_array();
+  if (!record.buffers.empty()) { // only the launches of WARPFORGE_OBSERVE_BUFFERS's kernel
+    out.key("buffers").begin_array();
+    for (const buffer_observation& buffer : record.buffers) {
+      out.begin_object();
+      out.key("param").value(static_cast<std::uint64_t>(buffer.param));
+      out.key("allocation").value(buffer.allocation);
+      out.key("allocation_bytes").value(buffer.allocation_bytes);
+      out.key("before").value(buffer.before);
+      out.key("after").value(buffer.after);
+      out.end_object();
+    }
+    out.end_array();
+  }
   out.end_object();
   return std::move(out).str();
 }

@@ -21,11 +21,13 @@ line_error key_error(std::string_view key, std::string_view problem) {
   return "key \"" + std::string(key) + "\": " + std::string(problem);
 }
 
-/// Every key of `object` is one of `allowed`, and every one of `allowed` is present.
-std::optional<line_error> check_keys(dom::object object, std::initializer_list<std::string_view> allowed) {
+/// Every key of `object` is one of `allowed` (or `optional`), and every one of `allowed` is present.
+std::optional<line_error> check_keys(dom::object object, std::initializer_list<std::string_view> allowed,
+                                     std::initializer_list<std::string_view> optional = {}) {
   std::set<std::string_view> seen;
   for (auto field : object) {
-    if (std::find(allowed.begin(), allowed.end(), field.key) == allowed.end())
+    if (std::find(allowed.begin(), allowed.end(), field.key) == allowed.end() &&
+        std::find(optional.begin(), optional.end(), field.key) == optional.end())
       return "unknown key \"" + std::string(field.key) + "\"";
     seen.insert(field.key);
   }
@@ -104,9 +106,46 @@ expected<std::vector<param_bytes>, line_error> read_params(dom::object object) {
   return params;
 }
 
+/// A 16-hex-digit hash, or "" (not hashed).
+bool is_hash(std::string_view text) {
+  return text.empty() || (text.size() == 16 && std::all_of(text.begin(), text.end(), [](char c) {
+                            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                          }));
+}
+
+expected<std::vector<buffer_observation>, line_error> read_buffers(dom::object object) {
+  std::vector<buffer_observation> buffers;
+  dom::element element;
+  if (object["buffers"].get(element) != simdjson::SUCCESS) return buffers; // optional
+  dom::array array;
+  if (element.get_array().get(array) != simdjson::SUCCESS)
+    return unexpected(key_error("buffers", "not an array"));
+  for (dom::element item : array) {
+    std::string key = "buffers[" + std::to_string(buffers.size()) + "]";
+    dom::object entry;
+    if (item.get_object().get(entry) != simdjson::SUCCESS) return unexpected(key_error(key, "not an object"));
+    if (auto bad = check_keys(entry, {"param", "allocation", "allocation_bytes", "before", "after"}))
+      return unexpected(key_error(key, *bad));
+    auto param = read_unsigned(entry, "param", std::numeric_limits<std::uint32_t>::max());
+    auto allocation = read_unsigned(entry, "allocation", std::numeric_limits<std::uint64_t>::max());
+    auto bytes = read_unsigned(entry, "allocation_bytes", std::numeric_limits<std::uint64_t>::max());
+    auto before = read_string(entry, "before");
+    auto after = read_string(entry, "after");
+    for (const auto* error : {param ? nullptr : &param.error(), allocation ? nullptr : &allocation.error(),
+                              bytes ? nullptr : &bytes.error(), before ? nullptr : &before.error(),
+                              after ? nullptr : &after.error()})
+      if (error) return unexpected(key + "." + *error);
+    if (!is_hash(*before) || !is_hash(*after))
+      return unexpected(key_error(key, "before and after must be 16 lowercase hex digits or \"\""));
+    buffers.push_back({static_cast<std::uint32_t>(*param), *allocation, *bytes, std::move(*before),
+                       std::move(*after)});
+  }
+  return buffers;
+}
+
 expected<launch_record, line_error> read_launch_line(dom::object object) {
   if (auto bad = check_keys(object, {"seq", "kernel", "demangled", "grid", "block", "smem",
-                                     "duration_ns", "device", "params"}))
+                                     "duration_ns", "device", "params"}, {"buffers"}))
     return unexpected(*bad);
   constexpr std::uint64_t max32 = std::numeric_limits<std::uint32_t>::max();
   constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
@@ -128,6 +167,8 @@ expected<launch_record, line_error> read_launch_line(dom::object object) {
   if (!device) return unexpected(device.error());
   auto params = read_params(object);
   if (!params) return unexpected(params.error());
+  auto buffers = read_buffers(object);
+  if (!buffers) return unexpected(buffers.error());
   launch_record record;
   record.sequence = *seq;
   record.kernel = std::move(*kernel);
@@ -138,6 +179,7 @@ expected<launch_record, line_error> read_launch_line(dom::object object) {
   record.duration_s = static_cast<double>(*duration_ns) * 1e-9;
   record.device = static_cast<std::uint32_t>(*device);
   record.params = std::move(*params);
+  record.buffers = std::move(*buffers);
   return record;
 }
 

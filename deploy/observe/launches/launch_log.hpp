@@ -4,7 +4,9 @@
 //
 //   {"seq":0,"kernel":"_Z5scaleIfEvPT_iS0_","demangled":"void scale<float>(float*, int, float)",
 //    "grid":[x,y,z],"block":[x,y,z],"smem":0,"duration_ns":1234,"device":0,
-//    "params":[{"offset":0,"size":8,"hex":"00a0..."}]}
+//    "params":[{"offset":0,"size":8,"hex":"00a0..."}],
+//    "buffers":[{"param":0,"allocation":N,"allocation_bytes":B,"before":"<16 hex>","after":"..."}]}
+//                               ^ optional: only launches of WARPFORGE_OBSERVE_BUFFERS's kernel
 //   ...
 //   {"end":true,"launches":N,"dropped":D,"notes":["..."]}      <- once, at the program's exit
 //

@@ -85,31 +85,54 @@ std::string to_hex(const void* data, std::size_t size) {
   return hex;
 }
 
-std::string kernel_base_name(std::string_view demangled) {
+namespace {
+
+/// The text before the parameter list of a signature and after its return type, template
+/// arguments kept ("void ns::f<32>(float*)" -> "ns::f<32>"); nullopt without a parameter list.
+std::optional<std::string_view> name_with_template(std::string_view demangled) {
   // Scan from the end: "(anonymous namespace)" and template arguments may hold parentheses and
   // spaces, but the parameter list is always the last bracketed group of a signature.
-  if (demangled.empty() || demangled.back() != ')') return std::string(demangled);
+  if (demangled.empty() || demangled.back() != ')') return std::nullopt;
   std::size_t params_open = matching_open(demangled, demangled.size() - 1, '(', ')');
-  if (params_open == std::string_view::npos || params_open == 0) return std::string(demangled);
+  if (params_open == std::string_view::npos || params_open == 0) return std::nullopt;
   std::string_view head = demangled.substr(0, params_open);
-  if (!head.empty() && head.back() == '>') {
-    std::size_t template_open = matching_open(head, head.size() - 1, '<', '>');
-    if (template_open != std::string_view::npos) head = head.substr(0, template_open);
-  }
   // The return type (if any) is separated by the last top-level space.
   int depth = 0;
   for (std::size_t i = head.size(); i-- > 0;) {
     char c = head[i];
     if (c == ')' || c == '>') ++depth;
     if (c == '(' || c == '<') --depth;
-    if (depth == 0 && c == ' ') return std::string(head.substr(i + 1));
+    if (depth == 0 && c == ' ') return head.substr(i + 1);
   }
-  return std::string(head);
+  return head;
+}
+
+} // namespace
+
+std::string kernel_template_id(std::string_view demangled) {
+  return std::string(name_with_template(demangled).value_or(demangled));
+}
+
+std::string kernel_base_name(std::string_view demangled) {
+  auto head = name_with_template(demangled);
+  if (!head) return std::string(demangled);
+  if (!head->empty() && head->back() == '>') {
+    std::size_t template_open = matching_open(*head, head->size() - 1, '<', '>');
+    if (template_open != std::string_view::npos) return std::string(head->substr(0, template_open));
+  }
+  return std::string(*head);
+}
+
+std::optional<bool> changed(const buffer_observation& buffer) {
+  if (buffer.before.empty() || buffer.after.empty()) return std::nullopt;
+  return buffer.before != buffer.after;
 }
 
 bool matches_kernel(const launch_record& record, std::string_view name) {
   if (name.empty()) return true;
   if (name == record.kernel || name == record.demangled) return true;
+  const std::string_view signature = record.demangled.empty() ? record.kernel : record.demangled;
+  if (name == kernel_template_id(signature)) return true;
   std::string base = kernel_base_name(record.demangled.empty() ? record.kernel : record.demangled);
   return name == base || name == unqualified(base);
 }

@@ -2,6 +2,7 @@
 // saw with kernel records by either correlation id, and the lines the library writes are read
 // back by read_launch_log unchanged (writer and reader agree).
 
+#include "deploy/observe/inject/byte_hash.hpp"
 #include "deploy/observe/inject/launch_table.hpp"
 #include "deploy/observe/inject/log_file.hpp"
 #include "deploy/observe/inject/notes.hpp"
@@ -112,4 +113,60 @@ TEST(inject_log_file, what_the_library_writes_reads_back_and_a_second_process_ge
   ASSERT_EQ(back.params.size(), 2u);
   EXPECT_EQ(as_signed(back.params[1]), -7);
   fs::remove_all(dir);
+}
+
+TEST(inject_buffer_watch, a_hash_is_sixteen_hex_digits_that_change_with_any_byte) {
+  byte_hash empty;
+  EXPECT_EQ(empty.hex(), "cbf29ce484222325"); // the FNV-1a 64 offset basis: nothing hashed
+  byte_hash a, b, chunked;
+  const unsigned char bytes[] = {1, 2, 3, 4};
+  const unsigned char other[] = {1, 2, 3, 5};
+  a.add(bytes, 4);
+  b.add(other, 4);
+  chunked.add(bytes, 1);
+  chunked.add(bytes + 1, 3);
+  EXPECT_EQ(a.hex().size(), 16u);
+  EXPECT_NE(a.hex(), b.hex());
+  EXPECT_EQ(a.hex(), chunked.hex()) << "fed in chunks, as device memory is copied";
+}
+
+TEST(inject_buffer_watch, the_budget_hashes_the_first_launches_under_the_byte_limit_and_says_why_not_the_others) {
+  hash_budget budget(2, 1000);
+  EXPECT_EQ(budget.take(2000), "a launch's buffers (2000 bytes) exceed the hash budget of 1000 bytes a launch: not hashed");
+  EXPECT_EQ(budget.take(1000), "");
+  EXPECT_EQ(budget.take(10), "");
+  EXPECT_EQ(budget.take(10), "later launches of the kernel are not hashed (the first 2 were)");
+}
+
+TEST(inject_buffer_watch, a_launchs_buffers_are_written_and_read_back_with_the_launch) {
+  launch_record record;
+  record.kernel = "_Z1kPfi";
+  record.demangled = "k(float*, int)";
+  record.params = {{0, 8, "0000a000007f0000"}, {8, 4, "20000000"}};
+  record.buffers = {{0, 0x7f0000a00000, 4096, "1111111111111111", "2222222222222222"}};
+  auto log = parse_launch_log(launch_line(record) + "\n", "buffers.jsonl");
+  ASSERT_TRUE(log) << log.error();
+  ASSERT_EQ(log->launches.size(), 1u);
+  ASSERT_EQ(log->launches[0].buffers.size(), 1u);
+  const auto& b = log->launches[0].buffers[0];
+  EXPECT_EQ(b.param, 0u);
+  EXPECT_EQ(b.allocation, 0x7f0000a00000u);
+  EXPECT_EQ(b.allocation_bytes, 4096u);
+  EXPECT_EQ(changed(b), true);
+  record.buffers[0].after = "";
+  auto unhashed = parse_launch_log(launch_line(record) + "\n", "buffers.jsonl");
+  ASSERT_TRUE(unhashed) << unhashed.error();
+  EXPECT_EQ(changed(unhashed->launches[0].buffers[0]), std::nullopt);
+  record.buffers.clear();
+  EXPECT_EQ(launch_line(record).find("buffers"), std::string::npos) << "no watched buffers: no key";
+}
+
+TEST(inject_buffer_watch, a_bad_hash_in_a_log_is_refused_naming_the_line_and_key) {
+  const std::string line =
+    R"({"seq":0,"kernel":"k","demangled":"k","grid":[1,1,1],"block":[1,1,1],"smem":0,"duration_ns":1,"device":0,)"
+    R"("params":[],"buffers":[{"param":0,"allocation":1,"allocation_bytes":4,"before":"xyz","after":""}]})";
+  auto log = parse_launch_log(line + "\n", "bad.jsonl");
+  ASSERT_FALSE(log);
+  EXPECT_NE(log.error().find("bad.jsonl:1"), std::string::npos) << log.error();
+  EXPECT_NE(log.error().find("buffers[0]"), std::string::npos) << log.error();
 }

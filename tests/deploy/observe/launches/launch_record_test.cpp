@@ -81,3 +81,15 @@ TEST(launch_record, a_kernel_matches_by_symbol_signature_or_base_name) {
   EXPECT_FALSE(matches_kernel(extern_c, "fil"));
   EXPECT_TRUE(matches_kernel(named("fill", ""), "fill")); // not demangled: the symbol serves
 }
+
+TEST(launch_record, the_template_id_names_one_instantiation) {
+  warpforge::observe::launch_record r256, r32;
+  r256.kernel = "_Z7reduce7IiLj256ELb1EEvPKT_PS0_j";
+  r256.demangled = "void reduce7<int, 256u, true>(int const*, int*, unsigned int)";
+  r32.demangled = "void reduce7<int, 32u, true>(int const*, int*, unsigned int)";
+  EXPECT_EQ(warpforge::observe::kernel_template_id(r256.demangled), "reduce7<int, 256u, true>");
+  EXPECT_TRUE(warpforge::observe::matches_kernel(r256, "reduce7<int, 256u, true>"));
+  EXPECT_FALSE(warpforge::observe::matches_kernel(r32, "reduce7<int, 256u, true>"));
+  EXPECT_TRUE(warpforge::observe::matches_kernel(r32, "reduce7")) << "the base name still matches every one";
+  EXPECT_EQ(warpforge::observe::kernel_template_id("transposeNaive(float*, int)"), "transposeNaive");
+}
