@@ -1,6 +1,7 @@
 #pragma once
 // The run database (`<run dir>/warpforge.db`): typed reads and writes over the schema of
-// migrations.cpp, documented in docs/run-directory.md.
+// migrations.cpp, documented in docs/run-directory.md. Each table's columns are described once,
+// with its methods below, in storage/tables/<table>.cpp (table.hpp, query.hpp).
 //
 // One writer, many readers. The store actor is the only writer: it opens with open(), which
 // creates the file, switches it to WAL, and migrates it. `warpforge status` and `warpforge tail`
@@ -28,6 +29,8 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -168,7 +171,18 @@ public:
 private:
   database(connection conn, bool read_only) : conn_(std::move(conn)), read_only_(read_only) {}
 
+  // The pieces of a campaign summary (campaign_summary.cpp) and of a deploy step.
   expected<campaign_summary, store_error> summarize(row_id campaign_id);
+  /// A read transaction for a consistent summary; none when the caller's batch is one already.
+  expected<std::optional<transaction>, store_error> read_snapshot();
+  /// The newest campaign's id; none in an empty database.
+  expected<std::optional<row_id>, store_error> latest_campaign();
+  /// Each job's llm_calls of the campaign, summed (jobs without a call are absent).
+  expected<std::map<row_id, llm_spend>, store_error> llm_spend_by_job(row_id campaign_id);
+  /// The event with the highest seq; none before the first.
+  expected<std::optional<event_row>, store_error> last_event();
+  /// The id of the deployment at `work_dir`, when there is one.
+  expected<std::optional<row_id>, store_error> find_deployment(std::string_view work_dir);
 
   connection conn_;
   bool read_only_ = false;

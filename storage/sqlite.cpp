@@ -212,13 +212,16 @@ expected<connection, store_error> connection::open(const std::filesystem::path& 
 }
 
 connection::connection(connection&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+    : db_(std::exchange(other.db_, nullptr)),
+      path_(std::move(other.path_)),
+      cache_(std::move(other.cache_)) {}
 
 connection& connection::operator=(connection&& other) noexcept {
   if (this != &other) {
     close();
     db_ = std::exchange(other.db_, nullptr);
     path_ = std::move(other.path_);
+    cache_ = std::move(other.cache_);
   }
   return *this;
 }
@@ -228,6 +231,7 @@ connection::~connection() {
 }
 
 void connection::close() noexcept {
+  cache_.clear(); // finalizes the cached statements
   // close_v2 defers the close until outstanding statements are finalized, so the order in
   // which a connection and its statements die does not matter.
   sqlite3_close_v2(std::exchange(db_, nullptr));
@@ -239,6 +243,15 @@ expected<statement, store_error> connection::prepare(std::string_view sql) {
   if (rc != SQLITE_OK)
     return unexpected{sqlite_failure(db_, rc, "prepare", sql)};
   return statement{handle, db_};
+}
+
+expected<statement*, store_error> connection::cached(std::string_view sql) {
+  if (auto found = cache_.find(sql); found != cache_.end())
+    return &found->second;
+  auto prepared = prepare(sql);
+  if (!prepared)
+    return unexpected{std::move(prepared).error()};
+  return &cache_.emplace(std::string{sql}, std::move(*prepared)).first->second;
 }
 
 expected<void, store_error> connection::exec(std::string_view script) {

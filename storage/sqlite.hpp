@@ -17,6 +17,8 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,6 +110,11 @@ public:
   ~connection();
 
   expected<statement, store_error> prepare(std::string_view sql);
+  /// The statement for `sql` from this connection's cache: prepared on first use, kept until the
+  /// connection closes (the store runs the same few dozen statements for a whole campaign). The
+  /// caller resets it when done, so it holds no lock or read snapshot (query.hpp's `borrowed`
+  /// does); one use at a time.
+  expected<statement*, store_error> cached(std::string_view sql);
   /// Runs every statement of a script (e.g. a migration) in order; the error names the one that
   /// failed. Rows returned by a statement are discarded.
   expected<void, store_error> exec(std::string_view script);
@@ -131,6 +138,7 @@ private:
 
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
+  std::map<std::string, statement, std::less<>> cache_; // by SQL text; see cached()
 };
 
 enum class transaction_mode {
