@@ -1,5 +1,6 @@
 #include "gpu/compile/compile_cache.hpp"
 
+#include "gpu/compile/include_check.hpp"
 #include "gpu/json_fields.hpp"
 #include "foundation/json/writer.hpp"
 
@@ -20,7 +21,10 @@ namespace {
 // Bumped when an entry's layout or meaning changes; part of every key.
 // v2: compile_kernel checks includes and passes --no-source-include (issue 22); a v1 entry may
 // hold a log that quotes a file the source should never have read, so none is served.
-constexpr std::string_view kernel_key_format = "warpforge-kernel-cache-v2";
+// v3: the key holds every header included from the include folders, and meta.json the entry's
+// lowered symbol; --no-source-include is no longer passed (headers include their siblings),
+// walk_included_headers checks what the working folder would give instead (issue 29).
+constexpr std::string_view kernel_key_format = "warpforge-kernel-cache-v3";
 constexpr std::size_t key_prefix_length = 2; // hex digits of the fan-out directory
 constexpr std::string_view ptx_file = "kernel.ptx";
 constexpr std::string_view cubin_file = "kernel.cubin";
@@ -52,6 +56,7 @@ std::string kernel_meta(std::string_view key, const compile_result& result,
       .key("outcome").value(outcome);
   if (result) {
     out.key("entry").value(result->entry)
+        .key("symbol").value(result->symbol)
         .key("arch").value(result->arch)
         .key("compile_s").value(result->compile_s)
         .key("ptx_bytes").value(static_cast<std::uint64_t>(result->ptx.size()))
@@ -134,6 +139,16 @@ std::string kernel_cache_key(const compile_request& request, std::string_view nv
     cache_detail::add_field(input, option);
   cache_detail::add_field(input, nvrtc_version);
   cache_detail::add_field(input, request.arch);
+  // What NVRTC reads besides the source: an edited header is a new key. A refused walk keys its
+  // reason (the compile is refused the same way while the files stay as they are).
+  const auto walk = walk_included_headers(request.source, request.source_name,
+                                          allowed_include_roots(nvrtc_options(request)).folders, request.include_dirs);
+  for (const auto& header : walk.headers) {
+    cache_detail::add_field(input, header.path);
+    cache_detail::add_field(input, header.text);
+  }
+  if (walk.refusal)
+    cache_detail::add_field(input, *walk.refusal);
   return cache_detail::sha256_hex(input);
 }
 
@@ -256,6 +271,7 @@ std::optional<compile_result> compile_cache::lookup(std::string_view key) const 
   }
   compiled_kernel kernel;
   reader.required("entry", kernel.entry);
+  reader.required("symbol", kernel.symbol);
   reader.required("arch", kernel.arch);
   auto ptx = cache_detail::read_file(dir / ptx_file);
   auto cubin = cache_detail::read_file(dir / cubin_file);

@@ -5,9 +5,10 @@
 //                                    /kernel.cubin   CUBIN bytes    (kernel mode, success only)
 //                                    /program        executable     (program mode, success only)
 //                                    /compile.log    the compiler's log (warnings or errors)
-//                                    /meta.json      outcome, entry, arch, options, versions
+//                                    /meta.json      outcome, entry, symbol, arch, options, versions
 //
-// key = SHA-256 over (kind, source, canonical options, compiler version, arch), each field
+// key = SHA-256 over (kind, source, canonical options, compiler version, arch, and in kernel mode
+// the path and bytes of every header included from the include folders), each field
 // length-prefixed. An entry is written into a temporary directory next to its place and renamed
 // into place, so a crash never leaves a half entry and concurrent writers of one key agree.
 // Deterministic failures (compile_error, invalid_option) are cached too: the same source and

@@ -24,10 +24,13 @@ struct macro_define {
 struct compile_request {
   std::string source;                    // CUDA C++ text
   std::string source_name = "kernel.cu"; // the name NVRTC/nvcc messages use for the source
-  std::string entry;                     // extern "C" __global__ kernel name; unused in program mode
+  std::string entry;                     // the __global__ kernel as the problem names it
+                                         // (config/kernel_entry.hpp); unused in program mode
   std::string arch = "sm_90";            // real target ("sm_90", "sm_90a"): CUBIN needs sm_XX
   std::vector<macro_define> defines;     // in order; a later define of the same name wins
-  std::vector<std::string> include_dirs; // -I, in order
+  std::vector<std::string> include_dirs; // -I, in order: the project's include folders, absolute;
+                                         // every header read from them is checked and keyed
+                                         // (include_check.hpp walk_included_headers)
   std::vector<std::string> extra_flags;  // passed as is, after everything else
   bool line_info = true;                 // -lineinfo: SASS ↔ source lines for profilers
   std::string std = "c++17";             // --std=<std>

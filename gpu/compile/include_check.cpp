@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
 
 namespace warpforge::gpu {
 namespace {
@@ -44,7 +49,7 @@ std::string spelled(const file_reference& reference) {
   return (reference.has_hash ? "#" : "") + reference.keyword + " " + reference.target;
 }
 
-std::optional<std::string> reference_refusal(const file_reference& reference) {
+std::optional<std::string> reference_refusal(const file_reference& reference, bool may_climb = false) {
   if (!reference.literal) {
     const bool operator_piece = reference.keyword.starts_with("__has") &&
                                 reference.keyword != "__has_include" &&
@@ -56,7 +61,23 @@ std::optional<std::string> reference_refusal(const file_reference& reference) {
            (reference.has_hash ? "#" + reference.keyword : reference.keyword) +
            " (a macro cannot be checked)";
   }
-  return path_refusal(std::string_view{reference.target}.substr(1, reference.target.size() - 2));
+  const auto path = std::string_view{reference.target}.substr(1, reference.target.size() - 2);
+  if (may_climb && !path.empty() && !path.starts_with('/') && path.find('\\') == std::string_view::npos)
+    return std::nullopt; // a header's "../x.h": where it lands is checked (walk_included_headers)
+  return path_refusal(path);
+}
+
+// include_refusal's rules over `text`; `may_climb`: a relative path may use "..".
+std::optional<std::string> text_refusal(std::string_view text, bool may_climb) {
+  for (const auto reading : every_reading) {
+    const auto scan = scan_file_references(text, reading);
+    for (const auto& reference : scan.references)
+      if (auto reason = reference_refusal(reference, may_climb))
+        return place_of(text, reference.offset) + ": " + spelled(reference) + ": " + *reason;
+    if (scan.problem)
+      return place_of(text, scan.problem->offset) + ": " + std::string{describe(scan.problem->fault)};
+  }
+  return std::nullopt;
 }
 
 // A path's parts with "." and empty parts dropped and "a/.." folded ("../x" keeps its "..").
@@ -144,7 +165,129 @@ std::string shortened(std::string_view text) {
                                          : std::string{text.substr(0, max_quoted_bytes - 3)} + "...";
 }
 
+namespace fs = std::filesystem;
+
+// Whether `file` is `folder` or below it; both canonical (symbolic links resolved).
+bool canonically_inside(const fs::path& file, const fs::path& folder) {
+  const auto [f, d] = std::mismatch(file.begin(), file.end(), folder.begin(), folder.end());
+  return d == folder.end() || (std::next(d) == folder.end() && d->empty()); // "a/b/" ends with ""
+}
+
+// Each literal file name `text` gives the preprocessor, under every reading, once, in order.
+std::vector<file_reference> named_files(std::string_view text) {
+  std::vector<file_reference> out;
+  std::set<std::string, std::less<>> seen;
+  for (const auto reading : every_reading)
+    for (auto& reference : scan_file_references(text, reading).references)
+      if (reference.literal && seen.insert(reference.target.substr(1, reference.target.size() - 2)).second)
+        out.push_back(std::move(reference));
+  return out;
+}
+
+// Where NVRTC finds a file a directive names: the including file's own folder first, then the
+// -I folders in order (angle brackets too: looking in one more place only adds refusals).
+struct resolution {
+  fs::path lexical;   // <folder>/<name>, normalised, as NVRTC opens it; empty: found nowhere
+  fs::path canonical; // links resolved
+  bool inside = false; // canonical lies inside one of the -I folders
+  bool regular = false;
+};
+
+resolution resolve(std::string_view name, const fs::path& own_folder, const std::vector<fs::path>& roots) {
+  std::vector<fs::path> folders{own_folder};
+  folders.insert(folders.end(), roots.begin(), roots.end());
+  for (const auto& folder : folders) {
+    const fs::path lexical = (folder / std::string{name}).lexically_normal();
+    std::error_code ec;
+    const auto status = fs::status(lexical, ec);
+    if (ec || !fs::exists(status))
+      continue;
+    resolution out{lexical, fs::canonical(lexical, ec), false, fs::is_regular_file(status)};
+    if (ec)
+      continue;
+    out.inside = std::any_of(roots.begin(), roots.end(),
+                             [&](const fs::path& r) { return canonically_inside(out.canonical, r); });
+    return out;
+  }
+  return {};
+}
+
 } // namespace
+
+header_walk walk_included_headers(std::string_view source, std::string_view source_name,
+                                  std::span<const std::string> search_folders,
+                                  std::span<const std::string> walked_folders) {
+  header_walk out;
+  auto canonical_folders = [](std::span<const std::string> folders) {
+    std::vector<fs::path> out;
+    for (const auto& folder : folders) {
+      std::error_code ec;
+      auto root = fs::canonical(folder, ec);
+      if (!ec)
+        out.push_back(std::move(root));
+    }
+    return out;
+  };
+  const auto roots = canonical_folders(search_folders);
+  const auto walked = canonical_folders(walked_folders);
+  struct pending {
+    std::string label;  // "" for the source, else the header's path
+    fs::path folder;    // where its own "..." includes are looked for first
+    std::string text;
+  };
+  std::error_code ec;
+  const fs::path source_folder = fs::absolute(fs::path{std::string{source_name}}, ec).parent_path();
+  std::deque<pending> queue{{"", source_folder, std::string{source}}};
+  std::set<fs::path> seen;
+  while (!queue.empty() && !out.refusal) {
+    const pending file = std::move(queue.front());
+    queue.pop_front();
+    if (!file.label.empty())
+      if (auto refusal = text_refusal(file.text, true)) {
+        out.refusal = file.label + ": " + *refusal;
+        break;
+      }
+    const std::string prefix = file.label.empty() ? "" : file.label + ": ";
+    for (const auto& reference : named_files(file.text)) {
+      const auto name = std::string_view{reference.target}.substr(1, reference.target.size() - 2);
+      const auto found = resolve(name, file.folder, roots);
+      if (found.lexical.empty() || !found.regular)
+        continue; // a header NVRTC carries, or one NVRTC will say it cannot open
+      const std::string where = prefix + place_of(file.text, reference.offset) + ": " + spelled(reference) + ": ";
+      if (!found.inside) {
+        out.refusal = where + "NVRTC would read " + found.lexical.string() +
+                      ", which lies outside the include folders" +
+                      (file.label.empty() && found.lexical.parent_path() == source_folder
+                         ? " (the working folder, searched first for the source's own includes)"
+                         : " (after resolving symbolic links)");
+        break;
+      }
+      const bool project = std::any_of(walked.begin(), walked.end(),
+                                       [&](const fs::path& r) { return canonically_inside(found.canonical, r); });
+      if (!project || !seen.insert(found.canonical).second)
+        continue; // a system folder's header (the toolkit's) is NVRTC's to read; or seen already
+      if (out.headers.size() >= max_included_headers) {
+        out.refusal = where + "more than " + std::to_string(max_included_headers) + " headers are included";
+        break;
+      }
+      const auto size = fs::file_size(found.canonical, ec);
+      if (ec || size > max_header_bytes) {
+        out.refusal = where + found.lexical.string() +
+                      (ec ? " cannot be read" : " is larger than " + std::to_string(max_header_bytes) + " bytes");
+        break;
+      }
+      std::ifstream in{found.canonical, std::ios::binary};
+      std::string text{std::istreambuf_iterator<char>{in}, {}};
+      if (!in.good() && !in.eof()) {
+        out.refusal = where + found.lexical.string() + " cannot be read";
+        break;
+      }
+      out.headers.push_back({found.lexical.string(), text});
+      queue.push_back({found.lexical.string(), found.lexical.parent_path(), std::move(text)});
+    }
+  }
+  return out;
+}
 
 std::optional<std::string> path_refusal(std::string_view path) {
   if (path.empty())
@@ -156,17 +299,7 @@ std::optional<std::string> path_refusal(std::string_view path) {
   return std::nullopt;
 }
 
-std::optional<std::string> include_refusal(std::string_view source) {
-  for (const auto reading : every_reading) {
-    const auto scan = scan_file_references(source, reading);
-    for (const auto& reference : scan.references)
-      if (auto reason = reference_refusal(reference))
-        return place_of(source, reference.offset) + ": " + spelled(reference) + ": " + *reason;
-    if (scan.problem)
-      return place_of(source, scan.problem->offset) + ": " + std::string{describe(scan.problem->fault)};
-  }
-  return std::nullopt;
-}
+std::optional<std::string> include_refusal(std::string_view source) { return text_refusal(source, false); }
 
 include_roots allowed_include_roots(std::span<const std::string> options) {
   include_roots out;

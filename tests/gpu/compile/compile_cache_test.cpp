@@ -124,7 +124,8 @@ TEST(compile_cache, keys_differ_with_defines_arch_options_source_and_entry) {
 TEST(compile_cache, a_key_is_the_same_hex_digest_in_every_release) {
   // Entries written by earlier releases stay valid only while a request maps to the same key:
   // the digest below is pinned (SHA-256 over the length-prefixed fields, 64 lowercase hex).
-  // Changed once on purpose: format v2 (issue 22) drops entries compiled before the include check.
+  // Changed on purpose: format v2 (issue 22) drops entries compiled before the include check, v3
+  // (issue 29) those without the entry's symbol and the included headers in the key.
   compile_request request;
   request.source = "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }\n";
   request.source_name = "k.cu";
@@ -132,7 +133,42 @@ TEST(compile_cache, a_key_is_the_same_hex_digest_in_every_release) {
   request.arch = "sm_90";
   request.defines = {{"BLOCK", "256"}};
   EXPECT_EQ(kernel_cache_key(request, "13.0"),
-            "688f9c5f089a64f99273be7fd8d818d7a87a2fa0f5c5919932d307f12ef714de");
+            "6f5edb9456d33f90c1656568af0a13f288c74a21469acae29441aa60f33be5a5");
+}
+
+// [kernel] include_dirs (issue 29): an edited header is a new key, so a compile never comes back
+// stale from the cache; the same header bytes hit again.
+TEST(compile_cache, editing_an_included_header_misses_the_cache_and_compiles_the_new_text) {
+  test::scratch_dir dir;
+  const fs::path include = dir.path / "include";
+  fs::create_directories(include);
+  std::ofstream{include / "factor.h"} << "#include \"value.h\"\n#define FACTOR VALUE\n";
+  std::ofstream{include / "value.h"} << "#define VALUE 3.0f\n";
+  counting_compiler counter;
+  cached_compiler compiler(compile_cache(dir.path / "cache"), counter);
+  compile_request request;
+  request.source = "#include \"factor.h\"\n"
+                   "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= FACTOR; }\n";
+  request.source_name = "k.cu";
+  request.entry = "k";
+  request.include_dirs = {include.string()};
+  const auto first = compiler.compile(request);
+  ASSERT_TRUE(first) << first.error().log;
+  EXPECT_NE(first->ptx.find("0f40400000"), std::string::npos) << "3.0f";
+  ASSERT_TRUE(compiler.compile(request));
+  EXPECT_EQ(*counter.calls, 1) << "same headers: a hit";
+
+  std::ofstream{include / "value.h", std::ios::trunc} << "#define VALUE 5.0f\n"; // two includes deep
+  const auto edited = compiler.compile(request);
+  ASSERT_TRUE(edited) << edited.error().log;
+  EXPECT_EQ(*counter.calls, 2) << "an edited header is a miss";
+  EXPECT_FALSE(edited->cache_hit);
+  EXPECT_NE(edited->ptx.find("0f40A00000"), std::string::npos) << "5.0f, not the stale 3.0f";
+  EXPECT_EQ(edited->symbol, "k");
+  const auto again = compiler.compile(request);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->cache_hit);
+  EXPECT_EQ(again->symbol, "k") << "the symbol comes back from meta.json";
 }
 
 TEST(compile_cache, sha256_hex_gives_the_fips_180_4_digests_in_lowercase_hex) {

@@ -229,9 +229,10 @@ TEST(compile_kernel, a_refused_file_never_reaches_the_log_whatever_its_spelling)
   }
 }
 
-// --no-source-include: a relative "..." include is looked for in the -I folders only, never in
-// the process's working folder.
-TEST(compile_kernel, a_relative_include_is_not_looked_for_in_the_working_folder) {
+// NVRTC looks for the source's "..." includes in its own folder first: with a bare source name
+// ("variant.cu") the process's working folder. A file found there, outside the -I folders, is
+// refused before NVRTC reads it; one that is not there is looked for in the -I folders only.
+TEST(compile_kernel, a_relative_include_found_in_the_working_folder_is_refused_unless_it_is_an_include_folder) {
   test::scratch_dir scratch;
   const auto previous = std::filesystem::current_path();
   std::filesystem::current_path(scratch.path);
@@ -241,15 +242,19 @@ TEST(compile_kernel, a_relative_include_is_not_looked_for_in_the_working_folder)
   request.source_name = "scale.cu";
   request.entry = "scale";
   const auto result = compile_kernel(request);
-  std::filesystem::current_path(previous);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().log.find("TOPSECRET"), std::string::npos) << result.error().log;
-  EXPECT_NE(result.error().log.find("could not open source file \"here.cuh\""), std::string::npos)
+  EXPECT_NE(result.error().log.find("scale.cu: line 1 column 1: #include \"here.cuh\": NVRTC would read " +
+                                    (std::filesystem::canonical(scratch.path) / "here.cuh").string() +
+                                    ", which lies outside the include folders (the working folder"),
+            std::string::npos)
     << result.error().log;
 
   request.include_dirs = {scratch.path.string()};
   std::ofstream{scratch.path / "here.cuh", std::ios::trunc} << "#define HERE 1\n";
-  EXPECT_TRUE(compile_kernel(request)) << "found in an -I folder";
+  const auto inside = compile_kernel(request);
+  std::filesystem::current_path(previous);
+  EXPECT_TRUE(inside) << "the working folder is an include folder: " << inside.error().log;
 }
 
 // Defence in depth: #line makes NVRTC name a file the source did not include; the log check
@@ -264,4 +269,142 @@ TEST(compile_kernel, a_log_naming_a_file_outside_the_allowed_set_is_withheld) {
   EXPECT_EQ(result.error().kind, compile_failure_kind::compile_error);
   EXPECT_NE(result.error().log.find("its log withheld"), std::string::npos) << result.error().log;
   EXPECT_EQ(result.error().log.find("int oops"), std::string::npos) << result.error().log;
+}
+
+// [kernel] include_dirs (issue 29): headers of the project's include folders are read, with
+// what they include in turn; nothing outside the folders is, whichever way a header names it.
+namespace {
+
+struct project {
+  test::scratch_dir scratch;
+  std::filesystem::path include = scratch.path / "project" / "include";
+  std::filesystem::path outside = scratch.path / "outside";
+  project() {
+    std::filesystem::create_directories(include / "detail");
+    std::filesystem::create_directories(outside);
+    std::ofstream{outside / "secret.h"} << "TOPSECRET_outside\n";
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream{include / name} << text; }
+  std::vector<std::string> folders() const { return {include.string()}; }
+  compile_request request(const std::string& source) const {
+    compile_request r;
+    r.source = source + kernel;
+    r.source_name = "scale.cu";
+    r.entry = "scale";
+    r.include_dirs = {include.string()};
+    return r;
+  }
+};
+
+} // namespace
+
+TEST(include_dirs, a_header_of_the_include_folders_and_the_headers_it_includes_are_compiled_and_listed) {
+  project p;
+  p.write("tile.cuh", "#pragma once\n#include \"detail/width.h\"\n#define TILE (2 * WIDTH)\n");
+  p.write("detail/width.h", "#pragma once\n#include \"../base.h\"\n#define WIDTH (BASE * 2)\n");
+  p.write("base.h", "#define BASE 8\n");
+  auto request = p.request("#include \"tile.cuh\"\n#include <cuda_fp16.h>\n__device__ int tile_size() { return TILE; }\n");
+  const auto walk = walk_included_headers(request.source, request.source_name, request.include_dirs, request.include_dirs);
+  ASSERT_FALSE(walk.refusal) << *walk.refusal;
+  ASSERT_EQ(walk.headers.size(), 3u) << "cuda_fp16.h is in no include folder: not read here";
+  EXPECT_EQ(walk.headers[0].path, (p.include / "tile.cuh").string());
+  EXPECT_EQ(walk.headers[1].path, (p.include / "detail" / "width.h").string());
+  EXPECT_EQ(walk.headers[2].path, (p.include / "base.h").string()) << "its own folder first: detail/../base.h";
+  EXPECT_EQ(walk.headers[2].text, "#define BASE 8\n");
+  request.source = "#include \"tile.cuh\"\n" + std::string{kernel} + "__device__ int tile_size() { return TILE; }\n";
+  const auto compiled = compile_kernel(request);
+  EXPECT_TRUE(compiled) << compiled.error().log;
+}
+
+TEST(include_dirs, a_symbolic_link_out_of_the_folders_is_refused_and_nothing_of_its_target_is_read) {
+  project p;
+  std::filesystem::create_symlink(p.outside / "secret.h", p.include / "config.h");
+  std::filesystem::create_directory_symlink(p.outside, p.include / "vendor");
+  for (const std::string include : {"config.h", "vendor/secret.h"}) {
+    const auto request = p.request("#include \"" + include + "\"\n");
+    const auto result = compile_kernel(request);
+    ASSERT_FALSE(result) << include;
+    EXPECT_EQ(result.error().kind, compile_failure_kind::compile_error);
+    EXPECT_NE(result.error().log.find("scale.cu: line 1 column 1: #include \"" + include + "\": NVRTC would read " +
+                                      (p.include / include).string() + ", which lies outside the include folders"),
+              std::string::npos)
+        << result.error().log;
+    EXPECT_EQ(result.error().log.find("TOPSECRET"), std::string::npos) << result.error().log;
+  }
+  // A link that stays inside is an ordinary header.
+  p.write("real.h", "#define REAL 1\n");
+  std::filesystem::create_symlink(p.include / "real.h", p.include / "alias.h");
+  EXPECT_TRUE(compile_kernel(p.request("#include \"alias.h\"\n"))) << "a link inside the folders";
+}
+
+TEST(include_dirs, a_header_that_names_a_file_outside_is_refused_naming_the_header_and_its_line) {
+  project p;
+  struct trick {
+    std::string text;  // the header's second line on
+    std::string place; // where the refusal points
+    std::string why;
+  };
+  const std::vector<trick> tricks{
+    {"#include \"../../outside/secret.h\"\n", "line 2 column 1", "outside/secret.h, which lies outside the include folders"},
+    {"#include \"../../../../../../../../etc/passwd\"\n", "line 2 column 1", "NVRTC would read /etc/passwd, which lies outside"},
+    {"#include \"" + (p.outside / "secret.h").string() + "\"\n", "line 2 column 1", "only relative paths"},
+    {"#define WHERE \"../../outside/secret.h\"\n#include WHERE\n", "line 3 column 1", "a macro cannot be checked"},
+    {"#\\\ninclude \"/etc/passwd\"\n", "line 2 column 1", "only relative paths"},
+    {"#if __has_include(\"../../outside/secret.h\")\n#endif\n", "line 2 column 5", "which lies outside the include folders"},
+  };
+  for (const auto& [text, place, why] : tricks) {
+    p.write("common.h", "// the project's header\n" + text);
+    const auto result = compile_kernel(p.request("#include \"common.h\"\n"));
+    ASSERT_FALSE(result) << text;
+    EXPECT_EQ(result.error().kind, compile_failure_kind::compile_error);
+    EXPECT_NE(result.error().log.find("scale.cu: " + (p.include / "common.h").string() + ": " + place + ": "),
+              std::string::npos)
+        << text << result.error().log;
+    EXPECT_NE(result.error().log.find(why), std::string::npos) << text << result.error().log;
+    EXPECT_EQ(result.error().log.find("TOPSECRET"), std::string::npos) << result.error().log;
+    EXPECT_EQ(result.error().log.find("root:"), std::string::npos) << result.error().log;
+  }
+}
+
+TEST(include_dirs, a_header_in_no_include_folder_is_not_found_and_the_source_may_not_climb_to_it) {
+  project p;
+  std::ofstream{p.include.parent_path() / "beside.h"} << "TOPSECRET_beside\n";
+  const auto beside = compile_kernel(p.request("#include \"beside.h\"\n"));
+  ASSERT_FALSE(beside);
+  EXPECT_NE(beside.error().log.find("cannot open source file \"beside.h\""), std::string::npos) << beside.error().log;
+  EXPECT_EQ(beside.error().log.find("TOPSECRET"), std::string::npos) << beside.error().log;
+  const auto climbing = compile_kernel(p.request("#include \"../beside.h\"\n"));
+  ASSERT_FALSE(climbing);
+  EXPECT_NE(climbing.error().log.find("the path climbs out"), std::string::npos) << climbing.error().log;
+}
+
+TEST(include_dirs, the_walk_is_bounded_in_headers_and_bytes) {
+  project p;
+  // A chain of headers longer than the bound, each including the next.
+  const auto header = [](std::size_t i) { return std::string{"h"}.append(std::to_string(i)).append(".h"); };
+  for (std::size_t i = 0; i <= max_included_headers; ++i)
+    p.write(header(i), std::string{"#include \""}.append(header(i + 1)).append("\"\n"));
+  const auto chain = walk_included_headers("#include \"h0.h\"\n", "k.cu", p.folders(), p.folders());
+  ASSERT_TRUE(chain.refusal);
+  EXPECT_NE(chain.refusal->find("more than " + std::to_string(max_included_headers) + " headers are included"),
+            std::string::npos)
+      << *chain.refusal;
+  p.write("big.h", std::string(max_header_bytes + 1, ' '));
+  const auto big = walk_included_headers("#include \"big.h\"\n", "k.cu", p.folders(), p.folders());
+  ASSERT_TRUE(big.refusal);
+  EXPECT_NE(big.refusal->find("big.h is larger than"), std::string::npos) << *big.refusal;
+}
+
+TEST(include_dirs, cuda_headers_come_from_the_toolkit_and_are_not_walked_as_the_projects) {
+  project p;
+  p.write("reduce.cuh", "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n");
+  auto request = p.request("#include \"reduce.cuh\"\n#include <cuda_fp16.h>\n");
+  const auto options = nvrtc_options(request);
+  ASSERT_GT(options.size(), canonical_options(request).size()) << "the toolkit's include folders (none here?)";
+  const auto walk = walk_included_headers(request.source, request.source_name, allowed_include_roots(options).folders,
+                                          request.include_dirs);
+  ASSERT_FALSE(walk.refusal) << *walk.refusal;
+  ASSERT_EQ(walk.headers.size(), 1u) << "only the project's header is read and keyed";
+  const auto compiled = compile_kernel(request);
+  EXPECT_TRUE(compiled) << "cooperative_groups.h and its cuda/std headers found: " << compiled.error().log;
 }

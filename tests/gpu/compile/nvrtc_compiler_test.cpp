@@ -31,6 +31,7 @@ TEST(compile_kernel, a_valid_kernel_gives_ptx_and_a_cubin_holding_the_entry) {
   ASSERT_TRUE(entries) << entries.error().detail;
   EXPECT_EQ(*entries, std::vector<std::string>{"scale"});
   EXPECT_EQ(result->entry, "scale");
+  EXPECT_EQ(result->symbol, "scale") << "an extern \"C\" entry's lowered name is its own";
   EXPECT_EQ(result->arch, "sm_90");
   EXPECT_GT(result->compile_s, 0.0);
   EXPECT_FALSE(result->cache_hit);
@@ -94,14 +95,27 @@ TEST(compile_kernel, a_virtual_arch_is_invalid_option_because_it_gives_no_cubin)
   EXPECT_EQ(result.error().kind, compile_failure_kind::invalid_option);
 }
 
-TEST(compile_kernel, a_kernel_without_extern_c_is_a_compile_error_naming_the_entry) {
+TEST(compile_kernel, an_entry_the_source_does_not_define_is_a_compile_error_naming_the_entry_and_the_file) {
   auto request = scale_request();
-  request.source = "__global__ void scale(float* c) { c[0] = 1.0f; }\n";
+  request.entry = "scal";
   auto result = compile_kernel(request);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, compile_failure_kind::compile_error);
-  EXPECT_NE(result.error().log.find("entry 'scale' not found in the compiled module"),
-            std::string::npos)
+  EXPECT_NE(result.error().log.find("identifier \"scal\" is undefined"), std::string::npos) << result.error().log;
+  EXPECT_NE(result.error().log.find("entry 'scal' names no __global__ function of scale.cu"), std::string::npos)
+      << result.error().log;
+}
+
+TEST(compile_kernel, an_entry_naming_a_device_function_is_a_compile_error_naming_the_entry) {
+  auto request = scale_request();
+  request.source = std::string{"__device__ void helper(float* c) { c[0] = 1.0f; }\n"} + request.source;
+  request.entry = "helper";
+  auto result = compile_kernel(request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, compile_failure_kind::compile_error);
+  EXPECT_NE(result.error().log.find("cannot form address of a non-__global__ function"), std::string::npos)
+      << result.error().log;
+  EXPECT_NE(result.error().log.find("entry 'helper' names no __global__ function of scale.cu"), std::string::npos)
       << result.error().log;
 }
 
