@@ -4,6 +4,7 @@
 #include "foundation/vocabulary/enum_text.hpp"
 
 #include "config/configs_reader.hpp"
+#include "config/kernel_entry.hpp"
 #include "config/defaults.hpp"
 #include "config/problem_configs.hpp"
 #include "config/resolved_problem.hpp"
@@ -104,7 +105,7 @@ using toml_reader::presence;
 constexpr std::string_view root_keys[] = {"name",   "kernel",    "dims",    "tunables",
                                           "constraints", "args", "launch", "reference",
                                           "configs", "configs_file", "deploy", "work"};
-constexpr std::string_view kernel_keys[] = {"source", "entry", "flags", "arch"};
+constexpr std::string_view kernel_keys[] = {"source", "entry", "include_dirs", "flags", "arch"};
 constexpr std::string_view tunable_keys[] = {"name", "values", "range", "default", "method"};
 constexpr std::string_view range_keys[] = {"from", "to", "step"};
 constexpr std::string_view buffer_keys[] = {"name", "dtype", "count", "role", "init"};
@@ -167,7 +168,8 @@ public:
                  "name the problem, e.g. name = \"vector_add\"");
       spec.name = *name;
     }
-    if (const auto* kernel = r_.table(root, "", "kernel", presence::required))
+    const auto* kernel = r_.table(root, "", "kernel", presence::required);
+    if (kernel)
       spec.kernel = parse_kernel(*kernel, "kernel", kernel_keys);
     if (const auto* dims = r_.table(root, "", "dims", presence::optional))
       spec.dims = parse_dims(*dims);
@@ -180,6 +182,8 @@ public:
       spec.deploy = deploy::read_deploy_table(*deploy, "deploy", r_, file_);
     if (spec.deploy && spec.deploy->kernel.empty()) // observed timing watches the problem's kernel
       spec.deploy->kernel = spec.kernel.entry;
+    if (kernel) // relative to the project, which [deploy] may name
+      spec.kernel.include_dirs = parse_include_dirs(*kernel, spec);
     if (const auto* constraints = r_.array(root, "", "constraints", presence::optional))
       spec.constraints = parse_constraints(*constraints);
     if (const auto* work = r_.table(root, "", "work", presence::optional)) {
@@ -203,6 +207,62 @@ public:
 
 private:
   // --- [kernel] and reference kernels ---------------------------------------------------------
+  // [kernel] include_dirs: folders relative to the problem's project ([deploy] project, else the
+  // spec's folder), each inside it lexically and after resolving symbolic links.
+  std::vector<std::filesystem::path> parse_include_dirs(const toml::table& kernel, const problem_spec& spec) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> out;
+    const auto* dirs = r_.array(kernel, "kernel", "include_dirs", presence::optional);
+    if (!dirs)
+      return out;
+    std::error_code ec;
+    const bool declared = spec.deploy && !spec.deploy->project.empty(); // empty: [deploy] has errors
+    fs::path project = declared ? spec.deploy->project
+                                : fs::weakly_canonical(fs::absolute(detail::resolve_against(file_, ".")), ec);
+    if (project.has_parent_path() && project.filename().empty()) // "/a/b/" is "/a/b"
+      project = project.parent_path();
+    const std::string where = "the project '" + project.string() + "'" +
+                              (declared ? " ([deploy] project)" : " (the spec's folder)");
+    const auto inside = [&](const fs::path& path) {
+      const auto [p, d] = std::mismatch(path.begin(), path.end(), project.begin(), project.end());
+      return d == project.end();
+    };
+    for (std::size_t i = 0; i < dirs->size(); ++i) {
+      const auto& node = *dirs->get(i);
+      const std::string key = index_key("kernel.include_dirs", i);
+      const auto* text = node.as_string();
+      if (!text) {
+        r_.wrong_type(node, key, "a string", "folders of the project, e.g. include_dirs = [\"include\"]");
+        continue;
+      }
+      const fs::path written{text->get()};
+      if (written.empty() || written.is_absolute()) {
+        r_.error(node.source(), key, "'" + written.string() + "' is not a folder relative to " + where,
+                 "write the folder as it is below the project, e.g. \"include\"");
+        continue;
+      }
+      const fs::path lexical = (project / written).lexically_normal();
+      if (!inside(lexical)) {
+        r_.error(node.source(), key, "'" + written.string() + "' is outside " + where,
+                 "only the project's own folders may be included from; a header elsewhere is not read");
+        continue;
+      }
+      const fs::path resolved = fs::canonical(lexical, ec);
+      if (ec || !fs::is_directory(resolved)) {
+        r_.error(node.source(), key, "'" + written.string() + "' is not a folder of " + where + " (looked for " +
+                   lexical.string() + ")", "paths are relative to the project");
+        continue;
+      }
+      if (!inside(resolved)) {
+        r_.error(node.source(), key, "'" + written.string() + "' leads outside " + where + " through a symbolic link (to " +
+                   resolved.string() + ")", "only the project's own folders may be included from");
+        continue;
+      }
+      out.push_back(resolved);
+    }
+    return out;
+  }
+
   kernel_spec parse_kernel(const toml::table& table, const std::string& path,
                            std::span<const std::string_view> known) {
     r_.check_keys(table, path, known);
@@ -220,19 +280,17 @@ private:
     if (auto entry = r_.string(table, path, "entry", presence::required)) {
       out.entry = *entry;
       const auto& at = table.get("entry")->source();
-      if (!detail::is_identifier(*entry))
+      const auto parsed = parse_kernel_entry(*entry);
+      if (!parsed)
+        r_.error(at, join_key(path, "entry"), "'" + *entry + "' is not a kernel entry: " + parsed.error(),
+                 "name the __global__ function: transposeNaive, ns::scale, MatrixMulCUDA<32>, "
+                 "reduce7<int, 256, true>, or over(float*, int) for one of several overloads");
+      else if (source_text && !mentions_word(*source_text, base_name(*parsed)))
         r_.error(at, join_key(path, "entry"),
-                 "'" + *entry + "' is not a C identifier",
-                 "the entry is the name of an extern \"C\" __global__ function");
-      else if (source_text && !mentions_word(*source_text, *entry))
-        r_.error(at, join_key(path, "entry"),
-                 "the source " + out.source.filename().string() + " never mentions '" + *entry +
-                   "'",
-                 "the entry is the name of an extern \"C\" __global__ function in the source");
-      else if (source_text && source_text->find("extern \"C\"") == std::string::npos)
-        r_.error(at, join_key(path, "entry"),
-                 "the source " + out.source.filename().string() + " has no extern \"C\"",
-                 "declare the entry extern \"C\" __global__ so that its name is not mangled");
+                 "the source " + out.source.filename().string() + " never mentions '" +
+                   std::string{base_name(*parsed)} + "'",
+                 "the entry is a __global__ function of the source (or of a header it includes "
+                 "from include_dirs, when the source names it)");
     }
     if (const auto* flags = r_.array(table, path, "flags", presence::optional)) {
       for (std::size_t i = 0; i < flags->size(); ++i) {

@@ -1,6 +1,7 @@
 #include "config/resolved_problem.hpp"
 
 #include "config/defaults.hpp"
+#include "config/kernel_entry.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -296,6 +297,7 @@ resolve_at(const problem_spec& spec, const tunable_point& point, const problem_c
   resolver r{spec, skip_names, errors, at};
   resolved_problem out;
   out.point = point;
+  out.entry = entry_at_point(spec.kernel.entry, point);
   out.variables = r.variables_for(point);
   if (!errors.empty())
     return unexpected(std::move(errors)); // not a point of this spec: nothing else is meaningful
