@@ -155,6 +155,28 @@ void add_observe(CLI::App& app, exit_code& result, bool separator_given) {
   command->callback([opts, &result] { result = observe(*opts); });
 }
 
+void add_init(CLI::App& app, exit_code& result, bool separator_given) {
+  auto opts = std::make_shared<init_options>();
+  opts->separator_given = separator_given;
+  auto* command = app.add_subcommand(
+    "init", "Run a program once and draft a problem spec for one of its kernels, every guess commented for review");
+  command->add_option("--kernel", opts->kernel, "The kernel (name, template-id such as MatrixMulCUDA<32>, or symbol)")
+    ->required();
+  command->add_option("--source", opts->source, "Its source file (default: found from the program's line info)");
+  command->add_option("--out", opts->out, "The problem spec to write (the kernel file goes beside it)");
+  command->add_option("--name", opts->name, "The problem's name (default: the kernel's)");
+  command->add_option("--build", opts->build, "[deploy] command that rebuilds the program");
+  command->add_option("--verify", opts->verify, "[deploy] command that runs the program's own check");
+  command->add_flag("--force", opts->force, "Overwrite the spec and the kernel file");
+  command->add_option("--cache-dir", opts->cache_dir, "Where the run's logs go (<cache-dir>/<kernel>.init/)");
+  command->add_option("--timeout", opts->timeout_s, "Seconds the program may run before it is killed");
+  command->add_option("--top-k", opts->top_k, "Configurations kept at most")->check(CLI::Range(1, 1000));
+  command->add_option("--coverage", opts->coverage, "Share of the kernel's time to cover (0, 1]");
+  command->add_option("--split", opts->split, "p95/p25 ratio above which a geometry splits into fast and slow");
+  command->add_option("command", opts->command, "The program and its arguments (after --)");
+  command->callback([opts, &result] { result = init(*opts); });
+}
+
 // The notes commands (apps/warpforge/cli/calibrate_notes.hpp): one at a time, each with its text; they measure nothing.
 void add_calibrate_notes_options(CLI::App& command, calibrate_options& opts) {
   auto* defer = command.add_option("--defer", opts.defer_name, "Set this parameter aside (with --reason, --next-idea)");
@@ -380,6 +402,7 @@ int run_command_line(int argc, char** argv) {
   add_program(app, result);
   add_calibrate(app, result);
   add_observe(app, result, std::find(argv, argv + argc, std::string_view{"--"}) != argv + argc);
+  add_init(app, result, std::find(argv, argv + argc, std::string_view{"--"}) != argv + argc);
   add_deploy(app, result);
   add_report(app, result);
   add_bench(app, result);

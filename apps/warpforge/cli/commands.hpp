@@ -133,6 +133,24 @@ struct observe_options {
 };
 exit_code observe(const observe_options& options);
 
+struct init_options {
+  std::vector<std::string> command;     // the program and its arguments (after --)
+  bool separator_given = false;         // `--` was on the command line
+  std::string kernel;                   // required: the kernel (name, template-id or symbol)
+  std::string source;                   // its source file; "" = from the program's line info
+  std::string out = "problem.toml";     // the spec to write (the kernel file goes beside it)
+  std::string name;                     // the problem's name; "" = the kernel's base name
+  std::string build;                    // [deploy] build command; "" = [deploy] commented out
+  std::string verify;                   // [deploy] verify command
+  bool force = false;                   // overwrite the spec and kernel file
+  std::string cache_dir = ".warpforge-observe"; // the run's logs go to <cache-dir>/<kernel>.init/
+  double timeout_s = 600;               // seconds the program may run; then it is killed
+  std::size_t top_k = 5;                // configurations kept at most (as observe's)
+  double coverage = 0.9;                // share of the kernel's time to cover
+  double split = 2.5;                   // p95/p25 above which a geometry splits
+};
+exit_code init(const init_options& options);
+
 struct deploy_options {
   std::string run_dir;       // a finished run
   std::string job;           // "" = the only job whose problem declares [deploy]

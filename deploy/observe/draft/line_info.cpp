@@ -48,16 +48,18 @@ expected<void, std::string> run_tool(const fs::path& tool, std::vector<std::stri
 } // namespace
 
 std::optional<source_place> first_line_of_function(std::string_view listing, std::string_view symbol) {
-  const std::string label = ".text." + std::string{symbol} + ":";
+  // The section label `.text.<symbol>:`, else the symbol's own label `<symbol>:`, each alone at
+  // the start of its line (not a mention in a directive).
   std::size_t at = std::string_view::npos;
-  for (std::size_t found = listing.find(label); found != std::string_view::npos; found = listing.find(label, found + 1)) {
-    // the label itself, at the start of its line (not a mention in a directive)
-    std::size_t line_start = listing.rfind('\n', found);
-    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
-    if (listing.substr(line_start, found - line_start).find_first_not_of(" \t") == std::string_view::npos) {
-      at = found + label.size();
-      break;
+  for (const std::string& label : {".text." + std::string{symbol} + ":", std::string{symbol} + ":"}) {
+    for (std::size_t found = listing.find(label); found != std::string_view::npos && at == std::string_view::npos;
+         found = listing.find(label, found + 1)) {
+      std::size_t line_start = listing.rfind('\n', found);
+      line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+      if (listing.substr(line_start, found - line_start).find_first_not_of(" \t") == std::string_view::npos)
+        at = found + label.size();
     }
+    if (at != std::string_view::npos) break;
   }
   if (at == std::string_view::npos) return std::nullopt;
   const std::size_t next_function = listing.find("\n.text.", at);
@@ -81,7 +83,7 @@ std::optional<source_place> first_line_of_function(std::string_view listing, std
 expected<source_place, std::string> kernel_place_from_line_info(const fs::path& program, std::string_view symbol,
                                                                 const fs::path& work_dir) {
   const auto env = gpu::toolchain_environment::from_process();
-  const fs::path cuda_home = env.cuda_home ? fs::path{*env.cuda_home} : fs::path{"/usr/local/cuda"};
+  const fs::path cuda_home = env.cuda_home ? fs::path{*env.cuda_home} : gpu::default_cuda_home;
   const auto cuobjdump = gpu::find_tool("cuobjdump", env.path, cuda_home);
   const auto nvdisasm = gpu::find_tool("nvdisasm", env.path, cuda_home);
   if (!cuobjdump || !nvdisasm)
