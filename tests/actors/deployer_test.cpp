@@ -54,7 +54,7 @@ TEST_F(Deployer, AnOrderThatCannotStartIsAnErrorNamingTheRunAndIsCounted) {
   const auto missing = dir / "no-such-run";
   auto answer = r.deploy(messages::deploy_order{missing.string(), "transpose", "", false});
   ASSERT_TRUE(answer) << answer.error();
-  EXPECT_EQ(answer->outcome, "error");
+  EXPECT_EQ(answer->outcome, std::nullopt) << "it could not start";
   EXPECT_NE(answer->reason.find(missing.string()), std::string::npos) << answer->reason;
   EXPECT_TRUE(answer->work_dir.empty()) << "nothing was started";
   EXPECT_FALSE(answer->has_before);
@@ -62,7 +62,7 @@ TEST_F(Deployer, AnOrderThatCannotStartIsAnErrorNamingTheRunAndIsCounted) {
   std::filesystem::create_directories(dir / "not-a-run");
   auto recovery = r.deploy(messages::deploy_order{(dir / "not-a-run").string(), "", "", true});
   ASSERT_TRUE(recovery) << recovery.error();
-  EXPECT_EQ(recovery->outcome, "error") << recovery->reason;
+  EXPECT_EQ(recovery->outcome, std::nullopt) << recovery->reason;
   EXPECT_FALSE(recovery->reason.empty());
 
   const auto status = status_of(r);
