@@ -1,45 +1,40 @@
 #include "gpu/device_report.hpp"
 
-#include "gpu/json_fields.hpp"
 #include "foundation/json/writer.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
+#include "gpu/json_fields.hpp"
 
 #include <sstream>
 #include <utility>
 
 namespace warpforge::gpu {
 
-std::string_view to_string(gpu_status status) {
-  switch (status) {
-    case gpu_status::ok: return "ok";
-    case gpu_status::no_driver: return "no_driver";
-    case gpu_status::no_device: return "no_device";
-    case gpu_status::error: return "error";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<gpu_status> gpu_status_words[] = {
+    {gpu_status::ok, "ok"},
+    {gpu_status::no_driver, "no_driver"},
+    {gpu_status::no_device, "no_device"},
+    {gpu_status::error, "error"},
+};
+static_assert(vocabulary::covers(gpu_status_words, all_gpu_statuses));
+
+std::string_view to_string(gpu_status status) { return vocabulary::word_of(gpu_status_words, status); }
 
 std::optional<gpu_status> gpu_status_from_string(std::string_view text) {
-  for (auto status : all_gpu_statuses)
-    if (to_string(status) == text)
-      return status;
-  return std::nullopt;
+  return vocabulary::value_of(gpu_status_words, text);
 }
 
-std::string_view to_string(counter_access access) {
-  switch (access) {
-    case counter_access::readable: return "readable";
-    case counter_access::restricted_admin_only: return "restricted_admin_only";
-    case counter_access::unsupported: return "unsupported";
-    case counter_access::unknown: return "unknown";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<counter_access> counter_access_words[] = {
+    {counter_access::readable, "readable"},
+    {counter_access::restricted_admin_only, "restricted_admin_only"},
+    {counter_access::unsupported, "unsupported"},
+    {counter_access::unknown, "unknown"},
+};
+static_assert(vocabulary::covers(counter_access_words, all_counter_accesses));
+
+std::string_view to_string(counter_access access) { return vocabulary::word_of(counter_access_words, access); }
 
 std::optional<counter_access> counter_access_from_string(std::string_view text) {
-  for (auto access : all_counter_accesses)
-    if (to_string(access) == text)
-      return access;
-  return std::nullopt;
+  return vocabulary::value_of(counter_access_words, text);
 }
 
 std::string device_info::arch() const {

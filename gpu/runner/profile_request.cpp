@@ -1,7 +1,8 @@
 #include "gpu/runner/profile_request.hpp"
 
-#include "gpu/json_fields.hpp"
 #include "foundation/json/writer.hpp"
+#include "foundation/vocabulary/enum_text.hpp"
+#include "gpu/json_fields.hpp"
 
 #include <cmath>
 #include <limits>
@@ -10,51 +11,42 @@
 
 namespace warpforge::gpu {
 
-std::string_view to_string(profile_replay replay) {
-  switch (replay) {
-    case profile_replay::kernel: return "kernel";
-    case profile_replay::user: return "user";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<profile_replay> profile_replay_words[] = {
+    {profile_replay::kernel, "kernel"},
+    {profile_replay::user, "user"},
+};
+static_assert(vocabulary::covers(profile_replay_words, all_profile_replays));
+
+std::string_view to_string(profile_replay replay) { return vocabulary::word_of(profile_replay_words, replay); }
 
 std::optional<profile_replay> profile_replay_from_string(std::string_view text) {
-  for (auto replay : all_profile_replays)
-    if (to_string(replay) == text)
-      return replay;
-  return std::nullopt;
+  return vocabulary::value_of(profile_replay_words, text);
 }
 
-std::string_view to_string(profile_status status) {
-  switch (status) {
-    case profile_status::ok: return "ok";
-    case profile_status::counters_unavailable: return "counters_unavailable";
-    case profile_status::not_supported: return "not_supported";
-    case profile_status::failed: return "failed";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<profile_status> profile_status_words[] = {
+    {profile_status::ok, "ok"},
+    {profile_status::counters_unavailable, "counters_unavailable"},
+    {profile_status::not_supported, "not_supported"},
+    {profile_status::failed, "failed"},
+};
+static_assert(vocabulary::covers(profile_status_words, all_profile_statuses));
+
+std::string_view to_string(profile_status status) { return vocabulary::word_of(profile_status_words, status); }
 
 std::optional<profile_status> profile_status_from_string(std::string_view text) {
-  for (auto status : all_profile_statuses)
-    if (to_string(status) == text)
-      return status;
-  return std::nullopt;
+  return vocabulary::value_of(profile_status_words, text);
 }
 
-std::string_view to_string(metric_source source) {
-  switch (source) {
-    case metric_source::cupti: return "cupti";
-    case metric_source::ncu: return "ncu";
-  }
-  return "unknown";
-}
+constexpr vocabulary::enum_word<metric_source> metric_source_words[] = {
+    {metric_source::cupti, "cupti"},
+    {metric_source::ncu, "ncu"},
+};
+static_assert(vocabulary::covers(metric_source_words, all_metric_sources));
+
+std::string_view to_string(metric_source source) { return vocabulary::word_of(metric_source_words, source); }
 
 std::optional<metric_source> metric_source_from_string(std::string_view text) {
-  for (auto source : all_metric_sources)
-    if (to_string(source) == text)
-      return source;
-  return std::nullopt;
+  return vocabulary::value_of(metric_source_words, text);
 }
 
 namespace {
