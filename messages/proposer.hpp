@@ -30,7 +30,8 @@ typename Inspector::result_type inspect(Inspector& f, candidate& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, model_call& x) {
-  return f(caf::meta::type_name("model_call"), x.purpose, x.model, x.outcome, x.input_tokens, x.output_tokens,
+  auto error = messages::optional_field(x.error);
+  return f(caf::meta::type_name("model_call"), x.purpose, x.model, error, x.input_tokens, x.output_tokens,
            x.cache_read_tokens, x.cache_write_tokens, x.cost_usd, x.seconds, x.attempts, x.transcript);
 }
 

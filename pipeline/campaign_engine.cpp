@@ -412,7 +412,7 @@ void campaign_engine::proposed(ticket id, const expected<proposal, std::string>&
   std::int64_t seq = 0;
   for (const auto& call : answer->calls) {
     const storage::llm_call_record row{job.id, static_cast<std::int64_t>(iteration), ++seq, call.purpose,
-                                       call.model, call.outcome, call.input_tokens, call.output_tokens,
+                                       call.model, std::string{outcome_word(call)}, call.input_tokens, call.output_tokens,
                                        call.cache_read_tokens, call.cache_write_tokens, call.cost_usd, call.seconds,
                                        call.attempts, call.transcript};
     out_.writes.push_back(row);

@@ -15,6 +15,7 @@
 
 #include "config/campaign_spec.hpp"
 #include "foundation/expected/expected.hpp"
+#include "llm/chat/chat.hpp"
 #include "pipeline/candidate.hpp"
 #include "pipeline/diagnosis_summary.hpp"
 
@@ -68,7 +69,7 @@ struct propose_request {
 struct model_call {
   std::string purpose;            // judge, compact, propose, reask, fix_compile, fix_correctness
   std::string model;              // as the provider named it
-  std::string outcome;            // "ok", or the error's kind (rate_limited, budget_exhausted, ...)
+  std::optional<llm::chat_error_kind> error; // none: the model replied (outcome_word: its text)
   std::int64_t input_tokens = 0;  // tokens, cache reads and writes excluded
   std::int64_t output_tokens = 0;
   std::int64_t cache_read_tokens = 0;
@@ -79,6 +80,12 @@ struct model_call {
   std::string transcript;         // its file, relative to the run directory
   friend bool operator==(const model_call&, const model_call&) = default;
 };
+
+/// A call's outcome in the store's llm_calls rows and the llm_call events (docs/events.md): "ok",
+/// or its error's kind (rate_limited, budget_exhausted, ...).
+inline std::string_view outcome_word(const model_call& call) {
+  return call.error ? llm::to_string(*call.error) : std::string_view{"ok"};
+}
 
 struct proposal {
   std::vector<candidate> candidates; // at most K; fewer (or none) when nothing new is left

@@ -190,7 +190,7 @@ std::vector<feed::event> deploy_fix_events(const std::string& job, const deploy_
   for (const auto& c : log.calls)
     events.push_back(job_event(feed::event_type::llm_call, job, 0, feed::no_branch, feed::no_gpu,
                                feed::detail{}.add("stage", "deploy").add("call", ++seq).add("purpose", c.purpose)
-                                 .add("model", c.model).add("outcome", c.outcome)
+                                 .add("model", c.model).add("outcome", outcome_word(c))
                                  .add("input_tokens", c.input_tokens).add("output_tokens", c.output_tokens)
                                  .add("cache_read_tokens", c.cache_read_tokens)
                                  .add("cache_write_tokens", c.cache_write_tokens)

@@ -18,7 +18,6 @@ model_call call_record(const llm::chat_request& request) {
 }
 
 void account(model_call& c, const llm::chat_reply& reply) {
-  c.outcome = "ok";
   if (!reply.model.empty())
     c.model = reply.model;
   c.input_tokens = reply.usage.input;
@@ -43,7 +42,7 @@ expected<llm::chat_reply, std::string> llm_round::call(llm::chat_request request
   auto answer = chat_.chat(request);
   record.transcript = chat_.last_file(run_dir_);
   if (!answer) {
-    record.outcome = std::string{llm::to_string(answer.error().kind)};
+    record.error = answer.error().kind;
     record.attempts = answer.error().attempts;
     record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     budget_spent_ = budget_spent_ || answer.error().kind == llm::chat_error_kind::budget_exhausted;

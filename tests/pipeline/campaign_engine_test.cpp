@@ -592,8 +592,8 @@ TEST_F(CampaignEngine, EachModelCallOfAnAcceptedProposalIsOneStoreRowAndOneLlmCa
   campaign_engine engine{s, jobs(s), [] { return 0.0; }};
   engine.start();
   answering_loop loop{engine};
-  model_call judge{"judge", "claude-haiku-4-5", "ok", 1200, 80, 9000, 0, 0.0021, 1.5, 1, "jobs/x/iter-1/llm/judge.json"};
-  model_call propose{"propose", "claude-sonnet-4-5", "rate_limited", 3400, 2100, 0, 5000, 0.05, 12.25, 3,
+  model_call judge{"judge", "claude-haiku-4-5", std::nullopt, 1200, 80, 9000, 0, 0.0021, 1.5, 1, "jobs/x/iter-1/llm/judge.json"};
+  model_call propose{"propose", "claude-sonnet-4-5", llm::chat_error_kind::rate_limited, 3400, 2100, 0, 5000, 0.05, 12.25, 3,
                      "jobs/x/iter-1/llm/propose.json"};
   // The first proposal is answered with the tuner's candidates and two model calls; the rest as usual.
   std::optional<propose_request> asked;

@@ -114,7 +114,8 @@ TEST_F(DeployFixTest, a_build_error_goes_to_the_model_and_its_corrected_kernel_c
   // Recorded and accounted like the proposer's calls.
   ASSERT_EQ(fixer.log->calls.size(), 1u);
   EXPECT_EQ(fixer.log->calls[0].purpose, "fix_compile");
-  EXPECT_EQ(fixer.log->calls[0].outcome, "ok");
+  EXPECT_EQ(fixer.log->calls[0].error, std::nullopt);
+  EXPECT_EQ(outcome_word(fixer.log->calls[0]), "ok");
   EXPECT_EQ(fixer.log->calls[0].output_tokens, 15);
   EXPECT_EQ(fixer.log->calls[0].transcript, "llm/transpose/deploy-fix/20261125T101010Z/01-fix_compile.json");
   EXPECT_NE(read_text(run_dir / fixer.log->calls[0].transcript).find("BROKEN_BUILD"), std::string::npos);

@@ -318,7 +318,8 @@ TEST_F(LlmProposerTest, ASpentBudgetOrAnUnreachableModelEndsTheRoundCleanlyWithT
   EXPECT_TRUE(made->candidates.empty());
   EXPECT_NE(made->note.find("budget is spent"), std::string::npos) << made->note;
   ASSERT_EQ(made->calls.size(), 1u);
-  EXPECT_EQ(made->calls[0].outcome, "budget_exhausted");
+  EXPECT_EQ(made->calls[0].error, llm::chat_error_kind::budget_exhausted);
+  EXPECT_EQ(outcome_word(made->calls[0]), "budget_exhausted");
 
   auto down = std::make_shared<scripted_model>(std::vector<scripted_model::turn>{
     {"propose", unexpected{llm::chat_error{llm::chat_error_kind::network, "connection refused", std::nullopt, 6}}},
