@@ -16,7 +16,8 @@ namespace warpforge::pipeline {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sass_order& x) {
-  return f(caf::meta::type_name("sass_order"), x.ref, x.cubin_path, x.methods, x.listing_path);
+  return f(caf::meta::type_name("sass_order"), x.ref, x.cubin_path, x.methods, x.listing_path,
+           x.kernel);
 }
 
 template <class Inspector>

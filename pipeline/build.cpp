@@ -56,8 +56,10 @@ compile_order compile_order_for(const job_setup& job, const candidate& what,
   order.ref = ref;
   order.request.source = what.source.empty() ? job.kernel_text : what.source;
   order.request.source_name = what.source_name.empty() ? job.problem.kernel.source.filename().string() : what.source_name;
-  order.request.entry = job.problem.kernel.entry;
+  order.request.entry = resolved.entry; // a tunable in its template arguments at its value
   order.request.arch = arch;
+  for (const auto& folder : job.problem.kernel.include_dirs)
+    order.request.include_dirs.push_back(folder.string());
   // A model's code stands alone: the baseline's tunables are not its macros unless it declares
   // them in its own defines (a `#define BX 32` of its own would otherwise meet -DBX=16).
   if (what.compiled_defines == define_set::tunables_and_own)
@@ -80,6 +82,8 @@ compile_order reference_order_for(const job_setup& job, const branch_ref& job_re
   order.request.source_name = "reference.cu";
   order.request.entry = job.reference_entry;
   order.request.arch = arch;
+  for (const auto& folder : job.problem.kernel.include_dirs) // the reference is of the same project
+    order.request.include_dirs.push_back(folder.string());
   order.request.defines = defines_of(job.problem, job.defaults.point);
   order.request.extra_flags = job.reference_flags;
   order.output_dir = dir.string();
@@ -105,6 +109,7 @@ built_kernel compile(const compile_order& order, const compile_function& compile
     return out;
   }
   out.log = result->log;
+  out.symbol = result->symbol;
   out.compile_s = result->compile_s;
   out.cache_hit = result->cache_hit;
   const fs::path cubin = dir / (order.file_stem + ".cubin");
@@ -159,7 +164,7 @@ std::string catalog_id(const std::string& method) {
 
 sass_order sass_order_for(const built_kernel& kernel, const std::vector<std::string>& methods,
                           const fs::path& listing_path) {
-  return {kernel.ref, kernel.cubin_path, methods, listing_path.string()};
+  return {kernel.ref, kernel.cubin_path, methods, listing_path.string(), kernel.symbol};
 }
 
 sass_verdict check_sass(const sass_order& order) {
@@ -179,7 +184,10 @@ sass_verdict check_sass(const sass_order& order) {
   std::vector<std::string> ids;
   for (const auto& m : order.methods)
     ids.push_back(catalog_id(m));
-  const auto checks = sass::check_methods(listing, sass::signature_table::builtin(), ids);
+  sass::check_options options;
+  if (!order.kernel.empty()) // the entry's own kernel, not the other kernels of its file
+    options.kernel = order.kernel;
+  const auto checks = sass::check_methods(listing, sass::signature_table::builtin(), ids, options);
   for (std::size_t i = 0; i < checks.size(); ++i) {
     method_presence_entry entry{order.methods[i], checks[i].presence, checks[i].reason, {}, checks[i].match_count};
     if (!checks[i].matches.empty()) {

@@ -50,6 +50,8 @@ struct built_kernel {
   double compile_s = 0;       // wall seconds; 0 on a cache hit
   bool cache_hit = false;
   std::string note;           // passed: what the code check noticed and allowed (lower precision)
+  std::string symbol;         // passed: the entry's lowered name in the CUBIN
+                              // (gpu::compiled_kernel::symbol; the SASS check looks at it)
   friend bool operator==(const built_kernel&, const built_kernel&) = default;
 };
 
@@ -60,6 +62,8 @@ struct sass_order {
   std::vector<std::string> methods; // as the candidate claims them (tunable method names or
                                     // catalog ids)
   std::string listing_path;         // where the disassembly is written
+  std::string kernel;               // the entry's symbol: only its kernel is checked; "" = every
+                                    // kernel of the CUBIN
   friend bool operator==(const sass_order&, const sass_order&) = default;
 };
 

@@ -240,8 +240,9 @@ void campaign_engine::race_without_gpu(job_slot& job, const race_plan& race) {
 }
 
 gpu::kernel_launch campaign_engine::launch_of(const job_slot& job, const branch_slot& slot, std::size_t config) const {
-  return {slot.cubin_path, job.setup.problem.kernel.entry,
-          slot.resolved.empty() ? job.setup.configs.at(config).defaults.launch : slot.resolved.at(config).launch};
+  // The entry at the branch's point: a tunable in its template arguments at its value.
+  const auto& at = slot.resolved.empty() ? job.setup.configs.at(config).defaults : slot.resolved.at(config);
+  return {slot.cubin_path, at.entry, at.launch};
 }
 
 // The race's request at one of the job's configurations (its arguments, its launches).

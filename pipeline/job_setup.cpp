@@ -1,5 +1,7 @@
 #include "pipeline/job_setup.hpp"
 
+#include "config/kernel_entry.hpp"
+
 #include "config/toml_reader/placed_error.hpp"
 #include "tuning/search_space.hpp"
 
@@ -48,7 +50,8 @@ expected<job_setup, std::string> open_job(std::string name, std::filesystem::pat
   if (!reference_text)
     return unexpected{reference_text.error()};
   job.reference_text = std::move(*reference_text);
-  job.reference_entry = reference.entry;
+  // A template argument naming a tunable takes its default value (the reference runs there).
+  job.reference_entry = config::entry_at_point(reference.entry, config::default_point(problem));
   job.reference_flags = reference.flags;
   const auto configs = config::problem_configs(problem);
   for (const auto& at : configs) {

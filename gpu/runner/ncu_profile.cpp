@@ -1,11 +1,14 @@
 #include "gpu/runner/ncu_profile.hpp"
 
+#include "gpu/compile/entry_name.hpp"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <csignal>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <sstream>
 #include <system_error>
 
@@ -121,6 +124,17 @@ profile_result make_profile(const profile_request& request, profile_status statu
   return r;
 }
 
+// The symbol ncu is told to profile (--kernel-name-base mangled): the entry's lowered name in its
+// CUBIN (entry_name.hpp); the entry as written when the CUBIN cannot be read or names none (ncu
+// then finds no kernel, and says so).
+std::string kernel_symbol(const kernel_launch& kernel) {
+  std::ifstream file{kernel.cubin_path, std::ios::binary};
+  const std::string image{std::istreambuf_iterator<char>{file}, {}};
+  auto symbol = entry_symbol_in_cubin(std::span{reinterpret_cast<const std::uint8_t*>(image.data()), image.size()},
+                                      kernel.entry);
+  return symbol ? *symbol : kernel.entry;
+}
+
 } // namespace
 
 std::vector<std::string> ncu_arguments(const profile_request& request, const ncu_options& options) {
@@ -140,7 +154,7 @@ std::vector<std::string> ncu_arguments(const profile_request& request, const ncu
           "--kernel-name-base",
           "mangled",
           "--kernel-name",
-          request.run.kernels.front().entry,
+          kernel_symbol(request.run.kernels.front()),
           "--launch-count",
           "1",
           "--log-file",

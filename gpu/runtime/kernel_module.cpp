@@ -1,12 +1,15 @@
 #include "gpu/runtime/kernel_module.hpp"
 
 #include "gpu/check/float16.hpp"
+#include "gpu/compile/cubin_resources.hpp"
+#include "gpu/compile/entry_name.hpp"
 #include "gpu/runtime/cuda_call.hpp"
 
 #include <bit>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <span>
 
 namespace warpforge::gpu {
 
@@ -70,11 +73,18 @@ std::optional<launch_failure> load_kernel(const device_session& device, const ke
   if (image.empty())
     return failure(vocabulary::branch_outcome::runtime_error,
                    role + ": CUBIN " + k.cubin_path.string() + " is missing or empty");
+  // The entry as the problem names it ("MatrixMulCUDA<32>") → its lowered symbol in this CUBIN
+  // (an extern "C" name or a symbol is itself): the rule the compiler checked (entry_name.hpp).
+  // An image that is no ELF CUBIN (a fatbin) is given the entry as its symbol, as before.
+  const auto kernels = kernel_entries(std::span{reinterpret_cast<const std::uint8_t*>(image.data()), image.size()});
+  const auto symbol = kernels ? entry_symbol(*kernels, k.entry) : expected<std::string, std::string>{k.entry};
+  if (!symbol)
+    return failure(vocabulary::branch_outcome::runtime_error, role + ": " + k.cubin_path.string() + ": " + symbol.error());
   if (auto r = WARPFORGE_GPU_CALL(api.module_load_data(&out.module, image.data())); !r)
     return cuda_failure(r.error(), role + ": loading " + k.cubin_path.string());
-  if (auto r = WARPFORGE_GPU_CALL(api.module_get_function(&out.function, out.module, k.entry.c_str()));
+  if (auto r = WARPFORGE_GPU_CALL(api.module_get_function(&out.function, out.module, symbol->c_str()));
       !r)
-    return cuda_failure(r.error(), role + ": entry '" + k.entry + "'");
+    return cuda_failure(r.error(), role + ": entry '" + k.entry + "' (" + *symbol + ")");
   int static_smem = 0;
   int max_threads = 0;
   if (auto r = WARPFORGE_GPU_CALL(

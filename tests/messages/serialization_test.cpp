@@ -124,8 +124,10 @@ TEST_F(MessagesSerialization, BuildOrdersAndTheirAnswersRoundTrip) {
   expect_round_trip(pipeline::built_kernel{order.ref, vocabulary::branch_outcome::compile_error, "sm_90", "",
                                            "kernel.cu(3): error", 0.05, false});
   expect_round_trip(pipeline::built_kernel{order.ref, vocabulary::branch_outcome::passed, "sm_90", "k.cubin", "",
-                                           0.05, false, "lower precision: PTX line 40: cvt.rn.f16.f32 ..."});
-  expect_round_trip(pipeline::sass_order{order.ref, "a.cubin", {"tiling_smem"}, "a.sass"});
+                                           0.05, false, "lower precision: PTX line 40: cvt.rn.f16.f32 ...",
+                                           "_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"});
+  expect_round_trip(pipeline::sass_order{order.ref, "a.cubin", {"tiling_smem"}, "a.sass",
+                                         "_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"});
   expect_round_trip(pipeline::sass_verdict{order.ref,
                                            {{"tiling_smem", sass::method_presence::present, "", "k +0x0130: LDS", 3}},
                                            {},
