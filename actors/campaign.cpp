@@ -1,6 +1,5 @@
 #include "actors/campaign.hpp"
 
-#include "config/toml_reader/placed_error.hpp"
 #include "actors/ask.hpp"
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"
@@ -12,6 +11,8 @@
 #include "messages/supervisor.hpp"
 
 #include <caf/exit_reason.hpp>
+
+#include <stdexcept>
 
 namespace warpforge::actors {
 
@@ -38,15 +39,15 @@ feed::event campaign_event(feed::event_type type, std::string detail_json) {
 }
 
 // campaign_started as docs/events.md lists it; the wall-time budget lets monitors show what is left.
-feed::event started_event(const messages::campaign_plan& plan, const config::campaign_spec* spec) {
+feed::event started_event(const messages::campaign_plan& plan, const config::campaign_spec& spec) {
   feed::detail detail;
   detail.add("kind", pipeline::to_string(plan.mode))
     .add("jobs", static_cast<std::uint64_t>(plan.job_ids.size()))
     .add("gpus", static_cast<std::uint64_t>(plan.gpus.size()))
     .add("resumed", plan.resume)
-    .add("run_dir", plan.run_dir);
-  if (spec != nullptr)
-    detail.add("proposer", config::to_string(spec->proposer.kind)).add("wall_time_s", spec->budget.wall_time_s);
+    .add("run_dir", plan.run_dir)
+    .add("proposer", config::to_string(spec.proposer.kind))
+    .add("wall_time_s", spec.budget.wall_time_s);
   return campaign_event(feed::event_type::campaign_started, detail.json());
 }
 
@@ -84,8 +85,7 @@ void run(self_pointer self) {
   send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_state_change{st.plan->campaign_id, vocabulary::campaign_state::running, {}},
                              [self](std::int64_t) {
-                               auto spec = self->state.spec_of(*self->state.plan);
-                               emit(self->system(), started_event(*self->state.plan, spec ? spec->get() : nullptr));
+                               emit(self->system(), started_event(*self->state.plan, *self->state.spec));
                                send<messages::scheduler_actor, pipeline::campaign_result>(self, std::string{scheduler_name}, *self->state.plan,
                                                               [self](pipeline::campaign_result& r) { record_end(self, r); });
                                if (self->state.interrupt_asked)
@@ -94,28 +94,26 @@ void run(self_pointer self) {
 }
 
 // The job rows, one at a time in spec order (each answer carries its id).
-void record_jobs(self_pointer self, std::vector<config::job_spec> jobs, std::size_t next) {
+void record_jobs(self_pointer self, std::size_t next) {
+  const auto& jobs = self->state.spec->jobs;
   if (next == jobs.size())
     return run(self);
   const auto& job = jobs[next];
   send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::job_record{self->state.plan->campaign_id, job.name, job.problem_path.string()},
-                             [self, jobs, next](std::int64_t id) {
+                             [self, next](std::int64_t id) {
                                self->state.plan->job_ids.push_back(id);
-                               record_jobs(self, jobs, next + 1);
+                               record_jobs(self, next + 1);
                              });
 }
 
 void record(self_pointer self) {
-  auto& plan = *self->state.plan;
-  auto spec = self->state.spec_of(plan);
-  if (!spec)
-    throw std::runtime_error("campaign: the spec no longer validates: " + spec.error());
+  const auto& plan = *self->state.plan;
   send<messages::store_actor, std::int64_t>(self, std::string{store_name},
                              storage::campaign_record{plan.name, plan.spec_path, plan.spec_toml, plan.run_dir},
-                             [self, jobs = (*spec)->jobs](std::int64_t id) {
+                             [self](std::int64_t id) {
                                self->state.plan->campaign_id = id;
-                               record_jobs(self, jobs, 0);
+                               record_jobs(self, 0);
                              });
 }
 
@@ -124,9 +122,8 @@ void record(self_pointer self) {
 void begin(self_pointer self) {
   send<messages::store_actor, std::int64_t>(self, std::string{store_name}, messages::flush_atom::value, [self](std::int64_t) {
     auto stored = report::load_report(self->state.plan->run_dir);
-    auto spec = self->state.spec_of(*self->state.plan);
-    if (stored && spec)
-      if (auto known = campaign_state::with_stored_ids(*self->state.plan, **spec, *stored)) {
+    if (stored)
+      if (auto known = campaign_state::with_stored_ids(*self->state.plan, *self->state.spec, *stored)) {
         self->state.plan = std::move(*known);
         return run(self);
       }
@@ -167,15 +164,12 @@ void record_stop(self_pointer self) {
 
 } // namespace
 
-expected<std::shared_ptr<const config::campaign_spec>, std::string>
-campaign_state::spec_of(const messages::campaign_plan& plan) {
-  if (spec && spec->raw_text == plan.spec_toml)
-    return spec;
-  auto parsed = config::parse_campaign(plan.spec_toml, plan.spec_path);
-  if (!parsed)
-    return unexpected{toml_reader::to_string(parsed.error())};
-  spec = std::make_shared<const config::campaign_spec>(std::move(*parsed));
-  return spec;
+void campaign_state::take(messages::campaign_plan given) {
+  if (!spec)
+    throw std::logic_error("campaign: started without the campaign spec");
+  if (given.spec_toml != spec->raw_text)
+    throw std::logic_error("campaign: the plan's spec text is not the spec this campaign actor was started with");
+  plan = std::move(given);
 }
 
 std::optional<messages::campaign_plan> campaign_state::with_stored_ids(messages::campaign_plan plan,
@@ -226,7 +220,7 @@ messages::campaign_actor::behavior_type campaign(messages::campaign_actor::state
       }
       st.waiting[self->current_sender() ? self->current_sender()->address() : caf::actor_addr{}] = promise;
       if (!st.plan) {
-        st.plan = std::move(plan);
+        st.take(std::move(plan));
         begin(self);
       }
       return promise;

@@ -6,10 +6,13 @@
 // figures (GPU busy as kernel time over wall time, worker occupancy, waits for compiles).
 //
 // Every step is a request repeated after a delay when its actor is down, like the scheduler's.
+//
+// The spec is the one the command parsed, handed over at spawn (shared, immutable) and never parsed
+// again here: the plan's `spec_toml` is only the text recorded in the campaign's row, and a plan
+// whose text is not that spec's is refused as a broken invariant.
 
 #include "actors/ask.hpp"
 #include "config/campaign_spec.hpp"
-#include "foundation/expected/expected.hpp"
 #include "messages/campaign.hpp"
 #include "report/campaign_report.hpp"
 
@@ -38,11 +41,11 @@ struct campaign_state {
   std::optional<pipeline::campaign_result> result; // once the scheduler answered
   bool interrupt_asked = false;
   pending_asks asks;                           // requests out, and those to send again
-  std::shared_ptr<const config::campaign_spec> spec; // as the command loaded it; none (or not the
-                                               // plan's text): parsed from the plan, once
+  std::shared_ptr<const config::campaign_spec> spec; // as the command parsed it
 
-  /// The campaign spec of `plan`: the one given, else the plan's text parsed (and kept).
-  expected<std::shared_ptr<const config::campaign_spec>, std::string> spec_of(const messages::campaign_plan& plan);
+  /// Takes `plan` as the campaign's; throws std::logic_error without a spec or when the plan's
+  /// text is not the spec's (the campaign and scheduler actors run the spec, not the text).
+  void take(messages::campaign_plan plan);
   /// The rows an earlier recording left in the store (none: record them now).
   static std::optional<messages::campaign_plan> with_stored_ids(messages::campaign_plan plan,
                                                                 const config::campaign_spec& spec,
@@ -50,7 +53,7 @@ struct campaign_state {
   messages::component_status status() const;
 };
 
-/// `spec`: the campaign as the command loaded it (none: the plan's text is parsed).
+/// `spec`: the campaign as the command parsed it (required: the first plan is refused without it).
 messages::campaign_actor::behavior_type
 campaign(messages::campaign_actor::stateful_pointer<campaign_state> self,
          std::shared_ptr<const config::campaign_spec> spec);

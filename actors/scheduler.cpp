@@ -1,6 +1,5 @@
 #include "actors/scheduler.hpp"
 
-#include "config/toml_reader/placed_error.hpp"
 #include "actors/ask.hpp"
 #include "actors/compiler.hpp"
 #include "actors/emit.hpp"
@@ -20,6 +19,8 @@
 #include "pipeline/records.hpp"
 
 #include <caf/exit_reason.hpp>
+
+#include <stdexcept>
 
 namespace warpforge::actors {
 
@@ -154,12 +155,11 @@ void start_from_store(self_pointer self) {
 
 void scheduler_state::begin(const messages::campaign_plan& p, const std::optional<pipeline::earlier_run>& earlier,
                             std::vector<pipeline::store_write>& failures, std::vector<feed::event>& failure_events) {
-  // The spec the command loaded, when it is the plan's; parsed again only without it.
-  expected<config::campaign_spec, toml_reader::placed_errors> spec =
-    options.spec && options.spec->raw_text == p.spec_toml ? expected<config::campaign_spec, toml_reader::placed_errors>{*options.spec}
-                                                          : config::parse_campaign(p.spec_toml, p.spec_path);
-  if (!spec)
-    throw std::runtime_error("scheduler: the campaign spec no longer validates: " + toml_reader::to_string(spec.error()));
+  if (!options.spec)
+    throw std::logic_error("scheduler: started without the campaign spec");
+  const auto& spec = *options.spec;
+  if (p.spec_toml != spec.raw_text)
+    throw std::logic_error("scheduler: the plan's spec text is not the spec this scheduler was started with");
   pipeline::campaign_setup setup;
   setup.run_dir = p.run_dir;
   setup.mode = p.mode;
@@ -170,8 +170,8 @@ void scheduler_state::begin(const messages::campaign_plan& p, const std::optiona
   setup.why_no_gpu = p.why_no_gpu;
   setup.tuner_cache = options.tuner_cache;
   std::vector<pipeline::job_setup> jobs;
-  for (std::size_t i = 0; i < spec->jobs.size(); ++i) {
-    const auto& j = spec->jobs[i];
+  for (std::size_t i = 0; i < spec.jobs.size(); ++i) {
+    const auto& j = spec.jobs[i];
     const auto id = i < p.job_ids.size() ? p.job_ids[i] : 0;
     auto job = pipeline::open_job(j.name, j.problem_path, j.problem);
     if (!job) {
@@ -185,7 +185,7 @@ void scheduler_state::begin(const messages::campaign_plan& p, const std::optiona
     jobs.push_back(std::move(*job));
     setup.job_ids.push_back(id);
   }
-  setup.spec = std::move(*spec);
+  setup.spec = spec;
   const auto t0 = started;
   engine = std::make_unique<pipeline::campaign_engine>(std::move(setup), std::move(jobs), [t0] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

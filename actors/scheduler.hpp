@@ -36,8 +36,8 @@ struct scheduler_options {
   std::chrono::milliseconds tick{500};               // how often budgets and idle GPUs are looked at
   std::chrono::milliseconds retry_delay{200};        // before repeating an order whose actor failed
   std::filesystem::path tuner_cache;                 // the cross-run result cache; empty: none
-  std::shared_ptr<const config::campaign_spec> spec; // the campaign as loaded; none (or another
-                                                     // text than the plan's): the plan's text is parsed
+  std::shared_ptr<const config::campaign_spec> spec; // the campaign as the command parsed it,
+                                                     // never parsed again (required)
 };
 
 struct scheduler_state {
@@ -53,8 +53,9 @@ struct scheduler_state {
   std::size_t next_compiler = 0;
   std::vector<std::string> failed_jobs;       // jobs whose problem could not be opened
 
-  /// The engine for `plan`: its jobs opened (a job that cannot be is recorded failed), started
-  /// afresh or from `earlier`.
+  /// The engine for `plan` over the spec of `options`: its jobs opened (a job that cannot be is
+  /// recorded failed), started afresh or from `earlier`. Throws std::logic_error without a spec,
+  /// or when the plan's text is not the spec's (a broken invariant: the actors run the spec).
   void begin(const messages::campaign_plan& plan, const std::optional<pipeline::earlier_run>& earlier,
              std::vector<pipeline::store_write>& failures, std::vector<feed::event>& failure_events);
   messages::component_status status() const;

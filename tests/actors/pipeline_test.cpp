@@ -134,6 +134,7 @@ protected:
       auto cached = std::make_shared<gpu::cached_compiler>(gpu::compile_cache{fs::temp_directory_path() / "wf-pipeline-test-cache"});
       p.compile = [cached](const gpu::compile_request& r) { return cached->compile(r); };
     }
+    p.spec = std::make_shared<const config::campaign_spec>(spec); // parsed once, like the command's
     p.proposer = spec.proposer;
     p.scheduler.compilers = compilers;
     p.scheduler.tick = 50ms;
