@@ -22,7 +22,11 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
+// The reply deadline of a kernel that hangs, so a hang test ends soon; every kernel that answers
+// (pass, crash, lost context, ...) gets a long one instead, which only a broken runner waits out:
+// on a loaded machine a runner may take longer than a short deadline to answer.
 constexpr auto short_watchdog = 500ms;
+constexpr auto answering_watchdog = 30s;
 
 config::supervision_policy fast_policy(std::uint32_t max_restarts) {
   config::supervision_policy p;
@@ -88,7 +92,7 @@ TEST(RunnerKeeper, TheReplyDeadlineKillsASilentRunnerAndTheNextRaceRunsOnAFreshO
   EXPECT_EQ(keeper.watchdog_kills(), 1u);
   EXPECT_FALSE(keeper.running());
 
-  auto next = keeper.run(behaving("pass"), short_watchdog);
+  auto next = keeper.run(behaving("pass"), answering_watchdog);
   ASSERT_TRUE(next) << next.error().to_string();
   EXPECT_EQ(next->kernels[0].outcome, vocabulary::branch_outcome::passed);
   // A hang is the kernel's doing: no budget spent (max_restarts 0), no back-off.
@@ -104,13 +108,13 @@ TEST(RunnerKeeper, ALostContextReplacesTheRunnerWithoutSpendingTheBudget) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(0), seen.sink()};
   for (int i = 0; i < 3; ++i) {
-    auto lost = keeper.run(behaving("lost_context"), short_watchdog);
+    auto lost = keeper.run(behaving("lost_context"), answering_watchdog);
     ASSERT_TRUE(lost) << lost.error().to_string();
     EXPECT_EQ(lost->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
     EXPECT_FALSE(lost->runner_exits) << "the keeper dealt with it";
     EXPECT_FALSE(keeper.running());
   }
-  auto good = keeper.run(behaving("pass"), short_watchdog);
+  auto good = keeper.run(behaving("pass"), answering_watchdog);
   ASSERT_TRUE(good) << good.error().to_string();
   EXPECT_EQ(good->kernels[0].outcome, vocabulary::branch_outcome::passed);
   EXPECT_FALSE(keeper.gave_up());
@@ -123,7 +127,7 @@ TEST(RunnerKeeper, KernelsARunnerLeftWithoutAVerdictRunAgainUntilEveryKernelHasO
   runner_keeper keeper{fake_keeper(0), seen.sink()};
   // Attempt 1 ends on kernel 2 (lost context): 0, 3, 4, 5 have no verdict yet (1 is incorrect).
   // Attempt 2 (0, 3, 4, 5) ends on kernel 4 (the runner's kernel watchdog). Attempt 3 times the rest.
-  auto r = keeper.run(race_of({"pass", "incorrect", "lost_context", "pass", "watchdog", "pass"}), short_watchdog);
+  auto r = keeper.run(race_of({"pass", "incorrect", "lost_context", "pass", "watchdog", "pass"}), answering_watchdog);
   ASSERT_TRUE(r) << r.error().to_string();
   using vocabulary::branch_outcome;
   EXPECT_EQ(outcomes(*r), (std::vector<branch_outcome>{branch_outcome::passed, branch_outcome::incorrect,
@@ -159,19 +163,19 @@ TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(2), seen.sink()};
   for (int i = 0; i < 2; ++i) {
-    auto crashed = keeper.run(behaving("crash"), short_watchdog);
+    auto crashed = keeper.run(behaving("crash"), answering_watchdog);
     ASSERT_TRUE(crashed) << crashed.error().to_string();
     EXPECT_EQ(crashed->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
     EXPECT_NE(crashed->kernels[0].detail.find("crashed"), std::string::npos) << crashed->kernels[0].detail;
     EXPECT_FALSE(keeper.gave_up());
   }
-  auto restarted = keeper.run(behaving("pass"), short_watchdog);
+  auto restarted = keeper.run(behaving("pass"), answering_watchdog);
   ASSERT_TRUE(restarted) << restarted.error().to_string();
   ASSERT_EQ(seen.count(runner_event::kind::restarted), 2);
   EXPECT_EQ(seen.events[1].backoff, 5ms);  // backoff_delay(policy, 0)
   EXPECT_EQ(seen.events[2].backoff, 10ms); // backoff_delay(policy, 1)
 
-  auto third = keeper.run(behaving("crash"), short_watchdog); // 3 > max_restarts 2 in the window
+  auto third = keeper.run(behaving("crash"), answering_watchdog); // 3 > max_restarts 2 in the window
   ASSERT_TRUE(third);
   EXPECT_EQ(third->kernels[0].outcome, vocabulary::branch_outcome::runtime_error);
   EXPECT_TRUE(keeper.gave_up());
@@ -179,7 +183,7 @@ TEST(RunnerKeeper, CrashesBackOffAndGiveUpPastTheBudget) {
     << keeper.give_up_reason();
   EXPECT_EQ(seen.count(runner_event::kind::failed), 1);
 
-  auto after = keeper.run(behaving("pass"), short_watchdog);
+  auto after = keeper.run(behaving("pass"), answering_watchdog);
   ASSERT_FALSE(after) << "no runner: nothing ran";
   EXPECT_EQ(after.error().detail, keeper.give_up_reason());
 }
@@ -218,7 +222,7 @@ constexpr auto duration_ns = "gpu__time_duration.sum";
 TEST(RunnerKeeper, ProfileAnswersWithTheRunnersCountersAndUnknownMetricsAsMissing) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(0), seen.sink()};
-  auto r = keeper.profile(profiling("pass", {dram_pct, duration_ns, "l1tex__nope.sum"}), short_watchdog);
+  auto r = keeper.profile(profiling("pass", {dram_pct, duration_ns, "l1tex__nope.sum"}), answering_watchdog);
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(r->status, gpu::profile_status::ok) << r->note;
   EXPECT_DOUBLE_EQ(r->values.at(dram_pct), 91.5);
@@ -230,7 +234,7 @@ TEST(RunnerKeeper, ProfileAnswersWithTheRunnersCountersAndUnknownMetricsAsMissin
 TEST(RunnerKeeper, RestrictedCountersAreAnAnswerAndTheRunnerStays) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(0), seen.sink()};
-  auto r = keeper.profile(profiling("restricted", {dram_pct}), short_watchdog);
+  auto r = keeper.profile(profiling("restricted", {dram_pct}), answering_watchdog);
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(r->status, gpu::profile_status::counters_unavailable);
   EXPECT_TRUE(keeper.running());
@@ -241,7 +245,7 @@ TEST(RunnerKeeper, ProfilingSharesTheRunnersDeathHandlingWithRun) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(1), seen.sink()};
   // A candidate that loses the context under the profiler: a fresh runner, no budget spent.
-  auto lost = keeper.profile(profiling("lost_context", {dram_pct}), short_watchdog);
+  auto lost = keeper.profile(profiling("lost_context", {dram_pct}), answering_watchdog);
   ASSERT_TRUE(lost) << lost.error().to_string();
   EXPECT_TRUE(lost->runner_exits);
   EXPECT_FALSE(keeper.running());
@@ -251,29 +255,30 @@ TEST(RunnerKeeper, ProfilingSharesTheRunnersDeathHandlingWithRun) {
   EXPECT_EQ(hung.error().kind, gpu::runner_error_kind::reply_timeout);
   EXPECT_EQ(keeper.watchdog_kills(), 1u);
   // A runner that crashes mid-profile spends the budget, as in run().
-  auto crashed = keeper.profile(profiling("crash", {dram_pct}), short_watchdog);
+  auto crashed = keeper.profile(profiling("crash", {dram_pct}), answering_watchdog);
   ASSERT_FALSE(crashed);
   EXPECT_EQ(crashed.error().kind, gpu::runner_error_kind::crashed);
   EXPECT_FALSE(keeper.gave_up());
-  auto good = keeper.profile(profiling("pass", {dram_pct}), short_watchdog);
+  auto good = keeper.profile(profiling("pass", {dram_pct}), answering_watchdog);
   ASSERT_TRUE(good) << good.error().to_string();
   EXPECT_EQ(good->status, gpu::profile_status::ok);
   EXPECT_EQ(keeper.restarts(), 3u);
   EXPECT_EQ(seen.events[1].backoff.count(), 0) << "the lost context: no back-off";
   EXPECT_EQ(seen.events[3].backoff, 5ms) << "the crash: backoff_delay(policy, 0)";
-  auto again = keeper.profile(profiling("crash", {dram_pct}), short_watchdog); // 2 > max_restarts 1
+  auto again = keeper.profile(profiling("crash", {dram_pct}), answering_watchdog); // 2 > max_restarts 1
   ASSERT_FALSE(again);
   EXPECT_TRUE(keeper.gave_up());
   // run() still works the same way after profiling: the same keeper, the same runner.
-  auto run_after = keeper.run(behaving("pass"), short_watchdog);
+  auto run_after = keeper.run(behaving("pass"), answering_watchdog);
   ASSERT_FALSE(run_after);
   EXPECT_EQ(run_after.error().detail, keeper.give_up_reason());
 }
 
 // --- the actor, on the runtime's feed and store -----------------------------------------------
 
-messages::race_order race_order_for(gpu::race_request request) {
-  return {{"nightly", "transpose", 1, -1}, std::move(request), 0};
+// `deadline`: the reply deadline per kernel; zero leaves the worker's default.
+messages::race_order race_order_for(gpu::race_request request, std::chrono::milliseconds deadline = {}) {
+  return {{"nightly", "transpose", 1, -1}, std::move(request), std::chrono::duration<double>(deadline).count()};
 }
 
 class GpuWorker : public ::testing::Test {
@@ -308,7 +313,7 @@ protected:
     c.lock_holder = "gpu_worker_test";
     c.lock = gpu::lock_policy::fail;
     c.lock_dir = dir / "locks";
-    c.default_watchdog = short_watchdog;
+    c.default_watchdog = answering_watchdog;
     return c;
   }
 
@@ -338,7 +343,8 @@ TEST_F(GpuWorker, EveryMisbehaviourGetsItsOutcomeAndTheGoodKernelIsStillMeasured
       {"pass", vocabulary::branch_outcome::passed},
     };
     for (const auto& [entry, want] : script) {
-      self->request(worker, 10s, race_order_for(behaving(entry)))
+      const auto deadline = entry == "hang" ? short_watchdog : answering_watchdog;
+      self->request(worker, 10s, race_order_for(behaving(entry), deadline))
         .receive(
           [&, entry = entry, want = want](const messages::race_reply& r) {
             ASSERT_EQ(r.result.kernels.size(), 1u);

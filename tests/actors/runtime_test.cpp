@@ -185,11 +185,18 @@ TEST_F(Runtime, KeyedWritesRepeatedAfterAStoreRestartChangeNothing) {
   m.median_s = 1e-3;
   ASSERT_TRUE((*rt)->record(m));
   // The store goes down and comes back; the writer repeats what it had sent.
+  // Waits for the supervisor to register the new store (not a fixed sleep: a loaded machine may
+  // take longer); the bound only ends a broken restart.
+  const auto killed = lookup<caf::actor>((*rt)->system(), store_name).address();
   caf::anon_send_exit(lookup<messages::store_actor>((*rt)->system(), store_name), caf::exit_reason::kill);
-  std::this_thread::sleep_for(100ms);
-  expected<std::int64_t, std::string> again = unexpected{std::string{}};
-  for (int attempt = 0; attempt < 50 && !again; ++attempt, std::this_thread::sleep_for(20ms))
-    again = (*rt)->record(branch);
+  bool restarted = false;
+  for (auto deadline = std::chrono::steady_clock::now() + 60s;
+       !restarted && std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(5ms)) {
+    auto now = lookup<caf::actor>((*rt)->system(), store_name);
+    restarted = now && now.address() != killed;
+  }
+  ASSERT_TRUE(restarted) << "the store was not restarted";
+  auto again = (*rt)->record(branch);
   ASSERT_TRUE(again) << again.error();
   EXPECT_EQ(*again, *first) << "the same row, not a second one";
   m.median_s = 2e-3;
