@@ -212,6 +212,58 @@ TEST_F(MessagesSerialization, FeedEventsRoundTripWithTheirDetail) {
   EXPECT_EQ(round_trip(system, e), e);
 }
 
+TEST_F(MessagesSerialization, AChatAnswerComesBackAsTheReplyOrAsTheErrorItCarried) {
+  llm::chat_reply reply;
+  reply.text = "__global__ void k() {}";
+  reply.stop = llm::stop_reason::max_tokens;
+  reply.usage = {100, 20, 30, 4};
+  reply.cost_usd = 0.25;
+  reply.attempts = 3;
+  reply.model = "m-1";
+  reply.notes = {"no token usage reported"};
+  const auto replied = round_trip(system, chat_answer{reply});
+  ASSERT_TRUE(std::holds_alternative<llm::chat_reply>(replied.outcome));
+  const auto& back = std::get<llm::chat_reply>(replied.outcome);
+  EXPECT_EQ(back.text, reply.text);
+  EXPECT_EQ(back.stop, llm::stop_reason::max_tokens);
+  EXPECT_EQ(back.usage, reply.usage);
+  EXPECT_EQ(back.attempts, 3u);
+  EXPECT_EQ(back.notes, reply.notes);
+
+  const auto failed =
+    round_trip(system, chat_answer{llm::chat_error{llm::chat_error_kind::rate_limited, "429 after 5 tries", 429u, 5}});
+  ASSERT_TRUE(std::holds_alternative<llm::chat_error>(failed.outcome));
+  const auto& error = std::get<llm::chat_error>(failed.outcome);
+  EXPECT_EQ(error.kind, llm::chat_error_kind::rate_limited);
+  EXPECT_EQ(error.message, "429 after 5 tries");
+  EXPECT_EQ(error.http_status, 429u);
+  EXPECT_EQ(error.attempts, 5u);
+
+  const auto done = round_trip(system, chat_done{llm::chat_error_kind::budget_exhausted, 0, 0});
+  EXPECT_EQ(done.failure, llm::chat_error_kind::budget_exhausted);
+  const auto replied_done = round_trip(system, chat_done{std::nullopt, 154, 0.25});
+  EXPECT_EQ(replied_done.failure, std::nullopt);
+  EXPECT_EQ(replied_done.tokens, 154);
+}
+
+TEST_F(MessagesSerialization, ADeployAnswerCarriesItsOutcomeOrNoneWhenTheDeployCouldNotStart) {
+  expect_round_trip(deploy_answer{deploy::deploy_outcome::rolled_back, "slower", "/w", true, 2.0, 0.1, true, 2.5, 0.2,
+                                  "kernel_ms"});
+  expect_round_trip(deploy_answer{std::nullopt, "no job 'x'", "", false, 0, 0, false, 0, 0, ""});
+  EXPECT_EQ(round_trip(system, deploy_done{deploy::deploy_outcome::nothing_to_recover}).outcome,
+            deploy::deploy_outcome::nothing_to_recover);
+  EXPECT_EQ(round_trip(system, deploy_done{}).outcome, std::nullopt);
+}
+
+TEST_F(MessagesSerialization, AProposalsFailureComesBackAndNoFailureStaysNone) {
+  pipeline::proposal failed;
+  failed.failure = "cannot load the problem p.toml";
+  expect_round_trip(failed);
+  pipeline::proposal proposed;
+  proposed.candidates = {sample_candidate()};
+  EXPECT_EQ(round_trip(system, proposed).failure, std::nullopt);
+}
+
 TEST_F(MessagesSerialization, EveryComponentStateHasAName) {
   for (auto state : all_component_states) {
     auto back = component_state_from_string(to_string(state));

@@ -33,5 +33,24 @@ TEST(HeaviestConfig, TheFirstOfEqualsAndASingleConfig) {
   EXPECT_EQ(heaviest_config({config_of("only", 1.0, 100)}), 0u);
 }
 
+TEST(RunnerCannotCheck, AReferenceFromAnExpectedValuesFileNamesTheProblemAndOpenJobRefusesItWithTheSameText) {
+  config::problem_spec problem;
+  problem.reference.kind = config::reference_kind::file;
+  const auto why = runner_cannot_check(problem, "specs/p.toml");
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "specs/p.toml: a reference from an expected-values file is not supported by the runner yet");
+  const auto opened = open_job("p", "specs/p.toml", problem);
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error(), *why);
+}
+
+TEST(RunnerCannotCheck, TheKernelsOwnOrAnotherKernelAsReferenceIsChecked) {
+  config::problem_spec problem;
+  problem.reference.kind = config::reference_kind::self;
+  EXPECT_EQ(runner_cannot_check(problem, "p.toml"), std::nullopt);
+  problem.reference.kind = config::reference_kind::kernel;
+  EXPECT_EQ(runner_cannot_check(problem, "p.toml"), std::nullopt);
+}
+
 } // namespace
 } // namespace warpforge::pipeline
