@@ -11,6 +11,7 @@ warpforge_library(gpu_host
     stats/sample_stats.cpp
     stats/round_stats.cpp
     stats/warmup_rule.cpp
+    stats/order_settled.cpp
     stats/stopping_rule.cpp
     check/float16.cpp
     check/element_access.cpp

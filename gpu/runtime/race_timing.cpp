@@ -69,6 +69,7 @@ bool race_runner::run_rounds(const std::vector<std::size_t>& kernels,
   const stopping_rule rule{policy, kernels.size()};
   std::vector<std::vector<std::vector<double>>> samples(kernels.size()); // [kernel][round][sample]
   std::vector<round_summary> summaries(kernels.size());
+  std::vector<std::vector<round_summary>> history(kernels.size()); // [kernel][round - 1]: for the order rule
   const auto start = steady::now();
   std::size_t rounds = 0;
   stop_decision decision = stop_decision::keep_going;
@@ -91,14 +92,20 @@ bool race_runner::run_rounds(const std::vector<std::size_t>& kernels,
     }
     ++rounds;
     std::vector<round_summary> live;
+    std::vector<round_summary> live_at_half; // after rounds/2 rounds: how fast the intervals narrow
     for (std::size_t k = 0; k < kernels.size(); ++k)
       if (!has_verdict(kernels[k])) {
         summaries[k] = summarize_rounds(samples[k]);
+        history[k].push_back(summaries[k]);
         live.push_back(summaries[k]);
+        if (rounds / 2 >= 1 && history[k].size() == rounds)
+          live_at_half.push_back(history[k][rounds / 2 - 1]);
       }
     if (live.empty())
       return false;
-    decision = rule.decide(live, rounds, seconds_since(start));
+    if (live_at_half.size() != live.size())
+      live_at_half.clear(); // a kernel missed a round: no pace to read
+    decision = rule.decide(live, rounds, seconds_since(start), live_at_half);
   }
   result_.rounds_wall_s = seconds_since(start);
   for (std::size_t k = 0; k < kernels.size(); ++k) {

@@ -1,6 +1,7 @@
 #include "gpu/stats/stopping_rule.hpp"
 
 #include "foundation/vocabulary/enum_text.hpp"
+#include "gpu/stats/order_settled.hpp"
 
 #include <algorithm>
 
@@ -11,6 +12,7 @@ constexpr vocabulary::enum_word<stop_decision> stop_decision_words[] = {
     {stop_decision::converged, "converged"},
     {stop_decision::budget_exhausted, "budget_exhausted"},
     {stop_decision::max_samples, "max_samples"},
+    {stop_decision::settled, "settled"},
 };
 static_assert(vocabulary::covers(stop_decision_words, all_stop_decisions));
 
@@ -36,12 +38,20 @@ bool stopping_rule::kernel_converged(const round_summary& kernel, std::size_t ro
          kernel.stats.median_s > 0.0 && kernel.half_width <= policy_.ci_target;
 }
 
-stop_decision stopping_rule::decide(std::span<const round_summary> kernels, std::size_t rounds,
-                                    double wall_s) const {
+stop_decision stopping_rule::decide(std::span<const round_summary> kernels, std::size_t rounds, double wall_s,
+                                    std::span<const round_summary> at_half) const {
   if (!kernels.empty() && std::all_of(kernels.begin(), kernels.end(), [&](const round_summary& k) {
         return kernel_converged(k, rounds);
       }))
     return stop_decision::converged;
+  // The rounds the budget allows at this pace: what the order rule projects the intervals to.
+  const double rounds_at_budget = wall_s > 0.0 ? static_cast<double>(rounds) * budget_s() / wall_s
+                                               : static_cast<double>(rounds);
+  if (rounds >= settle_min_rounds && rounds >= policy_.min_rounds &&
+      std::all_of(kernels.begin(), kernels.end(),
+                  [&](const round_summary& k) { return k.stats.count >= policy_.min_samples; }) &&
+      order_settled(kernels, at_half, rounds, rounds_at_budget))
+    return stop_decision::settled;
   if (wall_s >= budget_s())
     return stop_decision::budget_exhausted;
   if (std::any_of(kernels.begin(), kernels.end(),
