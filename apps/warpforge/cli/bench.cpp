@@ -25,14 +25,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One (GPU, kernel) cell, from the recorded events.
+// One (GPU, kernel) cell, from the recorded results.
 struct bench_row {
   int gpu = -1;
   std::int64_t kernel = 0;
-  std::string outcome = "not_run";
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   std::string detail;
-  const recorded_event* measured = nullptr; // branch_measured, when it passed
+  const measured_record* measured = nullptr; // when it passed
+
+  std::string outcome_text() const { return std::string{vocabulary::to_string(outcome)}; }
 };
+
+// Each kernel's build, by its ordinal (the baseline is 0).
+using compiled_map = std::map<std::int64_t, const compiled_record*>;
 
 std::string label(const bench_options& options, std::int64_t ordinal) {
   if (ordinal == 0)
@@ -41,74 +46,83 @@ std::string label(const bench_options& options, std::int64_t ordinal) {
   return i < options.candidate_paths.size() ? fs::path{options.candidate_paths[i]}.filename().string() : "?";
 }
 
-std::vector<bench_row> rows_of(const std::vector<recorded_event>& events) {
-  std::map<std::pair<int, std::int64_t>, bench_row> rows;
-  for (const auto& e : events) {
-    if (e.type == "branch_measured") {
-      auto& r = rows[{e.gpu, e.branch}];
-      r = {e.gpu, e.branch, "passed", "", &e};
-    } else if (e.type == "branch_failed") {
-      auto& r = rows[{e.gpu, e.branch}];
-      r = {e.gpu, e.branch, e.text("outcome"), e.text("detail"), nullptr};
+// The latest verdict of each (GPU, kernel): measured, or failed with its outcome.
+std::vector<bench_row> rows_of(const recorded_results& results) {
+  std::map<std::pair<int, std::int64_t>, std::pair<std::int64_t, bench_row>> rows; // with its seq
+  auto keep = [&](const recorded_place& at, bench_row row) {
+    auto& [seq, kept] = rows[{at.gpu, at.branch}];
+    if (at.seq >= seq) {
+      seq = at.seq;
+      kept = std::move(row);
     }
-  }
+  };
+  for (const auto& m : results.measured)
+    keep(m.at, {m.at.gpu, m.at.branch, vocabulary::branch_outcome::passed, "", &m});
+  for (const auto& f : results.failed)
+    keep(f.at, {f.at.gpu, f.at.branch, f.outcome, f.detail, nullptr});
   std::vector<bench_row> out;
   for (auto& [key, row] : rows)
-    out.push_back(row);
+    out.push_back(row.second);
   return out;
 }
 
 // What the code check could read, as the run's branch_compiled events say: never "checked" of a
 // SASS no disassembler could list.
-void print_code_check(const std::map<std::int64_t, const recorded_event*>& compiled) {
+void print_code_check(const compiled_map& compiled) {
   if (compiled.empty())
     return;
-  const auto sass = compiled.begin()->second->text("sass_check");
+  const auto& sass = compiled.begin()->second->sass_check;
   if (sass.empty()) // recorded before the events said so
     return;
   std::printf("code check: PTX checked, SASS %s\n", sass.c_str());
 }
 
-void print_verdicts(const bench_options& options, const std::vector<bench_row>& rows,
-                    const std::map<std::int64_t, const recorded_event*>& compiled, double buffer_bytes) {
-  std::map<int, double> baseline; // median per GPU
+// The baseline's median per GPU, seconds.
+std::map<int, double> baseline_medians(const std::vector<bench_row>& rows) {
+  std::map<int, double> baseline;
   for (const auto& r : rows)
     if (r.kernel == 0 && r.measured)
-      baseline[r.gpu] = r.measured->number("time_s");
+      baseline[r.gpu] = r.measured->time_s;
+  return baseline;
+}
+
+void print_verdicts(const bench_options& options, const std::vector<bench_row>& rows, const compiled_map& compiled,
+                    double buffer_bytes) {
+  const auto baseline = baseline_medians(rows);
   std::printf("\n%-4s %-22s %-14s %-13s %11s %23s %7s %7s %6s %8s %8s\n", "GPU", "kernel", "outcome", "compile",
               "median", "95% CI of median", "cv", "samples", "rounds", "GB/s*", "speed-up");
   for (const auto& r : rows) {
     char compile[32] = "-";
     if (auto c = compiled.find(r.kernel); c != compiled.end())
-      std::snprintf(compile, sizeof compile, "%s %.1fms", c->second->number("cache_hit") > 0 ? "hit" : "nvrtc",
-                    c->second->number("compile_s") * 1e3);
+      std::snprintf(compile, sizeof compile, "%s %.1fms", c->second->cache_hit ? "hit" : "nvrtc",
+                    c->second->compile_s * 1e3);
     if (!r.measured) {
       std::printf("%-4s %-22s %-14s %-13s  %s\n", r.gpu < 0 ? "-" : std::to_string(r.gpu).c_str(),
-                  label(options, r.kernel).substr(0, 22).c_str(), r.outcome.c_str(), compile,
+                  label(options, r.kernel).substr(0, 22).c_str(), r.outcome_text().c_str(), compile,
                   first_line(r.detail, 160).c_str());
       continue;
     }
     const auto& m = *r.measured;
-    const double median = m.number("time_s");
-    const std::string ci = format_time(m.number("ci95_low_s")) + " - " + format_time(m.number("ci95_high_s"));
+    const double median = m.time_s;
+    const std::string ci = format_time(m.ci95_low_s) + " - " + format_time(m.ci95_high_s);
     char speedup[16] = "-";
     if (auto b = baseline.find(r.gpu); b != baseline.end() && median > 0)
       std::snprintf(speedup, sizeof speedup, "%.2fx", b->second / median);
-    std::printf("%-4d %-22s %-14s %-13s %11s %23s %6.2f%% %7.0f %6.0f %8.1f %8s\n", r.gpu,
-                label(options, r.kernel).substr(0, 22).c_str(), r.outcome.c_str(), compile,
-                format_time(median).c_str(), ci.c_str(), m.number("cv") * 100, m.number("samples"),
-                m.number("rounds"), median > 0 ? buffer_bytes / median / 1e9 : 0.0, speedup);
+    std::printf("%-4d %-22s %-14s %-13s %11s %23s %6.2f%% %7lld %6lld %8.1f %8s\n", r.gpu,
+                label(options, r.kernel).substr(0, 22).c_str(), r.outcome_text().c_str(), compile,
+                format_time(median).c_str(), ci.c_str(), m.cv * 100, static_cast<long long>(m.samples),
+                static_cast<long long>(m.rounds), median > 0 ? buffer_bytes / median / 1e9 : 0.0, speedup);
   }
   std::printf("* GB/s counts every buffer once (inputs read, outputs written) over the median time.\n");
   print_code_check(compiled);
 }
 
 // Where each kernel's wall time went (seconds), and the race's shared costs.
-void print_costs(const bench_options& options, const std::vector<bench_row>& rows,
-                 const std::map<std::int64_t, const recorded_event*>& compiled, const pipeline::campaign_result& result) {
+void print_costs(const bench_options& options, const std::vector<bench_row>& rows, const compiled_map& compiled,
+                 const pipeline::campaign_result& result) {
   std::printf("\nper-kernel wall time (seconds)\n%-4s %-22s %9s %9s %9s %9s %9s %9s %11s\n", "GPU", "kernel", "compile",
               "load", "check", "warm-up", "timing", "total", "kernel time");
-  std::map<int, const recorded_event*> race_of; // any measured kernel carries its race's figures
+  std::map<int, const measured_record*> race_of; // any measured kernel carries its race's figures
   std::size_t verified = 0;
   for (const auto& r : rows) {
     if (!r.measured)
@@ -118,17 +132,17 @@ void print_costs(const bench_options& options, const std::vector<bench_row>& row
     ++verified;
     double compile = 0;
     if (auto c = compiled.find(r.kernel); c != compiled.end())
-      compile = c->second->number("compile_s");
-    const double total = compile + m.number("load_s") + m.number("check_s") + m.number("warmup_s") + m.number("timing_s");
+      compile = c->second->compile_s;
+    const double total = compile + m.load_s + m.check_s + m.warmup_s + m.timing_s;
     std::printf("%-4d %-22s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %11.4f\n", r.gpu,
-                label(options, r.kernel).substr(0, 22).c_str(), compile, m.number("load_s"), m.number("check_s"),
-                m.number("warmup_s"), m.number("timing_s"), total, m.number("kernel_s"));
+                label(options, r.kernel).substr(0, 22).c_str(), compile, m.load_s, m.check_s, m.warmup_s, m.timing_s,
+                total, m.kernel_s);
   }
   for (const auto& [gpu, m] : race_of)
-    std::printf("GPU %d race: %.0f kernels; inputs generated %.3f s, reference computed %.3f s (0: kept from an earlier "
+    std::printf("GPU %d race: %lld kernels; inputs generated %.3f s, reference computed %.3f s (0: kept from an earlier "
                 "race), runner set-up %.3f s, race %.3f s in the runner, %.3f s in the worker\n",
-                gpu, m->number("race_kernels"), m->number("race_inputs_s"), m->number("race_reference_s"),
-                m->number("race_setup_s"), m->number("race_wall_s"), m->number("request_s"));
+                gpu, static_cast<long long>(m->race_kernels), m->race_inputs_s, m->race_reference_s, m->race_setup_s,
+                m->race_wall_s, m->request_s);
   if (verified > 0)
     std::printf("bench wall time %.2f s for %zu verified kernel(s): %.3f s per verified kernel, compiles included; "
                 "GPU busy %.0f%% (kernel time over wall time)\n",
@@ -136,12 +150,9 @@ void print_costs(const bench_options& options, const std::vector<bench_row>& row
 }
 
 // The same facts as the two tables, as one JSON object (--json).
-void write_json(const bench_options& options, const std::vector<bench_row>& rows,
-                const std::map<std::int64_t, const recorded_event*>& compiled, const session_outcome& outcome) {
-  std::map<int, double> baseline; // median per GPU
-  for (const auto& r : rows)
-    if (r.kernel == 0 && r.measured)
-      baseline[r.gpu] = r.measured->number("time_s");
+void write_json(const bench_options& options, const std::vector<bench_row>& rows, const compiled_map& compiled,
+                const session_outcome& outcome) {
+  const auto baseline = baseline_medians(rows);
   json::writer w;
   // What was not measured is null with a not_measured_reason beside it, never 0.
   w.begin_object().key("problem").value(options.problem_path).key("run_dir").value(outcome.run_dir.string())
@@ -151,20 +162,19 @@ void write_json(const bench_options& options, const std::vector<bench_row>& rows
   for (const auto& r : rows) {
     w.begin_object().key("gpu");
     r.gpu < 0 ? w.null() : w.value(r.gpu);
-    w.key("kernel").value(label(options, r.kernel)).key("outcome").value(r.outcome).key("detail").value(r.detail);
+    w.key("kernel").value(label(options, r.kernel)).key("outcome").value(r.outcome_text()).key("detail").value(r.detail);
     if (auto c = compiled.find(r.kernel); c != compiled.end())
-      w.key("compile_s").value(c->second->number("compile_s")).key("cache_hit").value(c->second->number("cache_hit") > 0);
+      w.key("compile_s").value(c->second->compile_s).key("cache_hit").value(c->second->cache_hit);
     if (r.measured) {
       const auto& m = *r.measured;
-      for (const char* key : {"time_s", "ci95_low_s", "ci95_high_s", "cv", "samples", "rounds", "kernel_s", "load_s",
-                              "check_s", "warmup_s", "timing_s"}) {
-        w.key(key); // a figure the event did not carry is null, not 0
-        m.numbers.contains(key) ? w.value(m.number(key)) : w.null();
-      }
-      if (auto b = baseline.find(r.gpu); b != baseline.end() && m.number("time_s") > 0)
-        w.key("speedup").value(b->second / m.number("time_s"));
+      w.key("time_s").value(m.time_s).key("ci95_low_s").value(m.ci95_low_s).key("ci95_high_s").value(m.ci95_high_s)
+        .key("cv").value(m.cv).key("samples").value(m.samples).key("rounds").value(m.rounds)
+        .key("kernel_s").value(m.kernel_s).key("load_s").value(m.load_s).key("check_s").value(m.check_s)
+        .key("warmup_s").value(m.warmup_s).key("timing_s").value(m.timing_s);
+      if (auto b = baseline.find(r.gpu); b != baseline.end() && m.time_s > 0)
+        w.key("speedup").value(b->second / m.time_s);
     } else {
-      w.key("time_s").null().key("not_measured_reason").value(r.outcome + (r.detail.empty() ? "" : ": " + r.detail));
+      w.key("time_s").null().key("not_measured_reason").value(r.outcome_text() + (r.detail.empty() ? "" : ": " + r.detail));
     }
     w.end_object();
   }
@@ -182,7 +192,7 @@ exit_code exit_code_of(const session_outcome& outcome, const std::vector<bench_r
   if (outcome.gpus.empty()) {
     bool compiled_all = true;
     for (const auto& r : rows)
-      compiled_all = compiled_all && r.outcome != "compile_error";
+      compiled_all = compiled_all && r.outcome != vocabulary::branch_outcome::compile_error;
     say_no_gpu("bench", outcome.why_no_gpu,
                std::to_string(outcome.result.compiled) + " kernel(s) compiled (" + pipeline::code_check_scope() +
                  "), none measured; recorded in " + outcome.run_dir.string());
@@ -240,16 +250,15 @@ exit_code bench(const bench_options& options) {
     std::cerr << "warpforge bench: " << outcome.error().message << '\n';
     return outcome.error().code;
   }
-  auto events = read_events(outcome->run_dir);
-  if (!events) {
-    std::cerr << "warpforge bench: " << events.error() << '\n';
+  auto results = read_results(outcome->run_dir);
+  if (!results) {
+    std::cerr << "warpforge bench: " << results.error() << '\n';
     return exit_code::failure;
   }
-  std::map<std::int64_t, const recorded_event*> compiled;
-  for (const auto& e : *events)
-    if (e.type == "branch_compiled")
-      compiled[e.branch] = &e;
-  const auto rows = rows_of(*events);
+  compiled_map compiled;
+  for (const auto& c : results->compiled)
+    compiled[c.at.branch] = &c;
+  const auto rows = rows_of(*results);
   if (options.json) {
     write_json(options, rows, compiled, *outcome);
   } else if (outcome->gpus.empty()) {
@@ -257,7 +266,7 @@ exit_code bench(const bench_options& options) {
     // instruction) have a row worth printing; the rest would repeat the no-GPU reason.
     std::vector<bench_row> failed;
     for (const auto& r : rows)
-      if (r.outcome != "not_run")
+      if (r.outcome != vocabulary::branch_outcome::not_run)
         failed.push_back(r);
     if (!failed.empty())
       print_verdicts(options, failed, compiled, pipeline::buffer_bytes(*job));

@@ -25,8 +25,10 @@
 #include "sass/disassembler.hpp"
 #include "sass/method_catalog.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 
 namespace warpforge::cli {
@@ -44,20 +46,18 @@ struct front_view {
   double compile_s = 0;
   std::string cubin;
   std::string log;                      // the compile error
-  const recorded_event* sass = nullptr; // branch_checked
+  const checked_record* sass = nullptr; // branch_checked
 
   /// Whether the SASS could be read at all (a disassembler was here).
-  bool sass_read() const {
-    return sass != nullptr && (sass->texts.empty() || sass->texts.begin()->second != "unavailable");
-  }
+  bool sass_read() const { return sass != nullptr && sass->sass_read(); }
 };
 
 // What it recorded on one GPU.
 struct gpu_view {
   gpu::device_info device;
-  std::string outcome = "not_run";
+  vocabulary::branch_outcome outcome = vocabulary::branch_outcome::not_run;
   std::string detail;
-  const recorded_event* measured = nullptr; // branch_measured
+  const measured_record* measured = nullptr; // branch_measured
   std::optional<gpu::metric_set> metrics;
   std::optional<diagnosis::diagnosis> result;
   std::vector<const sass::method_entry*> methods;
@@ -82,13 +82,9 @@ void print_front(const front_view& f) {
               f.compile_s * 1e3, f.cubin.c_str());
   if (!f.sass)
     return;
-  std::size_t present = 0;
-  std::size_t checked = 0;
-  for (const auto& [id, presence] : f.sass->texts)
-    if (id.find('#') == std::string::npos) {
-      ++checked;
-      present += presence == "present";
-    }
+  const std::size_t checked = f.sass->methods.size();
+  const auto present = static_cast<std::size_t>(std::count_if(
+    f.sass->methods.begin(), f.sass->methods.end(), [](const method_record& m) { return m.presence == sass::method_presence::present; }));
   if (!f.sass_read()) {
     std::printf("SASS (%s): %s, so no disassembly here: each of the %zu SASS-checkable catalog methods "
                 "is unavailable, neither present nor absent\n", f.arch.c_str(),
@@ -96,13 +92,13 @@ void print_front(const front_view& f) {
     return;
   }
   std::printf("SASS (%s): %zu of %zu SASS-checkable catalog methods present\n", f.arch.c_str(), present, checked);
-  for (const auto& [id, presence] : f.sass->texts) {
-    if (id.find('#') != std::string::npos || presence != "present")
+  for (const auto& check : f.sass->methods) {
+    if (check.presence != sass::method_presence::present)
       continue;
-    const auto* m = method_of(id);
-    std::printf("  %-34s %s\n", id.c_str(), m ? m->name.c_str() : "");
-    if (auto evidence = f.sass->text(id + "#evidence"); !evidence.empty())
-      std::printf("      %s   (%.0f matching)\n", evidence.c_str(), f.sass->number(id + "#matches"));
+    const auto* m = method_of(check.method);
+    std::printf("  %-34s %s\n", check.method.c_str(), m ? m->name.c_str() : "");
+    if (!check.evidence.empty())
+      std::printf("      %s   (%lld matching)\n", check.evidence.c_str(), static_cast<long long>(check.matches));
   }
 }
 
@@ -112,15 +108,15 @@ void print_gpu(const gpu_view& g, double buffer_bytes) {
   std::printf("\n== GPU %d: %s (%s) ==\n", g.device.ordinal, g.device.name.c_str(), g.device.arch().c_str());
   if (!g.measured) {
     std::printf("Check: %s: %s\nNot diagnosed: a kernel that does not pass its check has no performance worth "
-                "explaining.\n", g.outcome.c_str(), first_line(g.detail, 2000).c_str());
+                "explaining.\n", std::string{vocabulary::to_string(g.outcome)}.c_str(), first_line(g.detail, 2000).c_str());
     return;
   }
   const auto& m = *g.measured;
-  const double median = m.number("time_s");
+  const double median = m.time_s;
   std::printf("Check: passed (against the reference, on every seed)\n");
-  std::printf("Time: median %s (95%% CI %s - %s; %.0f samples in %.0f rounds, cv %.2f%%; CUDA events, warm L2)\n",
-              format_time(median).c_str(), format_time(m.number("ci95_low_s")).c_str(),
-              format_time(m.number("ci95_high_s")).c_str(), m.number("samples"), m.number("rounds"), m.number("cv") * 100);
+  std::printf("Time: median %s (95%% CI %s - %s; %lld samples in %lld rounds, cv %.2f%%; CUDA events, warm L2)\n",
+              format_time(median).c_str(), format_time(m.ci95_low_s).c_str(), format_time(m.ci95_high_s).c_str(),
+              static_cast<long long>(m.samples), static_cast<long long>(m.rounds), m.cv * 100);
   double bytes = buffer_bytes;
   bool counted = false;
   if (g.result)
@@ -188,20 +184,14 @@ void write_front(json::writer& w, const front_view& f) {
   w.end_object().end_array();
   w.key("sass").begin_array();
   if (f.sass) {
-    std::size_t checked = 0;
-    bool unavailable = false;
     w.begin_object().key("arch").value(f.arch);
-    for (const auto& [id, presence] : f.sass->texts)
-      if (id.find('#') == std::string::npos) {
-        ++checked;
-        unavailable = unavailable || presence == "unavailable";
-      }
-    w.key("status").value(unavailable ? "unavailable" : "checked").key("methods_checked").value(checked);
+    w.key("status").value(f.sass->sass_read() ? "checked" : "unavailable")
+      .key("methods_checked").value(static_cast<std::uint64_t>(f.sass->methods.size()));
     w.key("present").begin_array();
-    for (const auto& [id, presence] : f.sass->texts)
-      if (id.find('#') == std::string::npos && presence == "present")
-        w.begin_object().key("id").value(id).key("match_count").value(f.sass->number(id + "#matches"))
-          .key("evidence").value(f.sass->text(id + "#evidence")).end_object();
+    for (const auto& check : f.sass->methods)
+      if (check.presence == sass::method_presence::present)
+        w.begin_object().key("id").value(check.method).key("match_count").value(check.matches)
+          .key("evidence").value(check.evidence).end_object();
     w.end_array().end_object();
   }
   w.end_array();
@@ -209,13 +199,13 @@ void write_front(json::writer& w, const front_view& f) {
 
 void write_gpu(json::writer& w, const gpu_view& g) {
   w.begin_object().key("gpu").value(g.device.ordinal).key("name").value(g.device.name).key("arch").value(g.device.arch());
-  w.key("outcome").value(g.outcome);
+  w.key("outcome").value(vocabulary::to_string(g.outcome));
   if (!g.detail.empty())
     w.key("detail").value(g.detail);
   if (g.measured)
-    w.key("time").begin_object().key("median_s").value(g.measured->number("time_s"))
-      .key("ci95_low_s").value(g.measured->number("ci95_low_s")).key("ci95_high_s").value(g.measured->number("ci95_high_s"))
-      .key("cv").value(g.measured->number("cv")).key("samples").value(g.measured->number("samples")).end_object();
+    w.key("time").begin_object().key("median_s").value(g.measured->time_s)
+      .key("ci95_low_s").value(g.measured->ci95_low_s).key("ci95_high_s").value(g.measured->ci95_high_s)
+      .key("cv").value(g.measured->cv).key("samples").value(g.measured->samples).end_object();
   if (g.metrics)
     w.key("metric_source").value(g.metrics->source ? std::string{gpu::to_string(*g.metrics->source)} : "none")
       .key("metric_note").value(g.metrics->note);
@@ -266,41 +256,50 @@ void write_gpu(json::writer& w, const gpu_view& g) {
   w.end_object();
 }
 
-// The front and every GPU's view, from the run's events and its metric files.
-std::pair<front_view, std::vector<gpu_view>> read_views(const session_outcome& o, const std::vector<recorded_event>& events,
+// The front and every GPU's view, from the run's recorded results and its metric files.
+std::pair<front_view, std::vector<gpu_view>> read_views(const session_outcome& o, const recorded_results& results,
                                                          const std::string& problem_name,
                                                          const pipeline::work_context& context) {
   front_view front;
   std::vector<gpu_view> gpus;
-  for (const auto& d : o.gpus)
-    gpus.push_back({d});
+  for (const auto& d : o.gpus) {
+    gpus.emplace_back();
+    gpus.back().device = d;
+  }
   auto gpu_of = [&](int ordinal) -> gpu_view* {
     for (auto& g : gpus)
       if (g.device.ordinal == ordinal)
         return &g;
     return nullptr;
   };
-  for (const auto& e : events) {
-    if (e.type == "branch_compiled") {
-      front.compiled = true;
-      front.arch = e.text("arch");
-      front.cache_hit = e.number("cache_hit") > 0;
-      front.compile_s = e.number("compile_s");
-      front.cubin = (pipeline::branch_folder(o.run_dir, problem_name, 1, 0) / ("kernel-" + front.arch + ".cubin")).string();
-    } else if (e.type == "branch_checked") {
-      front.sass = &e;
-    } else if (e.type == "branch_measured") {
-      if (auto* g = gpu_of(e.gpu)) {
-        g->outcome = "passed";
-        g->measured = &e;
-      }
-    } else if (e.type == "branch_failed") {
-      if (e.gpu < 0 && e.text("outcome") == "compile_error") {
-        front.log = e.text("detail");
-      } else if (auto* g = gpu_of(e.gpu)) {
-        g->outcome = e.text("outcome");
-        g->detail = e.text("detail");
-      }
+  for (const auto& c : results.compiled) {
+    front.compiled = true;
+    front.arch = c.arch;
+    front.cache_hit = c.cache_hit;
+    front.compile_s = c.compile_s;
+    front.cubin = (pipeline::branch_folder(o.run_dir, problem_name, 1, 0) / ("kernel-" + front.arch + ".cubin")).string();
+  }
+  if (!results.checked.empty())
+    front.sass = &results.checked.back();
+  // Per GPU the latest verdict: measured, or failed with its outcome.
+  std::map<int, std::int64_t> verdict_seq;
+  auto newer = [&](const recorded_place& at) {
+    auto& seq = verdict_seq[at.gpu];
+    return at.seq >= seq ? (seq = at.seq, true) : false;
+  };
+  for (const auto& m : results.measured)
+    if (auto* g = gpu_of(m.at.gpu); g && newer(m.at)) {
+      g->outcome = vocabulary::branch_outcome::passed;
+      g->measured = &m;
+      g->detail.clear();
+    }
+  for (const auto& f : results.failed) {
+    if (f.at.gpu < 0 && f.outcome == vocabulary::branch_outcome::compile_error) {
+      front.log = f.detail;
+    } else if (auto* g = gpu_of(f.at.gpu); g && newer(f.at)) {
+      g->outcome = f.outcome;
+      g->detail = f.detail;
+      g->measured = nullptr;
     }
   }
   for (auto& g : gpus) {
@@ -405,12 +404,12 @@ exit_code diagnose(const diagnose_options& options) {
     std::cerr << me << outcome.error().message << '\n';
     return outcome.error().code;
   }
-  auto events = read_events(outcome->run_dir);
-  if (!events) {
-    std::cerr << me << events.error() << '\n';
+  auto results = read_results(outcome->run_dir);
+  if (!results) {
+    std::cerr << me << results.error() << '\n';
     return exit_code::failure;
   }
-  auto [front, gpus] = read_views(*outcome, *events, problem->name, pipeline::work_context_of(*job));
+  auto [front, gpus] = read_views(*outcome, *results, problem->name, pipeline::work_context_of(*job));
   front.label = candidate ? fs::path{options.candidate_path}.filename().string() : "baseline";
   front.entry = problem->kernel.entry;
   if (options.json)
