@@ -272,3 +272,23 @@ TEST(DraftProblem, UpperSnakeNamesDimsAfterParameters) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(DraftProblem, DraftsFromALogTheInjectionLibraryWroteOnAnH100) {
+  // The output changed in the first hashed launch only: the second found the result already there.
+  auto request = transpose_request();
+  request.launches = launches_of("h100_transpose_launches.jsonl", "transposeNaive");
+  ASSERT_EQ(request.launches.size(), 5u);
+  auto drafted = draft_problem(request);
+  ASSERT_TRUE(drafted.has_value()) << drafted.error();
+  const auto& s = drafted->spec_text;
+  EXPECT_TRUE(contains(s, "WIDTH = 4096")) << s;
+  EXPECT_TRUE(contains(s, "count = \"WIDTH * HEIGHT\"")) << s;
+  EXPECT_TRUE(contains(s, "role = \"output\"   # its bytes changed in 1 of 2 hashed launches")) << s;
+  EXPECT_TRUE(contains(s, "role = \"input\"   # its bytes were the same before and after 2 hashed launches")) << s;
+  EXPECT_TRUE(contains(s, "grid = [\"ceil_div(WIDTH, TILE_DIM)\", \"ceil_div(WIDTH, TILE_DIM)\", 1]")) << s;
+  EXPECT_FALSE(contains(s, "[[configs]]")) << "one size observed: the spec's [dims] alone";
+}
+
+} // namespace
