@@ -2,6 +2,7 @@
 
 #include "actors/emit.hpp"
 #include "actors/exceptions.hpp"
+#include "calibrate/engine/counter_check.hpp"
 #include "diagnosis/metric_schema.hpp"
 #include "gpu/profiling/metric_collection.hpp"
 #include "foundation/logging/logging.hpp"
@@ -102,7 +103,8 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
   ++profiles;
   if (!failure.empty() || !keeper) {
     gpu::metric_set none;
-    none.note = gpu_worker_name(cfg.device.ordinal) + " is out of service: " + failure;
+    none.note = gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
+                (failure.empty() ? std::string{"no runner"} : failure);
     return none;
   }
   gpu::profile_request launch;
@@ -127,6 +129,69 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
   return set;
 }
 
+messages::program_reply gpu_worker_state::program(const messages::program_order& order) {
+  const auto& cfg = *config;
+  const auto started = std::chrono::steady_clock::now();
+  ++programs;
+  messages::program_reply reply;
+  reply.device = cfg.device;
+  if (!failure.empty()) {
+    reply.status = messages::program_run_status::out_of_service;
+    reply.detail = gpu_worker_name(cfg.device.ordinal) + " is out of service: " + failure;
+  } else {
+    gpu::program_run_options run;
+    run.executable = order.executable;
+    run.arguments = order.arguments;
+    run.visible_devices = cfg.device.uuid;
+    run.watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(order.watchdog_s));
+    run.trials = order.trials;
+    run.output_dir = order.output_dir;
+    logging::get("gpu_worker")->info("{}: {}: {} trial(s) of {}", gpu_worker_name(cfg.device.ordinal), order.label,
+                                     order.trials, order.executable.string());
+    auto report = gpu::run_program(run);
+    if (report) {
+      reply.trials = std::move(report->trials);
+      for (const auto& trial : reply.trials)
+        timeouts += trial.outcome == gpu::program_outcome::timeout;
+    } else {
+      reply.status = messages::program_run_status::cannot_start;
+      reply.detail = "cannot start " + order.executable.string() + ": " + report.error().detail;
+    }
+  }
+  reply.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return reply;
+}
+
+messages::counter_reply gpu_worker_state::counters(const messages::counter_order& order) {
+  const auto& cfg = *config;
+  ++profiles;
+  messages::counter_reply reply;
+  reply.device = cfg.device;
+  if (!failure.empty()) {
+    reply.verdict = "not validated: " + gpu_worker_name(cfg.device.ordinal) + " is out of service: " + failure;
+    return reply;
+  }
+  // The worker's ncu setting: nullopt looks on PATH and in $CUDA_HOME/bin, an empty path means none.
+  const auto ncu = cfg.ncu ? (cfg.ncu->empty() ? std::nullopt : cfg.ncu) : calibrate::locate_ncu();
+  if (!ncu) {
+    reply.verdict = "not validated: no ncu on $PATH or in $CUDA_HOME/bin";
+    return reply;
+  }
+  calibrate::counter_check_request request;
+  request.ncu = *ncu;
+  request.executable = order.executable;
+  request.visible_devices = cfg.device.uuid;
+  request.dir = order.dir;
+  request.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(order.pass_timeout_s));
+  // The check reads only the parameter's name, unit and validation metrics.
+  calibrate::parameter what;
+  what.name = order.parameter;
+  what.unit = order.unit;
+  what.validation_metrics = order.metrics;
+  reply.verdict = calibrate::validate_with_ncu(request, what, order.measured);
+  return reply;
+}
+
 messages::component_status gpu_worker_state::status() const {
   messages::component_status s;
   s.component = config ? gpu_worker_name(config->device.ordinal) : std::string{name};
@@ -134,10 +199,12 @@ messages::component_status gpu_worker_state::status() const {
     s.state = messages::component_state::failed;
     s.detail = failure;
   } else {
-    s.state = keeper && keeper->running() ? messages::component_state::running : messages::component_state::starting;
+    const bool ready = config && !config->keep_runner ? lock.has_value() : keeper && keeper->running();
+    s.state = ready ? messages::component_state::running : messages::component_state::starting;
     s.detail = config ? config->device.name : "";
   }
-  s.counters = {{"races", races}, {"kernels", kernels}, {"timeouts", timeouts}, {"profiles", profiles}};
+  s.counters = {{"races", races},       {"kernels", kernels},   {"timeouts", timeouts},
+                {"profiles", profiles}, {"programs", programs}};
   if (keeper) {
     s.counters.push_back({"runner_starts", keeper->starts()});
     s.counters.push_back({"runner_restarts", keeper->restarts()});
@@ -153,7 +220,9 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
   // The lock first: a runner must not touch a GPU another warpforge is timing on.
   auto lock = gpu::gpu_lock::acquire(config.device.uuid, config.lock_holder, config.lock, config.lock_timeout,
                                      config.lock_dir);
-  if (lock) {
+  if (lock && !config.keep_runner) {
+    st.lock.emplace(std::move(*lock));
+  } else if (lock) {
     st.lock.emplace(std::move(*lock));
     const auto device = config.device;
     auto* system = &self->system();
@@ -168,7 +237,7 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
   }
   // The next runner starts while the reply travels, not when the next request arrives.
   auto restart_soon = [self] {
-    if (self->state.failure.empty())
+    if (self->state.failure.empty() && self->state.keeper)
       self->send(self, messages::restart_atom::value);
   };
   return {
@@ -182,6 +251,8 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
       restart_soon();
       return set;
     },
+    [self](const messages::program_order& order) { return self->state.program(order); },
+    [self](const messages::counter_order& order) { return self->state.counters(order); },
     [self](messages::query_atom) { return self->state.config->device; },
     [self](messages::restart_atom) {
       auto& state = self->state;

@@ -8,6 +8,12 @@
 // Profiling: gpu/profiling's policy (CUPTI in this worker's runner, ncu for what it lacks or when
 // counters are restricted), in passes apart from timing.
 //
+// Programs (calibrate): program_order runs a whole benchmark program N times (gpu::run_program,
+// pinned to the GPU, a watchdog per trial) and counter_order reads its validation counters with
+// two ncu passes (calibrate/engine/counter_check.hpp), both under the lock the worker holds. A
+// calibrate campaign's workers keep no runner (keep_runner = false): nothing of warpforge holds a
+// CUDA context on the GPU while a benchmark measures it.
+//
 // Nothing a candidate does stops the worker: a hung kernel is a `timeout` (the runner is killed
 // and a fresh one started), a lost context is a `runtime_error` (likewise), and a runner that
 // keeps dying is restarted with back-off until the crash budget is spent; then the worker
@@ -39,6 +45,7 @@ inline constexpr std::chrono::seconds default_profile_watchdog{300};
 struct gpu_worker_config {
   gpu::device_info device;         // the GPU: stamped on every reply
   runner_keeper_options keeper;    // executable and restart policy (visible_devices is set here)
+  bool keep_runner = true;         // false: programs only (calibrate); a race is answered out of service
   std::string lock_holder;         // how a refused process sees us ("warpforge bench x.toml")
   gpu::lock_policy lock = gpu::lock_policy::wait;
   std::chrono::milliseconds lock_timeout{std::chrono::minutes{10}};
@@ -70,11 +77,16 @@ struct gpu_worker_state {
   std::int64_t kernels = 0;
   std::int64_t timeouts = 0;
   std::int64_t profiles = 0;
+  std::int64_t programs = 0;
 
   /// Every kernel of the race checked and timed (or why not).
   messages::race_reply race(const messages::race_order& order);
   /// Counters of one launch: CUPTI in the runner, ncu adding what it left out or standing in.
   gpu::metric_set profile(const messages::metrics_order& order);
+  /// A whole program's trials on this GPU (or why it did not run).
+  messages::program_reply program(const messages::program_order& order);
+  /// A calibrate benchmark's counters through ncu on this GPU: the verdict.
+  messages::counter_reply counters(const messages::counter_order& order);
   messages::component_status status() const;
 };
 

@@ -50,6 +50,9 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
   if (options.deployer || options.pipeline)
     children.push_back({std::string{deployer_name},
                         [](caf::actor_system& sys) { return untyped(sys.spawn(deployer)); }});
+  if (options.calibrate)
+    for (auto& child : calibrate_children(*options.calibrate))
+      children.push_back(std::move(child));
   if (!options.pipeline)
     return children;
   const auto& p = *options.pipeline;
@@ -157,6 +160,35 @@ template expected<std::int64_t, std::string> runtime::record(const storage::iter
 template expected<std::int64_t, std::string> runtime::record(const storage::branch_record&);
 template expected<std::int64_t, std::string> runtime::record(const storage::branch_outcome_change&);
 template expected<std::int64_t, std::string> runtime::record(const storage::measurement_record&);
+
+expected<messages::calibration_end, std::string> runtime::calibrate(const messages::calibration_order& order,
+                                                                    const std::function<bool()>& interrupted) {
+  auto& self = *self_;
+  std::optional<messages::calibration_end> end;
+  caf::actor_addr told; // the calibrator told of the interrupt (a restarted one is told again)
+  auto missing_since = std::chrono::steady_clock::now();
+  // Asked again every poll, as run() asks the campaign actor: the calibrator keeps one answer per
+  // asker, and a restarted one continues from the run directory.
+  while (!end) {
+    if (auto gave_up = failure())
+      return unexpected{gave_up->reason};
+    auto calibrator_handle = lookup<messages::calibrator_actor>(*system_, calibrator_name);
+    if (!calibrator_handle) {
+      if (std::chrono::steady_clock::now() - missing_since > request_timeout)
+        return unexpected{std::string{"no calibrator is running"}};
+      self->receive(caf::after(campaign_poll) >> [] {});
+      continue;
+    }
+    missing_since = std::chrono::steady_clock::now();
+    if (interrupted() && told != calibrator_handle.address()) {
+      self->send(calibrator_handle, messages::interrupt_atom::value);
+      told = calibrator_handle.address();
+    }
+    self->request(calibrator_handle, campaign_poll, order)
+      .receive([&](messages::calibration_end& e) { end = std::move(e); }, [](caf::error&) {});
+  }
+  return std::move(*end);
+}
 
 expected<messages::deploy_answer, std::string> runtime::deploy(const messages::deploy_order& order) {
   auto deployer_handle = lookup<messages::deployer_actor>(*system_, deployer_name);

@@ -6,6 +6,7 @@
 // everything in the reverse order, each actor draining what was queued before it (the campaign
 // records how it ended, ..., the feed drains into the store before the store closes).
 
+#include "actors/calibrator.hpp"
 #include "actors/feed.hpp"
 #include "actors/gpu_worker.hpp"
 #include "actors/scheduler.hpp"
@@ -59,6 +60,7 @@ struct runtime_options {
   feed_options feed;
   config::supervision_policy supervision;
   std::optional<pipeline_options> pipeline;
+  std::optional<calibrator_config> calibrate; // a calibrate campaign: its gpu_workers and the calibrator
   bool deployer = false; // a deployer actor even without the pipeline (`warpforge deploy`)
 };
 
@@ -88,6 +90,13 @@ public:
   /// gave up (its reason), or the pipeline is not running.
   expected<pipeline::campaign_result, std::string> run(const messages::campaign_plan& plan,
                                                        const std::function<bool()>& interrupted);
+
+  /// Runs `order` through the calibrator to its end, like run(): `interrupted` is polled (once it
+  /// says so, no parameter is handed out any more and the run ends interrupted); a calibrator
+  /// restarted after a crash is asked again. The error: the supervisor gave up (its reason), or
+  /// no calibrator in this runtime.
+  expected<messages::calibration_end, std::string> calibrate(const messages::calibration_order& order,
+                                                             const std::function<bool()>& interrupted);
 
   /// Runs one deploy (or recovery) through the deployer actor to its end: minutes, while the
   /// user's program builds and runs. The error: no deployer in this runtime, or it failed.

@@ -1,11 +1,14 @@
 #pragma once
-// gpu_worker (one per GPU): race_order -> race_reply, metrics_order -> gpu::metric_set. It owns
-// one warpforge-runner child process pinned to its GPU and is the only path to that GPU. The
-// race travels typed (gpu::race_request, docs/runner-protocol.md); it becomes JSON only inside
-// the runner client, at the process boundary.
+// gpu_worker (one per GPU): race_order -> race_reply, metrics_order -> gpu::metric_set,
+// program_order -> program_reply, counter_order -> counter_reply. It owns one warpforge-runner
+// child process pinned to its GPU and is the only path to that GPU: optimize campaigns race
+// kernels in the runner, calibrate campaigns run whole benchmark programs (and ncu around them)
+// under the same lock. The race travels typed (gpu::race_request, docs/runner-protocol.md); it
+// becomes JSON only inside the runner client, at the process boundary.
 
 #include "gpu/device_report.hpp"
 #include "gpu/profiling/metric_collection.hpp"
+#include "gpu/runner/program_run.hpp"
 #include "gpu/runner/race_request.hpp"
 #include "messages/atoms.hpp"
 #include "messages/ids.hpp"
@@ -16,6 +19,8 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -153,6 +158,23 @@ typename Inspector::result_type inspect(Inspector& f, metric_set& x) {
   return f(caf::meta::type_name("metric_set"), source, x.values, x.note);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, child_exit& x) {
+  auto code = messages::optional_field(x.exit_code);
+  auto signal = messages::optional_field(x.signal);
+  return f(caf::meta::type_name("child_exit"), code, signal);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, result_value& x) {
+  return f(caf::meta::type_name("result_value"), x.name, x.value);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, program_trial& x) {
+  return f(caf::meta::type_name("program_trial"), x.outcome, x.exit, x.wall_s, x.results, x.detail, x.output_tail);
+}
+
 } // namespace warpforge::gpu
 
 namespace warpforge::messages {
@@ -203,9 +225,85 @@ typename Inspector::result_type inspect(Inspector& f, metrics_order& x) {
   return f(caf::meta::type_name("metrics_order"), x.ref, x.launch, x.metric_keys, x.ask_ncu);
 }
 
+/// A whole program on the worker's GPU (program mode, gpu/runner/program_run.hpp): run `trials`
+/// times, one after another, each under its watchdog, pinned to the GPU (CUDA_VISIBLE_DEVICES =
+/// its UUID) while the worker holds the GPU's lock. A calibrate benchmark runs this way.
+struct program_order {
+  std::string label;                  // what it is for, in the log ("calibrate l2_hit_latency")
+  std::filesystem::path executable;   // run in place, never modified
+  std::vector<std::string> arguments; // argv[1..]
+  std::uint32_t trials = 1;           // process runs, >= 1
+  double watchdog_s = 60;             // seconds per trial; then it is killed (a timeout)
+  std::filesystem::path output_dir;   // each trial's output, as trial-<n>.log
+  friend bool operator==(const program_order&, const program_order&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, program_order& x) {
+  auto executable = path_field(x.executable);
+  auto output_dir = path_field(x.output_dir);
+  return f(caf::meta::type_name("program_order"), x.label, executable, x.arguments, x.trials, x.watchdog_s,
+           output_dir);
+}
+
+/// Whether a program_order ran. A trial that failed, crashed or hit its watchdog still ran: its
+/// outcome says how it ended.
+enum class program_run_status : std::uint8_t {
+  ran,            // every trial ran, each with its own outcome
+  cannot_start,   // the program could not be started at all (detail: the spawn's error)
+  out_of_service, // the worker cannot use its GPU (detail: why); nothing ran
+};
+
+struct program_reply {
+  gpu::device_info device;                 // the GPU it ran on
+  program_run_status status = program_run_status::ran;
+  std::string detail;                      // why it did not run; empty when it ran
+  std::vector<gpu::program_trial> trials;  // one per trial, in order, when it ran
+  double wall_s = 0;                       // seconds the worker spent on it
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, program_reply& x) {
+  return f(caf::meta::type_name("program_reply"), x.device, x.status, x.detail, x.trials, x.wall_s);
+}
+
+/// A calibrate benchmark's validation counters, read by Nsight Compute on the worker's GPU under
+/// its lock (two passes: count the launches, profile the last; calibrate/engine/counter_check.hpp).
+struct counter_order {
+  std::string parameter;             // the catalog's name ("dram_bandwidth")
+  std::string unit;                  // its unit: a GB/s one is compared with the counted rate
+  std::vector<std::string> metrics;  // its validation metrics (Nsight names)
+  double measured = 0;               // what its trials measured, in `unit`
+  std::filesystem::path executable;  // the built benchmark, run under ncu
+  std::filesystem::path dir;         // where ncu's CSV and log files go (jobs/<parameter>/)
+  double pass_timeout_s = 60;        // seconds per ncu pass; then it is killed
+  friend bool operator==(const counter_order&, const counter_order&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, counter_order& x) {
+  auto executable = path_field(x.executable);
+  auto dir = path_field(x.dir);
+  return f(caf::meta::type_name("counter_order"), x.parameter, x.unit, x.metrics, x.measured, executable, dir,
+           x.pass_timeout_s);
+}
+
+struct counter_reply {
+  gpu::device_info device; // the GPU it ran on
+  std::string verdict;     // as the report shows it: "PASS (ncu: ...)", "MISMATCH: ...", "not validated: <why>"
+  friend bool operator==(const counter_reply&, const counter_reply&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, counter_reply& x) {
+  return f(caf::meta::type_name("counter_reply"), x.device, x.verdict);
+}
+
 using gpu_worker_actor = caf::typed_actor<
   caf::replies_to<race_order>::with<race_reply>,          // check every kernel, then time them
   caf::replies_to<metrics_order>::with<gpu::metric_set>,  // counters: CUPTI, else ncu
+  caf::replies_to<program_order>::with<program_reply>,    // a whole program's trials (calibrate)
+  caf::replies_to<counter_order>::with<counter_reply>,    // its counters through ncu (calibrate)
   caf::replies_to<query_atom>::with<gpu::device_info>,    // which GPU this worker owns
   caf::reacts_to<restart_atom>,                           // internal: bring a dead runner back
   caf::reacts_to<stop_atom>,                              // stop the runner, release the GPU, quit

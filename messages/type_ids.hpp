@@ -2,6 +2,7 @@
 // The one CAF type-ID block: every message type that crosses actors (and hosts). Load it with
 // `cfg.add_message_types<caf::id_block::warpforge>()` on every node.
 
+#include "messages/calibrator.hpp"
 #include "messages/campaign.hpp"
 #include "messages/compiler.hpp"
 #include "messages/feed.hpp"
@@ -50,6 +51,14 @@ CAF_BEGIN_TYPE_ID_BLOCK(warpforge, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::metrics_order))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::gpu::metric_set))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::profile_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::program_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::program_reply))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::counter_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::counter_reply))
+  // calibrator
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::calibration_order))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::calibration_end))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::measured_parameter))
   // supervisor, feed and store
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::supervision_report))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::supervision_failed))

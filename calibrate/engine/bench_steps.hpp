@@ -1,11 +1,13 @@
 #pragma once
-// The GPU-side steps of measuring one parameter, behind one small interface: build a benchmark,
-// disassemble it, run its trials, check its counters. The run (calibration_run.hpp) is plain code
-// over this interface, so it is unit-tested on a stand-in; toolchain_steps.hpp is the real one
-// (nvcc through the compile cache, cuobjdump, gpu::run_program under the GPU's lock).
+// The steps of measuring one parameter, behind one small interface: build a benchmark,
+// disassemble it (build_steps: the host's tools, no GPU), run its trials, check its counters (the
+// GPU's). measure_parameter (measure.hpp) is plain code over this interface, so it is unit-tested
+// on a stand-in (tests/calibrate/engine/fake_steps.hpp). In a real run the host half is
+// toolchain_steps.hpp (nvcc through the compile cache, cuobjdump) and the GPU half goes through
+// the GPU's gpu_worker actor (actors/calibration_job.hpp), the only path to a GPU.
 //
-// Implementations must be thread-safe: one worker thread per GPU calls them at the same time
-// (each with its own gpu_slot).
+// Implementations must be thread-safe: the parameters of a run are measured side by side, one
+// per GPU, each in its own job (thread), with its own gpu_slot.
 
 #include "calibrate/bench/registry.hpp"
 #include "calibrate/catalog.hpp"
@@ -64,19 +66,24 @@ struct trial_output {
   double wall_s = 0;  // seconds from start to exit (or kill)
 };
 
-class bench_steps {
+/// The host's half: no GPU is touched.
+class build_steps {
 public:
-  virtual ~bench_steps() = default;
+  virtual ~build_steps() = default;
 
   /// Builds `bench` for `arch` ("sm_90a").
   virtual expected<built_benchmark, build_failure> build(const benchmark& bench, const std::string& arch) = 0;
 
   /// The program's `cuobjdump -sass` listing; the error says why there is none (no tool, ...).
   virtual expected<std::string, std::string> disassemble(const built_benchmark& built) = 0;
+};
 
+/// All four steps: the host's and the GPU's.
+class bench_steps : public build_steps {
+public:
   /// `trials` runs of the program, one after another, pinned to `gpu`, under its lock and a
-  /// watchdog; each trial's output is also kept in `log_dir`. The error: it could not run at
-  /// all (the GPU's lock, the program cannot start).
+  /// watchdog; each trial's output is also kept in `log_dir` (trial-<n>.log). The error: it
+  /// could not run at all (the GPU out of service, the program cannot start).
   virtual expected<std::vector<trial_output>, std::string> run_trials(const built_benchmark& built,
                                                                       const gpu_slot& gpu, std::uint32_t trials,
                                                                       const std::filesystem::path& log_dir) = 0;

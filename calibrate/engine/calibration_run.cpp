@@ -1,18 +1,11 @@
 #include "calibrate/engine/calibration_run.hpp"
 
 #include "calibrate/bench/registry.hpp"
-#include "calibrate/engine/measure.hpp"
 #include "calibrate/engine/report_files.hpp"
-#include "calibrate/engine/work_queue.hpp"
-#include "calibrate/notes.hpp"
 #include "calibrate/schedule.hpp"
 #include "foundation/logging/logging.hpp"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
-#include <set>
-#include <thread>
 
 namespace warpforge::calibrate {
 
@@ -42,43 +35,47 @@ std::shared_ptr<spdlog::logger> log() {
   return logging::get("calibrate");
 }
 
-// The run's shared state: results, notes and the summary, behind one mutex; the workers call in.
-class calibration_run {
-public:
-  calibration_run(const catalog& cat, const calibration_options& options, bench_steps& steps,
-                  run_observer& observer, const benchmark_lookup& benchmarks, notes loaded)
-      : cat_(cat), options_(options), steps_(steps), observer_(observer), benchmarks_(benchmarks),
-        notes_(std::move(loaded)) {}
+} // namespace
 
-  // Earlier results of a resume: final ones are kept and not measured again (unless reset).
-  void keep_earlier(std::vector<parameter_result> earlier);
-  std::vector<scheduled> make_plan();
-  // The names an earlier run settled, split by whether they passed (for the work queue).
-  const std::set<std::string>& passed_before() const { return passed_before_; }
-  const std::set<std::string>& failed_before() const { return failed_before_; }
-  void work(work_queue& queue, const gpu_slot& gpu, const std::atomic<bool>* stop_requested);
-  run_summary finish(bool interrupted);
+std::vector<gpu_slot> worker_slots(const std::vector<gpu_slot>& gpus) {
+  if (gpus.empty())
+    return {gpu_slot{}};
+  std::set<std::string> names;
+  for (const auto& gpu : gpus)
+    names.insert(gpu.name);
+  if (names.size() > 1)
+    log()->warn("the GPUs of this run are not all the same model; each parameter is measured on one of them "
+                "(its result names which)");
+  return gpus;
+}
 
-private:
-  void record(parameter_result result, const gpu_slot& gpu);
-  parameter_result measure(const parameter& what, const gpu_slot& gpu);
-  void defer(const parameter& what, const std::string& reason);
-  void save_notes_and_reports(); // under mutex_
-  std::vector<parameter_result> ordered_results() const; // under mutex_
+calibration_run::calibration_run(const catalog& cat, calibration_options options, run_observer& observer,
+                                 benchmark_lookup benchmarks, notes loaded)
+    : cat_(cat), options_(std::move(options)), observer_(observer), benchmarks_(std::move(benchmarks)),
+      notes_(std::move(loaded)) {}
 
-  const catalog& cat_;
-  const calibration_options& options_;
-  bench_steps& steps_;
-  run_observer& observer_;
-  const benchmark_lookup& benchmarks_;
-  std::mutex mutex_;
-  notes notes_;
-  std::map<std::string, parameter_result> results_;
-  std::set<std::string> skip_; // final in an earlier run
-  std::set<std::string> passed_before_, failed_before_;
-  run_summary summary_;
-};
+expected<std::unique_ptr<calibration_run>, std::string> calibration_run::start(const catalog& cat,
+                                                                              calibration_options options,
+                                                                              run_observer& observer,
+                                                                              benchmark_lookup benchmarks) {
+  auto loaded = options.notes_path.empty() ? expected<notes, std::string>{notes{}} : notes::load(options.notes_path);
+  if (!loaded)
+    return unexpected{"notes " + options.notes_path.string() + ": " + loaded.error()};
+  const bool resume = options.resume;
+  const auto run_dir = options.run_dir;
+  auto run = std::make_unique<calibration_run>(cat, std::move(options), observer, std::move(benchmarks),
+                                               std::move(*loaded));
+  if (resume) {
+    auto earlier = read_results(run_dir);
+    if (!earlier)
+      return unexpected{"cannot resume: " + earlier.error()};
+    run->keep_earlier(std::move(*earlier));
+  }
+  run->queue_.emplace(run->make_plan(), run->passed_before_, run->failed_before_);
+  return run;
+}
 
+// Earlier results of a resume: final ones are kept and not measured again (unless reset).
 void calibration_run::keep_earlier(std::vector<parameter_result> earlier) {
   const auto& reset = options_.schedule.reset;
   for (auto& result : earlier) {
@@ -100,74 +97,62 @@ std::vector<scheduled> calibration_run::make_plan() {
   return planned;
 }
 
-void calibration_run::work(work_queue& queue, const gpu_slot& gpu, const std::atomic<bool>* stop_requested) {
-  while (true) {
-    if (stop_requested != nullptr && stop_requested->load())
-      queue.stop();
-    auto item = queue.next();
-    if (!item)
-      return;
+std::optional<measure_request> calibration_run::next(const gpu_slot& gpu) {
+  while (auto item = queue_->take()) {
     const parameter& what = *item->what;
     if (!item->deferred_reason.empty()) {
       defer(what, item->deferred_reason);
       continue;
     }
+    in_flight_.insert(what.name);
     observer_.parameter_started(what, gpu);
     log()->info("{}: measuring on GPU {} ({})", what.name, gpu.ordinal, gpu.name.empty() ? "none" : gpu.name);
-    auto result = measure(what, gpu);
-    // Without a GPU nothing is measured, so no dependency can fail: every benchmark is built and gated.
-    const bool passed = satisfies_dependents(result.result) || !gpu.has_gpu();
-    // Stop before finishing: a worker woken by this finish must already see the queue stopped.
-    if (stop_requested != nullptr && stop_requested->load())
-      queue.stop();
-    record(std::move(result), gpu);
-    queue.finish(what.name, passed);
+    measure_request request;
+    request.what = &what;
+    request.bench = benchmarks_(what.name);
+    request.gpu = gpu;
+    request.trials = options_.trials;
+    request.throttle_fraction = options_.throttle_fraction;
+    request.arch_override = options_.arch;
+    request.run_dir = options_.run_dir;
+    return request;
   }
-}
-
-// measure_parameter, with the thread's boundary: an exception (a broken invariant, a file system
-// error) ends this parameter as NO_DATA naming it, not the whole process.
-parameter_result calibration_run::measure(const parameter& what, const gpu_slot& gpu) {
-  measure_request request;
-  request.what = &what;
-  request.bench = benchmarks_(what.name);
-  request.gpu = gpu;
-  request.trials = options_.trials;
-  request.throttle_fraction = options_.throttle_fraction;
-  request.arch_override = options_.arch;
-  request.run_dir = options_.run_dir;
-  try {
-    return measure_parameter(request, steps_);
-  } catch (const std::exception& e) {
-    log()->error("{}: internal error: {}", what.name, e.what());
-    parameter_result result;
-    result.name = what.name;
-    result.unit = what.unit;
-    result.result = status::no_data;
-    result.notes.push_back(std::string{"internal error: "} + e.what());
-    return result;
-  }
+  return std::nullopt;
 }
 
 void calibration_run::record(parameter_result result, const gpu_slot& gpu) {
   const auto name = result.name;
+  if (in_flight_.erase(name) == 0) {
+    log()->warn("{}: a result for a parameter not in flight is ignored", name);
+    return;
+  }
   if (result.value)
     log()->info("{}: {} {} {} ({} trials kept)", name, to_string(result.result), *result.value, result.unit,
                 result.stats.n);
   else
     log()->info("{}: {}, not measured: {}", name, to_string(result.result), not_measured_reason(result));
-  {
-    std::lock_guard lock{mutex_};
-    if (is_final(result.result))
-      notes_.clear_retry(name); // a requested retry was taken
-    if (is_final(result.result) && !is_passing(result.result))
-      notes_.annotate(name, std::string{to_string(result.result)} +
-                              (result.notes.empty() ? std::string{} : ": " + result.notes.front()));
-    summary_.attempted.push_back(name);
-    results_[name] = result;
-    save_notes_and_reports();
-  }
+  if (is_final(result.result))
+    notes_.clear_retry(name); // a requested retry was taken
+  if (is_final(result.result) && !is_passing(result.result))
+    notes_.annotate(name, std::string{to_string(result.result)} +
+                            (result.notes.empty() ? std::string{} : ": " + result.notes.front()));
+  // Without a GPU nothing is measured, so no dependency can fail: every benchmark is built and gated.
+  queue_->finish(name, satisfies_dependents(result.result) || !gpu.has_gpu());
+  summary_.attempted.push_back(name);
+  results_[name] = result;
+  save_notes_and_reports();
   observer_.parameter_finished(result, gpu);
+}
+
+void calibration_run::stop() {
+  stopped_ = true;
+  queue_->stop();
+}
+
+bool calibration_run::finished() const {
+  // Waiting parameters with nothing in flight are handed out by the next next() (ready, or
+  // deferred), unless the run was stopped: then they stay waiting and the run is interrupted.
+  return in_flight_.empty() && (stopped_ || queue_->waiting() == 0);
 }
 
 // A deferred parameter has a NO_DATA result with the reason (not final: a later resume measures
@@ -180,12 +165,9 @@ void calibration_run::defer(const parameter& what, const std::string& reason) {
   result.unit = what.unit;
   result.result = status::no_data;
   result.notes.push_back("deferred: " + reason);
-  {
-    std::lock_guard lock{mutex_};
-    summary_.deferred.emplace_back(what.name, reason);
-    results_[what.name] = std::move(result);
-    save_notes_and_reports();
-  }
+  summary_.deferred.emplace_back(what.name, reason);
+  results_[what.name] = std::move(result);
+  save_notes_and_reports();
   observer_.parameter_deferred(what, reason);
 }
 
@@ -199,8 +181,10 @@ void calibration_run::save_notes_and_reports() {
       failed.push_back("report not written: " + error);
   for (const auto& problem : failed) {
     log()->warn("{}", problem);
-    if (std::find(summary_.problems.begin(), summary_.problems.end(), problem) == summary_.problems.end())
+    if (std::find(summary_.problems.begin(), summary_.problems.end(), problem) == summary_.problems.end()) {
       summary_.problems.push_back(problem);
+      observer_.problem(problem);
+    }
   }
 }
 
@@ -212,52 +196,45 @@ std::vector<parameter_result> calibration_run::ordered_results() const {
   return ordered;
 }
 
-run_summary calibration_run::finish(bool interrupted) {
-  std::lock_guard lock{mutex_};
+run_summary calibration_run::finish() {
   save_notes_and_reports();
   summary_.results = ordered_results();
-  summary_.interrupted = interrupted;
-  return std::move(summary_);
+  summary_.interrupted = queue_->waiting() > 0;
+  return summary_;
 }
 
-// One worker per GPU; with none, one worker that builds and SASS-checks only.
-std::vector<gpu_slot> worker_slots(const std::vector<gpu_slot>& gpus) {
-  if (gpus.empty())
-    return {gpu_slot{}};
-  std::set<std::string> names;
-  for (const auto& gpu : gpus)
-    names.insert(gpu.name);
-  if (names.size() > 1)
-    log()->warn("the GPUs of this run are not all the same model; each parameter is measured on one of them "
-                "(its result names which)");
-  return gpus;
+parameter_result measure_guarded(const measure_request& request, bench_steps& steps) {
+  try {
+    return measure_parameter(request, steps);
+  } catch (const std::exception& e) {
+    log()->error("{}: internal error: {}", request.what->name, e.what());
+    parameter_result result;
+    result.name = request.what->name;
+    result.unit = request.what->unit;
+    result.result = status::no_data;
+    result.notes.push_back(std::string{"internal error: "} + e.what());
+    return result;
+  }
 }
-
-} // namespace
 
 expected<run_summary, std::string> run_calibration(const catalog& cat, const calibration_options& options,
                                                    bench_steps& steps, const std::vector<gpu_slot>& gpus,
                                                    run_observer& observer, const std::atomic<bool>* stop_requested,
                                                    const benchmark_lookup& benchmarks) {
-  auto loaded = options.notes_path.empty() ? expected<notes, std::string>{notes{}} : notes::load(options.notes_path);
-  if (!loaded)
-    return unexpected{"notes " + options.notes_path.string() + ": " + loaded.error()};
-  calibration_run run{cat, options, steps, observer, benchmarks, std::move(*loaded)};
-  if (options.resume) {
-    auto earlier = read_results(options.run_dir);
-    if (!earlier)
-      return unexpected{"cannot resume: " + earlier.error()};
-    run.keep_earlier(std::move(*earlier));
-  }
-  work_queue queue{run.make_plan(), run.passed_before(), run.failed_before()};
+  auto run = calibration_run::start(cat, options, observer, benchmarks);
+  if (!run)
+    return unexpected{run.error()};
   const auto slots = worker_slots(gpus);
-  std::vector<std::thread> workers;
-  for (const auto& slot : slots)
-    workers.emplace_back([&run, &queue, slot, stop_requested] { run.work(queue, slot, stop_requested); });
-  for (auto& worker : workers)
-    worker.join();
-  const bool interrupted = queue.waiting() > 0;
-  return run.finish(interrupted);
+  for (std::size_t turn = 0;; ++turn) {
+    if (stop_requested != nullptr && stop_requested->load())
+      (*run)->stop();
+    const auto& gpu = slots[turn % slots.size()];
+    auto request = (*run)->next(gpu);
+    if (!request)
+      break; // one at a time: nothing is in flight, so nothing more will become ready
+    (*run)->record(measure_guarded(*request, steps), gpu);
+  }
+  return (*run)->finish();
 }
 
 } // namespace warpforge::calibrate

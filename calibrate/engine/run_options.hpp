@@ -16,7 +16,7 @@ namespace warpforge::calibrate {
 inline constexpr std::uint32_t default_trials = 10;
 /// How long one trial may run before it is killed (a TIMEOUT), milliseconds.
 inline constexpr std::chrono::milliseconds default_trial_watchdog{60'000};
-/// How long a worker waits for a GPU that another warpforge process holds, milliseconds.
+/// How long a GPU's worker waits for a GPU that another warpforge process holds, milliseconds.
 inline constexpr std::chrono::milliseconds default_lock_timeout{600'000};
 /// The notes file kept across runs, in the run root (calibrate/notes.hpp).
 inline constexpr std::string_view notes_file_name = "calibrate-notes.json";

@@ -1,7 +1,6 @@
 #include "calibrate/engine/toolchain_steps.hpp"
 
 #include "calibrate/engine/run_files.hpp"
-#include "gpu/runner/gpu_lock.hpp"
 #include "sass/disassembler.hpp"
 
 #include <cstdio>
@@ -24,7 +23,7 @@ std::string listing_text(const sass::disassembly& listing) {
   return text;
 }
 
-toolchain_steps::toolchain_steps(toolchain_steps_options options) : options_(std::move(options)) {
+toolchain_steps::toolchain_steps() {
   auto compiler = gpu::program_compiler::from_toolchain(gpu::compile_cache{gpu::default_cache_root()});
   if (compiler)
     compiler_.emplace(std::move(*compiler));
@@ -66,47 +65,14 @@ expected<std::string, std::string> toolchain_steps::disassemble(const built_benc
   return listing_text(*listing);
 }
 
-expected<std::vector<trial_output>, std::string> toolchain_steps::run_trials(const built_benchmark& built,
-                                                                             const gpu_slot& gpu, std::uint32_t trials,
-                                                                             const fs::path& log_dir) {
-  auto lock = gpu::gpu_lock::acquire(gpu.uuid, options_.holder, gpu::lock_policy::wait, options_.lock_timeout);
-  if (!lock)
-    return unexpected{lock.error().to_string()};
-  gpu::program_run_options run;
-  run.executable = built.executable;
-  run.visible_devices = gpu.uuid;
-  run.watchdog = options_.trial_watchdog;
-  run.trials = trials;
-  run.output_dir = log_dir;
-  auto report = gpu::run_program(run);
-  if (!report)
-    return unexpected{"cannot start " + built.executable.string() + ": " + report.error().detail};
+std::vector<trial_output> trial_outputs(const std::vector<gpu::program_trial>& trials, const fs::path& log_dir) {
   std::vector<trial_output> outputs;
-  for (std::size_t i = 0; i < report->trials.size(); ++i) {
-    const auto& trial = report->trials[i];
-    // The whole output: a sweep prints more lines than the trial's kept tail.
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const auto& trial = trials[i];
     auto output = read_whole_file(log_dir / ("trial-" + std::to_string(i + 1) + ".log"));
     outputs.push_back(trial_output{trial.outcome, output.value_or(trial.output_tail), trial.detail, trial.wall_s});
   }
   return outputs;
-}
-
-std::string toolchain_steps::validate_counters(const built_benchmark& built, const parameter& what, double measured,
-                                               const gpu_slot& gpu, const fs::path& log_dir) {
-  const auto ncu = options_.ncu ? options_.ncu : locate_ncu();
-  if (!ncu)
-    return "not validated: no ncu on $PATH or in $CUDA_HOME/bin";
-  // ncu replays the kernel with the GPU to itself, as a trial runs.
-  auto lock = gpu::gpu_lock::acquire(gpu.uuid, options_.holder, gpu::lock_policy::wait, options_.lock_timeout);
-  if (!lock)
-    return "not validated: " + lock.error().to_string();
-  counter_check_request request;
-  request.ncu = *ncu;
-  request.executable = built.executable;
-  request.visible_devices = gpu.uuid;
-  request.dir = log_dir;
-  request.timeout = options_.ncu_timeout;
-  return validate_with_ncu(request, what, measured);
 }
 
 } // namespace warpforge::calibrate

@@ -23,10 +23,6 @@ const work_queue::entry* work_queue::find(std::string_view name) const {
   return nullptr;
 }
 
-bool work_queue::any_running() const {
-  return std::any_of(entries_.begin(), entries_.end(), [](const entry& e) { return e.now == state::running; });
-}
-
 std::optional<std::string> work_queue::dependency_problem(const entry& e, bool& blocked) const {
   for (const auto& dependency : e.what->depends_on) {
     if (const auto* d = find(dependency)) {
@@ -65,53 +61,41 @@ std::optional<queue_item> work_queue::take_ready() {
   return std::nullopt;
 }
 
-std::optional<queue_item> work_queue::next() {
-  std::unique_lock lock{mutex_};
-  while (!stopped_) {
-    if (auto item = take_ready())
-      return item;
-    if (count_waiting() == 0)
-      return std::nullopt;
-    if (!any_running()) {
-      // Waiting entries that nothing running can release: only a dependency cycle does that
-      // (the catalog's self-check rejects one); hand them out as deferred rather than hang.
-      for (auto& e : entries_)
-        if (e.now == state::waiting) {
-          e.now = state::failed;
-          return queue_item{e.what, "its dependencies form a cycle"};
-        }
-    }
-    changed_.wait(lock);
+std::optional<queue_item> work_queue::take() {
+  if (stopped_)
+    return std::nullopt;
+  if (auto item = take_ready())
+    return item;
+  if (waiting() > 0 && running() == 0) {
+    // Waiting entries that nothing running can release: only a dependency cycle does that
+    // (the catalog's self-check rejects one); hand them out as deferred rather than wait forever.
+    for (auto& e : entries_)
+      if (e.now == state::waiting) {
+        e.now = state::failed;
+        return queue_item{e.what, "its dependencies form a cycle"};
+      }
   }
   return std::nullopt;
 }
 
 void work_queue::finish(std::string_view name, bool passed) {
-  {
-    std::lock_guard lock{mutex_};
-    for (auto& e : entries_)
-      if (e.what->name == name)
-        e.now = passed ? state::passed : state::failed;
-  }
-  changed_.notify_all();
+  for (auto& e : entries_)
+    if (e.what->name == name && e.now == state::running)
+      e.now = passed ? state::passed : state::failed;
 }
 
 void work_queue::stop() {
-  {
-    std::lock_guard lock{mutex_};
-    stopped_ = true;
-  }
-  changed_.notify_all();
+  stopped_ = true;
 }
 
 std::size_t work_queue::waiting() const {
-  std::lock_guard lock{mutex_};
-  return count_waiting();
-}
-
-std::size_t work_queue::count_waiting() const {
   return static_cast<std::size_t>(
     std::count_if(entries_.begin(), entries_.end(), [](const entry& e) { return e.now == state::waiting; }));
+}
+
+std::size_t work_queue::running() const {
+  return static_cast<std::size_t>(
+    std::count_if(entries_.begin(), entries_.end(), [](const entry& e) { return e.now == state::running; }));
 }
 
 } // namespace warpforge::calibrate

@@ -1,19 +1,19 @@
 #pragma once
-// The parameters of a run, handed to the GPU workers in plan order as they become ready: a
-// parameter is ready once each parameter it depends on has passed (in this run or an earlier
-// one), or is no part of this run and never failed. A parameter whose dependency did not pass is
-// handed out as deferred (with the reason) rather than measured, and counts as not passed for its
-// own dependents. Thread-safe: one worker thread per GPU calls next() and finish().
+// The parameters of a run, handed out in plan order as they become ready: a parameter is ready
+// once each parameter it depends on has passed (in this run or an earlier one), or is no part of
+// this run and never failed. A parameter whose dependency did not pass is handed out as deferred
+// (with the reason) rather than measured, and counts as not passed for its own dependents.
+// Single-threaded and never blocking: whoever drives the run (calibration_run) asks again after
+// each finish().
 //
 //   work_queue queue{plan(...), passed_before, failed_before};
-//   while (auto item = queue.next()) { ...; queue.finish(item->what->name, passed); }
+//   while (auto item = queue.take()) { ...; queue.finish(item->what->name, passed); }
+//   // nullopt with queue.running() > 0: wait for a finish, then take() again
 
 #include "calibrate/catalog.hpp"
 #include "calibrate/schedule.hpp"
 
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,16 +33,18 @@ public:
   /// earlier run (a resume) or the notes already settled.
   work_queue(std::vector<scheduled> plan, std::set<std::string> passed_before, std::set<std::string> failed_before);
 
-  /// The next ready (or deferred) parameter; blocks while none is ready and another is being
-  /// measured; nullopt once every parameter was handed out and nothing more can come, or after stop().
-  std::optional<queue_item> next();
-  /// Reports a handed-out parameter's end; wakes the workers waiting for it.
+  /// The next ready (or deferred) parameter; nullopt when none is ready now (each waiting one
+  /// waits for one still running), when nothing is left, or after stop().
+  std::optional<queue_item> take();
+  /// Reports a handed-out parameter's end: its dependents may become ready.
   void finish(std::string_view name, bool passed);
-  /// next() answers nullopt from now on (an interrupt); parameters in flight still finish.
+  /// take() answers nullopt from now on (an interrupt); parameters in flight still finish.
   void stop();
 
   /// Parameters not yet handed out.
   std::size_t waiting() const;
+  /// Parameters handed out to be measured and not finished.
+  std::size_t running() const;
 
 private:
   enum class state { waiting, running, passed, failed };
@@ -52,20 +54,16 @@ private:
     std::string deferred_reason; // the plan's own deferral, handed out as is
   };
 
-  // Under mutex_: the first entry to hand out, or nullopt when none is ready yet.
+  // The first entry to hand out, or nullopt when none is ready yet.
   std::optional<queue_item> take_ready();
   // Why `e` cannot run (a dependency did not pass), or nullopt; sets `blocked` when one is pending.
   std::optional<std::string> dependency_problem(const entry& e, bool& blocked) const;
   const entry* find(std::string_view name) const;
-  bool any_running() const;
-  std::size_t count_waiting() const; // under mutex_
 
   std::vector<entry> entries_; // plan order
   std::set<std::string> passed_before_;
   std::set<std::string> failed_before_;
   bool stopped_ = false;
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
 };
 
 } // namespace warpforge::calibrate

@@ -4,11 +4,13 @@
 //   flags        --max-priority, --only, --reset, --trials, ... written as a spec
 //   --campaign   a kind = "calibrate" campaign file (what `warpforge run` hands over)
 //   --resume     the spec recorded in an earlier run directory; its final results are kept
-// The run itself is calibrate/engine (run_calibration); this file parses, records and prints.
+// The run itself is the calibrator actor over calibrate/engine, under the supervisor, with a
+// gpu_worker per GPU (actors/calibrator.hpp); this file parses, records the campaign and prints.
 // The notes commands (--defer, --retry, --annotate, --backlog, --progress) measure nothing: they
 // are apps/warpforge/cli/calibrate_notes.cpp, given the notes file and catalog resolved here.
 // Each parameter is a job row (pending -> running -> finished | failed) with job_started and
-// job_finished / job_failed events; results.json and measurements.tsv are the record of values.
+// job_finished / job_failed events (actors/calibration_recorder.hpp); results.json and
+// measurements.tsv are the record of values.
 
 #include "apps/warpforge/cli/commands.hpp"
 #include "apps/warpforge/cli/command_output.hpp"
@@ -16,7 +18,6 @@
 
 #include "calibrate/catalog.hpp"
 #include "calibrate/engine/calibration_run.hpp"
-#include "calibrate/engine/report_files.hpp"
 #include "calibrate/engine/toolchain_steps.hpp"
 #include "calibrate/schedule.hpp"
 #include "apps/warpforge/cli/calibrate_notes.hpp"
@@ -30,13 +31,11 @@
 
 #include <toml++/toml.h>
 
-#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <sstream>
-#include <thread>
 
 namespace warpforge::cli {
 
@@ -134,99 +133,11 @@ exit_code check_catalog(const fs::path& path) {
 namespace warpforge::cli {
 namespace {
 
-// Each parameter as a job row and its events. Workers call in from their threads; the runtime's
-// calls are not thread-safe, hence the mutex.
 // A store write whose failure is logged, not fatal: the files of the run directory hold the results.
 template <class Record>
 void record_or_warn(actors::runtime& runtime, const Record& record) {
   if (auto written = runtime.record(record); !written)
     logging::get("calibrate")->warn("store write failed: {}", written.error());
-}
-
-class recording_observer final : public cal::run_observer {
-public:
-  recording_observer(actors::runtime& runtime, std::int64_t campaign_id) : runtime_(runtime), campaign_(campaign_id) {}
-
-  void parameter_started(const cal::parameter& what, const cal::gpu_slot& gpu) override {
-    std::lock_guard lock{mutex_};
-    set_state(what.name, vocabulary::job_state::running, "");
-    emit(feed::event_type::job_started, what.name, gpu.ordinal,
-         feed::detail{}.add("priority", what.priority).add("gpu_name", gpu.name).json());
-  }
-
-  void parameter_finished(const cal::parameter_result& r, const cal::gpu_slot& gpu) override {
-    std::lock_guard lock{mutex_};
-    const bool passed = cal::is_passing(r.result);
-    const std::string status{cal::to_string(r.result)};
-    // Not measured: why (the engine's reason), else the first note of what was measured.
-    const std::string why = !r.value ? cal::not_measured_reason(r) : r.notes.empty() ? "" : r.notes.front();
-    const std::string reason = passed ? "" : status + (why.empty() ? "" : ": " + why);
-    set_state(r.name, passed ? vocabulary::job_state::finished : vocabulary::job_state::failed, reason);
-    // What was not measured is null with the reason beside it, never 0 (docs/events.md).
-    feed::detail detail;
-    detail.add("status", status);
-    r.value ? detail.add("value", *r.value) : detail.add_null("value");
-    detail.add("unit", r.unit);
-    cal::has_spread(r.stats) && r.value ? detail.add("cv", r.stats.cv) : detail.add_null("cv");
-    detail.add("trials", static_cast<std::uint64_t>(r.stats.n)).add("sass", r.sass_verdict);
-    if (!passed)
-      detail.add("reason", reason); // job_failed's reason (docs/events.md), as the job row has it
-    if (!r.value)
-      detail.add("not_measured_reason", cal::not_measured_reason(r));
-    else if (!cal::has_spread(r.stats))
-      detail.add("not_measured_reason", "cv: " + cal::missing_spread_reason(r.stats));
-    emit(passed ? feed::event_type::job_finished : feed::event_type::job_failed, r.name, gpu.ordinal, detail.json());
-  }
-
-  void parameter_deferred(const cal::parameter& what, const std::string& reason) override {
-    std::lock_guard lock{mutex_};
-    set_state(what.name, vocabulary::job_state::pending, "deferred: " + reason);
-    emit(feed::event_type::job_failed, what.name, feed::no_gpu,
-         feed::detail{}.add("status", "DEFERRED").add("reason", reason).json());
-  }
-
-private:
-  // The parameter's job row: found (a resume) or made on first use.
-  std::optional<std::int64_t> job_id(const std::string& name) {
-    if (auto found = jobs_.find(name); found != jobs_.end())
-      return found->second;
-    auto id = runtime_.record(storage::job_record{campaign_, name, "calibrate:" + name});
-    if (!id) {
-      logging::get("calibrate")->warn("{}: no job row: {}", name, id.error());
-      return std::nullopt;
-    }
-    return jobs_[name] = *id;
-  }
-  void set_state(const std::string& name, vocabulary::job_state state, const std::string& reason) {
-    if (auto id = job_id(name))
-      record_or_warn(runtime_, storage::job_state_change{*id, state, reason});
-  }
-  void emit(feed::event_type type, const std::string& job, int gpu, std::string detail) {
-    feed::event e;
-    e.type = type;
-    e.job = job;
-    e.gpu = gpu;
-    e.detail_json = std::move(detail);
-    runtime_.emit(std::move(e));
-  }
-
-  actors::runtime& runtime_;
-  std::int64_t campaign_;
-  std::mutex mutex_;
-  std::map<std::string, std::int64_t> jobs_; // parameter -> job row
-
-public:
-  /// The job rows an earlier run made (a resume), so they are updated rather than duplicated.
-  void adopt_jobs(std::map<std::string, std::int64_t> jobs) { jobs_ = std::move(jobs); }
-};
-
-std::vector<cal::gpu_slot> gpu_slots(const gpu_fleet& fleet) {
-  std::vector<cal::gpu_slot> slots;
-  for (int ordinal : fleet.chosen) {
-    const auto& device = fleet.device(ordinal);
-    slots.push_back(cal::gpu_slot{device.ordinal, device.uuid, device.name, device.arch()});
-  }
-  return slots;
 }
 
 cal::calibration_options engine_options(const config::campaign_spec& spec, const fs::path& run_dir, bool resume) {
@@ -302,11 +213,14 @@ std::map<std::string, std::int64_t> earlier_jobs(const fs::path& run_dir, const 
 
 expected<open_run, recording_failure> start_run(const config::campaign_spec& spec, const std::string& spec_path,
                                                 const std::optional<fs::path>& resume_dir,
-                                                const cal::catalog& catalog) {
+                                                actors::calibrator_config calibrator) {
+  const auto& catalog = *calibrator.catalog;
   feed::publisher_options feed{spec.feed.endpoint, spec.feed.allow_remote, static_cast<int>(spec.feed.high_water_mark)};
   const std::string command = std::string{command_name} + (resume_dir ? " --resume " + resume_dir->string() : "");
-  auto rec = resume_dir ? resume_recording(*resume_dir, spec.name, command, feed, spec.supervision)
-                        : start_recording(spec.run_root, spec.run_dir_mode, spec.name, command, feed, spec.supervision);
+  auto rec = resume_dir ? resume_recording(*resume_dir, spec.name, command, feed, spec.supervision, std::nullopt,
+                                           std::move(calibrator))
+                        : start_recording(spec.run_root, spec.run_dir_mode, spec.name, command, feed, spec.supervision,
+                                          std::nullopt, std::move(calibrator));
   if (!rec)
     return unexpected{rec.error()};
   open_run run{std::move(*rec), 0, {}};
@@ -328,26 +242,19 @@ expected<open_run, recording_failure> start_run(const config::campaign_spec& spe
   return run;
 }
 
-// Sets `stop` once SIGINT/SIGTERM arrives, until `done`: the engine polls it between parameters.
-std::thread interrupt_watcher(std::atomic<bool>& stop, const std::atomic<bool>& done) {
-  watch_for_interrupt();
-  return std::thread{[&stop, &done] {
-    while (!done.load()) {
-      if (interrupted())
-        stop.store(true);
-      std::this_thread::sleep_for(std::chrono::milliseconds{100});
-    }
-  }};
-}
-
-exit_code finish_run(open_run& run, const expected<cal::run_summary, std::string>& summary, bool has_gpu) {
+exit_code finish_run(open_run& run, const expected<messages::calibration_end, std::string>& end, bool has_gpu) {
   auto& runtime = *run.rec.runtime;
   auto state = vocabulary::campaign_state::finished;
   std::string reason;
   exit_code code = exit_code::ok;
-  if (!summary) {
+  const cal::run_summary* summary = end && end->cannot_start.empty() ? &end->summary : nullptr;
+  if (!end) { // the supervisor gave up
     state = vocabulary::campaign_state::failed;
-    reason = summary.error();
+    reason = end.error() + "; warpforge calibrate --resume " + run.rec.dir.path().string();
+    code = exit_code::failure;
+  } else if (!summary) { // the notes or results.json unreadable
+    state = vocabulary::campaign_state::failed;
+    reason = end->cannot_start;
     code = exit_code::bad_input;
   } else if (summary->interrupted) {
     state = vocabulary::campaign_state::interrupted;
@@ -398,6 +305,31 @@ struct run_request {
   std::chrono::milliseconds lock_timeout{cal::default_lock_timeout};
 };
 
+// The calibrate campaign's actors: a gpu_worker per chosen GPU that runs programs only (no
+// runner: nothing of ours holds a CUDA context while a benchmark measures), and the calibrator
+// with the host's nvcc and cuobjdump.
+actors::calibrator_config calibrator_for(const run_request& request, cal::catalog catalog, const gpu_fleet& fleet) {
+  const auto watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(
+    std::chrono::duration<double>(request.spec.calibrate.trial_watchdog_s));
+  actors::calibrator_config config;
+  config.catalog = std::make_shared<const cal::catalog>(std::move(catalog));
+  config.host = std::make_shared<cal::toolchain_steps>();
+  config.gpu.trial_watchdog = watchdog;
+  config.gpu.lock_timeout = request.lock_timeout;
+  for (int ordinal : fleet.chosen) {
+    actors::gpu_worker_config worker;
+    worker.device = fleet.device(ordinal);
+    worker.keep_runner = false;
+    worker.keeper.runner.executable = fleet.runner;
+    worker.keeper.restarts = request.spec.supervision;
+    worker.lock_holder = std::string{command_name} + " " +
+                         (request.resume_dir ? request.resume_dir->string() : request.spec.run_root.string());
+    worker.lock_timeout = request.lock_timeout;
+    config.workers.push_back(std::move(worker));
+  }
+  return config;
+}
+
 exit_code run_calibrate(const run_request& request) {
   auto catalog = load_catalog(request.spec.calibrate.catalog);
   if (!catalog) {
@@ -417,34 +349,27 @@ exit_code run_calibrate(const run_request& request) {
   }
   if (!fleet->usable())
     std::cerr << command_name << ": no GPU (" << fleet->why_none << "): benchmarks are built and SASS-checked only\n";
-  auto run = start_run(request.spec, request.spec_path, request.resume_dir, *catalog);
+  auto run = start_run(request.spec, request.spec_path, request.resume_dir,
+                       calibrator_for(request, std::move(*catalog), *fleet));
   if (!run) {
     std::cerr << command_name << ": " << run.error().message << '\n';
     return run.error().code;
   }
   note_run_directory(run->rec.dir.path()); // for --json
   auto& runtime = *run->rec.runtime;
-  recording_observer observer{runtime, run->campaign_id};
-  observer.adopt_jobs(run->jobs);
   record_or_warn(runtime, storage::campaign_state_change{run->campaign_id, vocabulary::campaign_state::running, ""});
   feed::event started;
   started.type = feed::event_type::campaign_started;
   started.detail_json = feed::detail{}.add("kind", "calibrate").add("resume", request.resume_dir.has_value()).json();
   runtime.emit(std::move(started));
 
-  cal::toolchain_steps_options step_options;
-  step_options.trial_watchdog =
-    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(request.spec.calibrate.trial_watchdog_s));
-  step_options.lock_timeout = request.lock_timeout;
-  step_options.holder = std::string{command_name} + " " + run->rec.dir.path().string();
-  cal::toolchain_steps steps{step_options};
-  std::atomic<bool> stop{false}, done{false};
-  auto watcher = interrupt_watcher(stop, done);
-  const auto options = engine_options(request.spec, run->rec.dir.path(), request.resume_dir.has_value());
-  auto summary = cal::run_calibration(*catalog, options, steps, gpu_slots(*fleet), observer, &stop);
-  done.store(true);
-  watcher.join();
-  return finish_run(*run, summary, fleet->usable());
+  messages::calibration_order order;
+  order.options = engine_options(request.spec, run->rec.dir.path(), request.resume_dir.has_value());
+  order.campaign_id = run->campaign_id;
+  order.jobs = run->jobs;
+  watch_for_interrupt();
+  auto end = runtime.calibrate(order, [] { return interrupted(); });
+  return finish_run(*run, end, fleet->usable());
 }
 
 // The notes and catalog a notes command works on: the flags', else a --resume's recorded spec's,

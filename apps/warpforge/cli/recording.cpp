@@ -14,7 +14,8 @@ expected<recording, recording_failure> boot(storage::run_directory dir, std::str
                                             const std::string& name,
                                             feed::publisher_options feed,
                                             config::supervision_policy supervision,
-                                            std::optional<actors::pipeline_options> pipeline) {
+                                            std::optional<actors::pipeline_options> pipeline,
+                                            std::optional<actors::calibrator_config> calibrate) {
   auto owner = storage::run_owner::claim(dir, command);
   if (!owner)
     return unexpected{recording_failure{exit_code::failure, owner.error().message}};
@@ -29,6 +30,7 @@ expected<recording, recording_failure> boot(storage::run_directory dir, std::str
   options.feed.replay_endpoint_file = dir.replay_endpoint_path();
   options.supervision = supervision;
   options.pipeline = std::move(pipeline);
+  options.calibrate = std::move(calibrate);
   options.deployer = true; // `warpforge deploy`, and a campaign that deploys at its end
   auto rt = actors::runtime::start(options);
   if (!rt) {
@@ -44,22 +46,24 @@ expected<recording, recording_failure> start_recording(const std::filesystem::pa
                                                        const std::string& name, std::string_view command,
                                                        feed::publisher_options feed,
                                                        config::supervision_policy supervision,
-                                                       std::optional<actors::pipeline_options> pipeline) {
+                                                       std::optional<actors::pipeline_options> pipeline,
+                                                       std::optional<actors::calibrator_config> calibrate) {
   auto dir = storage::run_directory::create(root, name, std::chrono::system_clock::now(), run_dir_mode);
   if (!dir)
     return unexpected{recording_failure{exit_code::bad_input, user_message(dir.error())}};
-  return boot(std::move(*dir), command, name, std::move(feed), supervision, std::move(pipeline));
+  return boot(std::move(*dir), command, name, std::move(feed), supervision, std::move(pipeline), std::move(calibrate));
 }
 
 expected<recording, recording_failure> resume_recording(const std::filesystem::path& run_dir,
                                                         const std::string& name, std::string_view command,
                                                         feed::publisher_options feed,
                                                         config::supervision_policy supervision,
-                                                        std::optional<actors::pipeline_options> pipeline) {
+                                                        std::optional<actors::pipeline_options> pipeline,
+                                                        std::optional<actors::calibrator_config> calibrate) {
   auto dir = storage::run_directory::open(run_dir);
   if (!dir)
     return unexpected{recording_failure{exit_code::bad_input, user_message(dir.error())}};
-  return boot(std::move(*dir), command, name, std::move(feed), supervision, std::move(pipeline));
+  return boot(std::move(*dir), command, name, std::move(feed), supervision, std::move(pipeline), std::move(calibrate));
 }
 
 } // namespace warpforge::cli

@@ -1,7 +1,7 @@
 #pragma once
 // How every command that records starts: a fresh (or reopened) run directory, its log file, and
 // the actor system recording into it (supervisor, store, feed, and, for the commands that run a
-// campaign, the whole pipeline).
+// campaign, the whole pipeline, or a calibrate campaign's gpu_workers and calibrator).
 
 #include "actors/runtime.hpp"
 #include "apps/warpforge/cli/exit_codes.hpp"
@@ -38,7 +38,8 @@ expected<recording, recording_failure> start_recording(const std::filesystem::pa
                                                        const std::string& name, std::string_view command,
                                                        feed::publisher_options feed,
                                                        config::supervision_policy supervision,
-                                                       std::optional<actors::pipeline_options> pipeline = std::nullopt);
+                                                       std::optional<actors::pipeline_options> pipeline = std::nullopt,
+                                                       std::optional<actors::calibrator_config> calibrate = std::nullopt);
 
 /// The same on an existing run directory (resume): its database and feed seq continue. Refused
 /// (failure, "campaign is running (pid N: ...)") while another process holds the directory.
@@ -46,6 +47,7 @@ expected<recording, recording_failure> resume_recording(const std::filesystem::p
                                                         const std::string& name, std::string_view command,
                                                         feed::publisher_options feed,
                                                         config::supervision_policy supervision,
-                                                        std::optional<actors::pipeline_options> pipeline = std::nullopt);
+                                                        std::optional<actors::pipeline_options> pipeline = std::nullopt,
+                                                        std::optional<actors::calibrator_config> calibrate = std::nullopt);
 
 } // namespace warpforge::cli

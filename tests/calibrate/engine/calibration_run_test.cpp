@@ -267,6 +267,50 @@ TEST_F(calibration_run_test, an_unreadable_results_file_refuses_the_resume) {
   EXPECT_NE(summary.error().find("results.json"), std::string::npos) << summary.error();
 }
 
+TEST_F(calibration_run_test, stepped_by_a_driver_it_keeps_two_gpus_busy_and_waits_for_a_dependency) {
+  fake_steps steps{{}};
+  recording_observer observer;
+  auto run = calibration_run::start(cat_, options_, observer, lookup());
+  ASSERT_TRUE(run) << run.error();
+  const gpu_slot gpu0{0, "GPU-0", "H100", "sm_90"}, gpu1{1, "GPU-1", "H100", "sm_90"};
+  auto first = (*run)->next(gpu0);
+  auto second = (*run)->next(gpu1);
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->what->name, "a");
+  EXPECT_EQ(second->what->name, "d") << "b and c wait for a; d is ready";
+  EXPECT_EQ(second->gpu.ordinal, 1);
+  EXPECT_EQ((*run)->in_flight(), 2u);
+  // GPU 0 is free again only when a result comes; until then e (after d) and b (after a) wait.
+  (*run)->record(measure_guarded(*second, steps), gpu1);
+  auto third = (*run)->next(gpu1);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->what->name, "e");
+  EXPECT_FALSE((*run)->next(gpu1)) << "b waits for a, still in flight";
+  EXPECT_FALSE((*run)->finished());
+  (*run)->record(measure_guarded(*first, steps), gpu0);
+  (*run)->record(measure_guarded(*third, steps), gpu1);
+  for (auto request = (*run)->next(gpu0); request; request = (*run)->next(gpu0))
+    (*run)->record(measure_guarded(*request, steps), gpu0);
+  EXPECT_TRUE((*run)->finished());
+  const auto summary = (*run)->finish();
+  EXPECT_FALSE(summary.interrupted);
+  EXPECT_EQ(summary.passing(), 5u);
+  EXPECT_EQ(steps.gpu_of("d"), 1);
+}
+
+TEST_F(calibration_run_test, a_result_for_a_parameter_not_in_flight_is_ignored) {
+  recording_observer observer;
+  auto run = calibration_run::start(cat_, options_, observer, lookup());
+  ASSERT_TRUE(run) << run.error();
+  parameter_result stray;
+  stray.name = "a";
+  stray.result = status::pass;
+  stray.value = 4;
+  (*run)->record(stray, one_gpu().front());
+  EXPECT_TRUE(observer.heard().empty()) << "nothing was handed out, so nothing is recorded";
+  EXPECT_TRUE((*run)->finish().attempted.empty());
+}
+
 TEST(is_final, only_no_data_is_measured_again) {
   for (auto s : all_statuses)
     EXPECT_EQ(is_final(s), s != status::no_data) << to_string(s);

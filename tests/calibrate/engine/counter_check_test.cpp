@@ -1,5 +1,5 @@
 #include "calibrate/engine/counter_check.hpp"
-#include "calibrate/engine/toolchain_steps.hpp"
+#include "calibrate/engine/bench_steps.hpp"
 
 #include "calibrate/engine/run_files.hpp"
 
@@ -174,13 +174,11 @@ protected:
 };
 
 TEST_F(stand_in_ncu, counts_the_launches_then_profiles_the_last_one_pinned_to_the_gpu) {
-  toolchain_steps_options options;
-  options.ncu = answering_ncu();
-  options.lock_timeout = std::chrono::milliseconds{2000};
-  toolchain_steps steps{options};
-  built_benchmark built{"/bin/bench-stand-in", "sm_90", false, ""};
+  // As the GPU's worker asks it (actors/gpu_worker.cpp, counter_order), under the lock it holds.
   const gpu_slot gpu{0, "GPU-counter-test-" + std::to_string(::getpid()), "NVIDIA H100 80GB HBM3", "sm_90"};
-  const auto verdict = steps.validate_counters(built, dram_bandwidth(), 3012.7, gpu, dir_ / "jobs" / "dram_bandwidth");
+  counter_check_request request{answering_ncu(), "/bin/bench-stand-in", gpu.uuid, dir_ / "jobs" / "dram_bandwidth",
+                                std::chrono::milliseconds{2000}};
+  const auto verdict = validate_with_ncu(request, dram_bandwidth(), 3012.7);
   EXPECT_EQ(verdict.rfind("PASS (ncu: dram__bytes_read.sum.per_second=", 0), 0u) << verdict;
   const auto args = read_whole_file(dir_ / "args.txt").value_or("");
   const auto second = args.find('\n') + 1;
