@@ -23,8 +23,14 @@ constexpr std::chrono::seconds clock_tick{1};
 // Events read from the store per query.
 constexpr std::int64_t store_page = 1000;
 
-unexpected<dashboard_error> fail(std::string_view place, std::string message) {
-  return unexpected{dashboard_error{dashboard_errc::bad_source, std::string{place}, std::move(message)}};
+unexpected<dashboard_error> fail(std::string_view place, storage::store_error error) {
+  auto message = storage::to_string(error);
+  return unexpected{dashboard_error{dashboard_errc::bad_source, std::string{place}, std::move(message), std::move(error)}};
+}
+
+unexpected<dashboard_error> fail(const std::string& endpoint, feed::feed_error error) {
+  auto message = feed::to_string(error);
+  return unexpected{dashboard_error{dashboard_errc::bad_source, endpoint, std::move(message), std::move(error)}};
 }
 
 double unix_now_s() {
@@ -66,14 +72,14 @@ struct bridge::impl {
   expected<void, dashboard_error> read_store() {
     auto dir = storage::run_directory::open(options.run_dir);
     if (!dir)
-      return fail("run_dir", storage::to_string(dir.error()));
+      return fail("run_dir", dir.error());
     auto db = storage::database::open_read_only(dir->database_path());
     if (!db)
-      return fail("store", storage::to_string(db.error()));
+      return fail("store", db.error());
     for (std::int64_t after = 0;;) {
       auto rows = db->events_since(after, store_page);
       if (!rows)
-        return fail("store", storage::to_string(rows.error()));
+        return fail("store", rows.error());
       for (const auto& row : *rows) {
         after = row.seq;
         if (auto e = feed::decode(row.json))
@@ -133,7 +139,7 @@ expected<bridge, dashboard_error> bridge::start(bridge_options options,
   follow.replay_at_start = state->options.run_dir.empty();
   auto follower = feed::follower::connect(follow);
   if (!follower)
-    return fail("endpoint", state->options.endpoint + ": " + feed::to_string(follower.error()));
+    return fail(state->options.endpoint, follower.error());
   state->follower.emplace(std::move(*follower));
   state->publish_now();
   state->thread = std::thread{[raw = state.get()] { raw->follow(); }};

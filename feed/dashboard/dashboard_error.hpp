@@ -2,10 +2,14 @@
 // What went wrong in the dashboard library: an expected failure, returned as a value. Every
 // error names its place (the listen address's part, the socket step).
 
+#include "feed/feed_error.hpp"
+#include "storage/store_error.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace warpforge::dashboard {
 
@@ -25,8 +29,12 @@ inline constexpr dashboard_errc all_dashboard_errcs[] = {
 
 struct dashboard_error {
   dashboard_errc code = dashboard_errc::socket_error;
-  std::string place;   // "host", "port", "bind", "listen"
+  std::string place;   // "host", "port", "bind", "listen"; for bad_source "run_dir", "store" or the
+                       // feed endpoint it could not follow
   std::string message; // for a person
+  // bad_source: the store's or the feed's own error beneath it, so a caller says it in that
+  // error's words without reading them back out of `message`.
+  std::variant<std::monostate, storage::store_error, feed::feed_error> cause;
 };
 
 /// "remote_not_allowed: host: '0.0.0.0' is reachable from other hosts; ...".

@@ -38,7 +38,7 @@ std::string_view std_view(beast::string_view text) {
 }
 
 unexpected<dashboard_error> fail(dashboard_errc code, std::string_view place, std::string message) {
-  return unexpected{dashboard_error{code, std::string{place}, std::move(message)}};
+  return unexpected{dashboard_error{code, std::string{place}, std::move(message), {}}};
 }
 
 class websocket_session;
@@ -365,7 +365,7 @@ expected<http_server, dashboard_error> http_server::start(http_server_options op
     if (!error)
       return std::nullopt;
     return dashboard_error{dashboard_errc::socket_error, std::string{name},
-                           options.listen.host + ":" + std::to_string(options.listen.port) + ": " + error.message()};
+                           options.listen.host + ":" + std::to_string(options.listen.port) + ": " + error.message(), {}};
   };
   acceptor.open(endpoint.protocol(), error);
   if (auto problem = step("open"))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <variant>
 
 namespace warpforge::cli {
 namespace {
@@ -43,6 +44,7 @@ std::string_view feed_sentence(feed::feed_errc code) {
   case remote_not_allowed: return "other hosts could reach this address; allow it explicitly ([feed] allow_remote)";
   case bad_option: return "a feed option is out of range";
   case socket_error: return "the network call failed";
+  case address_in_use: return "another program (another campaign?) holds that address";
   case no_reply: return "nothing answered on the replay endpoint in time";
   case replay_refused: return "the replay endpoint refused the request";
   }
@@ -112,22 +114,11 @@ std::string user_message(const feed::feed_error& error, std::string_view endpoin
 }
 
 std::string user_message(const dashboard::dashboard_error& error) {
-  if (error.code == dashboard::dashboard_errc::bad_source) {
-    // The bridge's message is the store's or the feed's error as text: said as that error.
-    const auto rewritten = user_message_of_text(error.message);
-    if (rewritten != error.message)
-      return rewritten;
-    // "<endpoint>: <feed code>: <place>: <message>" (feed::to_string after the endpoint).
-    for (auto code : feed::all_feed_errcs) {
-      const auto marker = ": " + std::string{feed::to_string(code)} + ": ";
-      if (const auto at = error.message.find(marker); at != std::string::npos) {
-        std::string_view rest = std::string_view{error.message}.substr(at + marker.size());
-        const auto colon = rest.find(": ");
-        feed::feed_error feed_error{code, "", std::string{colon == std::string_view::npos ? rest : rest.substr(colon + 2)}};
-        return user_message(feed_error, error.message.substr(0, at));
-      }
-    }
-  }
+  // A source that cannot be read is said as the store's or the feed's own error.
+  if (const auto* store = std::get_if<storage::store_error>(&error.cause))
+    return user_message(*store);
+  if (const auto* feed = std::get_if<feed::feed_error>(&error.cause))
+    return user_message(*feed, error.place);
   const auto sentence = dashboard_sentence(error.code);
   return without_internal_names(error.message) + (sentence.empty() ? "" : " (" + std::string{sentence} + ")");
 }

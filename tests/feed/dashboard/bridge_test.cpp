@@ -147,7 +147,22 @@ TEST_F(Bridge, AFolderThatIsNotARunDirectoryIsABadSource) {
   ASSERT_FALSE(source);
   EXPECT_EQ(source.error().code, dashboard_errc::bad_source);
   EXPECT_EQ(source.error().place, "run_dir");
+  const auto* cause = std::get_if<storage::store_error>(&source.error().cause);
+  ASSERT_NE(cause, nullptr) << "the store's own error comes with it";
+  EXPECT_EQ(source.error().message, storage::to_string(*cause));
   EXPECT_EQ(seen.last_seq(), -1) << "nothing published";
+}
+
+TEST_F(Bridge, AFeedEndpointItCannotFollowIsABadSourceCarryingTheFeedsError) {
+  snapshots seen;
+  auto source = bridge::start(bridge_options{.endpoint = "carrier-pigeon://loft"}, seen.sink());
+  ASSERT_FALSE(source);
+  EXPECT_EQ(source.error().code, dashboard_errc::bad_source);
+  EXPECT_EQ(source.error().place, "carrier-pigeon://loft");
+  const auto* cause = std::get_if<feed::feed_error>(&source.error().cause);
+  ASSERT_NE(cause, nullptr) << "the feed's own error comes with it";
+  EXPECT_EQ(cause->code, feed::feed_errc::bad_endpoint);
+  EXPECT_EQ(source.error().message, feed::to_string(*cause));
 }
 
 } // namespace

@@ -18,7 +18,7 @@ TEST(DashboardError, EveryCodeRoundTripsThroughItsName) {
 }
 
 TEST(DashboardError, TextNamesTheCodeThePlaceAndWhatWasWrong) {
-  EXPECT_EQ(to_string(dashboard_error{dashboard_errc::socket_error, "bind", "127.0.0.1:80: Permission denied"}),
+  EXPECT_EQ(to_string(dashboard_error{dashboard_errc::socket_error, "bind", "127.0.0.1:80: Permission denied", {}}),
             "socket_error: bind: 127.0.0.1:80: Permission denied");
 }
 
