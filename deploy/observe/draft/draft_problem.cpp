@@ -21,13 +21,34 @@ constexpr std::int64_t max_block_threads = 1024;
 /// A proposed tunable's values span its default / spread .. default * spread (powers of two).
 constexpr std::int64_t tunable_spread = 4;
 
+/// A TOML basic string: quotes, backslashes and control characters escaped, so a value taken
+/// from the program (its arguments, its paths) stays one value.
 std::string toml_string(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += escaped;
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
+}
+
+/// Text for a TOML comment: a line break in it (an argument, a path) would end the comment and
+/// let the rest be read as TOML, so control characters become '?'.
+std::string one_line(std::string_view text) {
+  std::string out{text};
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
 }
 
 std::string hex_address(std::uint64_t value) {
@@ -460,8 +481,11 @@ private:
   std::string command_text() const {
     std::string out;
     for (const auto& word : r_.command) {
-      const bool plain = word.find_first_of(" \t'\"$\\;&|<>()*?`") == std::string::npos && !word.empty();
-      out += (out.empty() ? "" : " ") + (plain ? word : "'" + word + "'");
+      // A shell word: as it is when plain, else single-quoted (a quote in it as '\'').
+      const bool plain = word.find_first_of(" \t\n'\"$\\;&|<>()*?`~#{}[]!") == std::string::npos && !word.empty();
+      std::string quoted_word = "'";
+      for (char c : word) quoted_word += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
+      out += (out.empty() ? "" : " ") + (plain ? word : quoted_word + "'");
     }
     return out;
   }
@@ -484,15 +508,15 @@ private:
   std::string spec_text(const std::string& kernel_file) const {
     std::string s;
     const std::string name = r_.name.empty() ? unqualified_base() : r_.name;
-    s += "# Drafted by `warpforge init` from an observed run of:\n#   " + command_text() + "\n";
-    s += "# Kernel: " + r_.launches.front().demangled + " (" + std::to_string(r_.launches.size()) + " launches)\n";
-    s += "# Source: " + r_.source_file.string() + ":" + std::to_string(def_.line) + ", found by " + r_.source_found_by +
+    s += "# Drafted by `warpforge init` from an observed run of:\n#   " + one_line(command_text()) + "\n";
+    s += "# Kernel: " + one_line(r_.launches.front().demangled) + " (" + std::to_string(r_.launches.size()) + " launches)\n";
+    s += "# Source: " + one_line(r_.source_file.string()) + ":" + std::to_string(def_.line) + ", found by " + one_line(r_.source_found_by) +
          "; region '" + region_.name + "' (lines " + std::to_string(region_.begin_line) + "-" +
          std::to_string(region_.end_line) + ") copied to " + kernel_file + "\n";
     s += "# Every value below is a guess; the comment beside it says how it was found. Review them.\n";
     if (!review_.empty()) {
       s += "# To review:\n";
-      for (const auto& line : review_) s += "#   - " + line + "\n";
+      for (const auto& line : review_) s += "#   - " + one_line(line) + "\n";
     }
     s += "\nname = " + toml_string(name) + "\n";
     std::vector<std::string> constraints;
@@ -506,7 +530,7 @@ private:
     if (configs_.size() > 1)
       s += "# several observed configurations: [[configs]] at the end; [dims] holds the first's\n";
 
-    s += "\n[kernel]\nsource = " + toml_string(kernel_file) + "   # the region's code (" + region_.name + ")\n";
+    s += "\n[kernel]\nsource = " + toml_string(kernel_file) + "   # the region's code (" + one_line(region_.name) + ")\n";
     s += "entry = " + toml_string(entry()) + "   # the observed " + toml_string(sig_.template_id);
     if (entry() != sig_.template_id) s += ", its template arguments tunable";
     s += "\n";
@@ -523,11 +547,11 @@ private:
 
     for (const auto& t : tunables_) {
       if (!t.used) {
-        s += "\n# Not proposed: " + t.name + " = " + std::to_string(t.value) + " (" + t.found +
+        s += "\n# Not proposed: " + t.name + " = " + std::to_string(t.value) + " (" + one_line(t.found) +
              "): no launch dimension follows it\n";
         continue;
       }
-      s += "\n[[tunables]]   # proposed from the " + t.found + "; it sets a launch dimension: review\n";
+      s += "\n[[tunables]]   # proposed from the " + one_line(t.found) + "; it sets a launch dimension: review\n";
       s += "name = " + toml_string(t.name) + "\nvalues = [";
       const auto values = tunable_values(t);
       for (std::size_t k = 0; k < values.size(); ++k) s += (k ? ", " : "") + std::to_string(values[k]);

@@ -292,3 +292,20 @@ TEST(DraftProblem, DraftsFromALogTheInjectionLibraryWroteOnAnH100) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(DraftProblem, TheProgramsArgumentsCannotBreakOutOfACommentOrAString) {
+  auto request = transpose_request();
+  request.command = {"./app", "x\nname = \"injected\"", "it's"};
+  request.build = "make";
+  request.verify = "true";
+  auto drafted = draft_problem(request);
+  ASSERT_TRUE(drafted.has_value()) << drafted.error();
+  const auto& s = drafted->spec_text;
+  EXPECT_FALSE(contains(s, "\nname = \"injected\"")) << s;
+  EXPECT_TRUE(contains(s, "#   ./app 'x?name = \"injected\"' 'it'\\''s'\n")) << s;
+  EXPECT_TRUE(contains(s, "time = \"./app 'x\\nname = \\\"injected\\\"' 'it'\\\\''s'\"")) << s;
+}
+
+} // namespace
