@@ -1,6 +1,7 @@
 // The ncu metric source on the CPU: the command line, ncu's raw CSV (a hand-written fixture, see
 // tests/gpu/fixtures/README.md), what a run means, and the whole path with a stand-in ncu script.
 // Also `warpforge-runner --execute`'s exit codes without a GPU.
+#include "gpu/compile/nvrtc_compiler.hpp"
 #include "gpu/runner/child_process.hpp"
 #include "gpu/runner/ncu_profile.hpp"
 #include "tests/gpu/test_paths.hpp"
@@ -102,6 +103,27 @@ TEST(ncu_profile, the_command_line_never_locks_clocks_and_profiles_one_launch_of
 
   request.replay = profile_replay::user; // re-run the one-shot runner per pass
   EXPECT_EQ(after(ncu_arguments(request, options), "--replay-mode"), "application");
+}
+
+// Issue 29: ncu matches --kernel-name against the mangled name (--kernel-name-base mangled), so a
+// C++ or template entry is given as its lowered symbol, read from its CUBIN.
+TEST(ncu_profile, a_template_entry_is_profiled_by_its_lowered_symbol_from_the_cubin) {
+  scratch_dir dir{"symbol"};
+  compile_request compile;
+  compile.source = "__global__ void other(float* x) { x[0] = 0.0f; }\n"
+                   "template <int N> __global__ void scaled(float* x) { x[threadIdx.x] *= N; }\n";
+  compile.entry = "scaled<64>";
+  const auto kernel = compile_kernel(compile);
+  ASSERT_TRUE(kernel) << kernel.error().log;
+  const auto cubin = dir.path / "kernel.cubin";
+  std::ofstream{cubin, std::ios::binary}.write(reinterpret_cast<const char*>(kernel->cubin.data()),
+                                               static_cast<std::streamsize>(kernel->cubin.size()));
+  auto request = sample_request();
+  request.run.kernels.front().cubin_path = cubin;
+  request.run.kernels.front().entry = "scaled<64>";
+  const auto args = ncu_arguments(request, ncu_options{});
+  EXPECT_EQ(after(args, "--kernel-name-base"), "mangled");
+  EXPECT_EQ(after(args, "--kernel-name"), "_Z6scaledILi64EEvPf");
 }
 
 TEST(ncu_profile, the_raw_csv_gives_units_and_one_launch_with_numbers_and_text) {
