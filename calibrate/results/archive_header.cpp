@@ -27,6 +27,7 @@ std::string archive_header(const parameter_result& r) {
   // written as a number here either.
   const std::string absent = "not measured (" + not_measured_reason(r) + ")";
   const bool center = r.value && has_center(r.stats), spread = r.value && has_spread(r.stats);
+  const bool interval = r.value && has_interval(r.stats);
   const std::string no_spread = "not measured (" + missing_spread_reason(r.stats) + ")";
   out += line("value", r.value ? format_value(*r.value) + " " + r.unit : absent);
   out += line("trials", std::to_string(r.stats.n) + " kept, " + std::to_string(r.stats.discarded) +
@@ -36,9 +37,9 @@ std::string archive_header(const parameter_result& r) {
                          (spread ? format_value(r.stats.stddev) : std::string{"-"}) + " " + r.unit
                      : absent);
   out += line("CV", spread ? format_percent(r.stats.cv) : no_spread);
-  out += line("95% CI of the median", center ? "[" + format_value(r.stats.ci95_low) + ", " +
-                                                 format_value(r.stats.ci95_high) + "] " + r.unit
-                                             : absent);
+  out += line("95% CI of the median", interval ? "[" + format_value(r.stats.ci95_low) + ", " +
+                                                   format_value(r.stats.ci95_high) + "] " + r.unit
+                                             : center ? no_spread : absent);
   if (r.known) {
     const auto delta = r.value ? relative_delta(*r.value, r.known) : std::nullopt;
     out += line("known value", format_value(r.known->value) + " " + r.unit + " (" + r.known->arch +

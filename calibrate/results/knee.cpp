@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace warpforge::calibrate {
 namespace {
@@ -73,6 +74,53 @@ std::vector<knee> find_knees(const std::vector<curve_point>& curve, double min_s
     current.level = median(current.ys);
   }
   return out;
+}
+
+std::optional<knee_onset> find_onset(const std::vector<curve_point>& curve, double tolerance) {
+  std::vector<curve_point> sorted;
+  for (const curve_point& p : curve)
+    if (std::isfinite(p.x) && std::isfinite(p.y))
+      sorted.push_back(p);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const curve_point& a, const curve_point& b) { return a.x < b.x; });
+  const auto levels = split(sorted, 0.125); // find_knees' plateau rule at its default step
+  if (levels.empty() || levels.front().ys.size() < min_plateau_points)
+    return std::nullopt;
+  knee_onset out;
+  out.level = levels.front().level;
+  const double threshold = out.level * (1 + tolerance);
+  // The last point at or below the threshold with every later point above it.
+  std::size_t last_on = sorted.size();
+  for (std::size_t i = sorted.size(); i-- > 0;)
+    if (sorted[i].y <= threshold) {
+      last_on = i;
+      break;
+    }
+  if (last_on == sorted.size() || last_on + 1 == sorted.size())
+    return std::nullopt; // nothing on the level, or the sweep never left it
+  out.x = sorted[last_on].x;
+  for (std::size_t i = last_on + 1; i < sorted.size(); ++i)
+    out.top = std::max(out.top, sorted[i].y);
+  const double ninety = out.level + 0.9 * (out.top - out.level);
+  for (std::size_t i = last_on + 1; i < sorted.size(); ++i)
+    if (sorted[i].y >= ninety) {
+      out.x_90 = sorted[i].x;
+      break;
+    }
+  return out;
+}
+
+std::string describe_onset(const knee_onset& onset, double bytes_per_unit, const std::string& unit) {
+  const auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", value);
+    return std::string{text};
+  };
+  const double size = onset.x / bytes_per_unit, width = (onset.x_90 - onset.x) / bytes_per_unit;
+  return "knee at " + number(size) + " " + unit + ": the last size within " + number(onset_tolerance * 100) +
+         "% of the " + number(onset.level) + "-cycle level; 90% of the way to " + number(onset.top) +
+         " cycles by " + number(onset.x_90 / bytes_per_unit) + " " + unit + " (" + number(width) + " " + unit +
+         " wide, " + number(size > 0 ? width / size * 100 : 0) + "% of the size)";
 }
 
 } // namespace warpforge::calibrate

@@ -11,6 +11,8 @@
 // than min_step are one level; where they differ by min_step or more there is a knee.
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace warpforge::calibrate {
@@ -36,5 +38,30 @@ inline constexpr std::size_t min_plateau_points = 2;
 /// The level changes of `curve` (any order; sorted by x inside), in increasing x.
 /// `min_step`: the smallest change that is a knee, relative to the level before (0.25 = 25%).
 std::vector<knee> find_knees(const std::vector<curve_point>& curve, double min_step = 0.25);
+
+/// Where a sweep leaves the level of its smallest working sets for good: the cache's capacity.
+/// Every size sweep starts inside the cache it measures, so its first level is that cache's
+/// latency; the capacity is the last working set within `onset_tolerance` of that level with
+/// every larger one above it (a spike that comes back does not end the level). The width says
+/// how sharp the knee is: from the capacity to the first working set 90% of the way up to the
+/// curve's highest point past it.
+struct knee_onset {
+  double x = 0;     // bytes: the capacity, the last working set on the first level
+  double level = 0; // cycles: the first level (median of the first plateau)
+  double top = 0;   // cycles: the highest latency past x
+  double x_90 = 0;  // bytes: the first working set past x at level + 90% of (top - level)
+};
+
+/// 5%: the curves are means over thousands of steps, flat to about 1% on a level.
+inline constexpr double onset_tolerance = 0.05;
+
+/// nullopt: fewer than two points on a first level, or the curve never leaves it.
+std::optional<knee_onset> find_onset(const std::vector<curve_point>& curve,
+                                     double tolerance = onset_tolerance);
+
+/// One line for a report, sizes in `unit` (bytes per unit): "knee at 50 MiB: the last size
+/// within 5% of the 277-cycle level; 90% of the way to 601 cycles by 64 MiB (14 MiB wide, 28% of
+/// the size)".
+std::string describe_onset(const knee_onset& onset, double bytes_per_unit, const std::string& unit);
 
 } // namespace warpforge::calibrate

@@ -31,9 +31,10 @@ std::optional<double> if_set(bool set, double number) {
 }
 
 // Statistics that were not measured are null, never 0: the centre needs a kept trial, the spread
-// two (trials.hpp); `not_measured_reason` says why any is null.
+// two that differ, the CI's bounds a kept trial and not all identical (trials.hpp);
+// `not_measured_reason` says why any is null. read_stats restores identical trials' zeros.
 void write_stats(json::writer& w, const trial_stats& s) {
-  const bool center = has_center(s), spread = has_spread(s);
+  const bool center = has_center(s), spread = has_spread(s), interval = has_interval(s);
   w.key("stats").begin_object();
   w.key("n").value(static_cast<std::uint64_t>(s.n));
   w.key("discarded").value(static_cast<std::uint64_t>(s.discarded));
@@ -42,9 +43,9 @@ void write_stats(json::writer& w, const trial_stats& s) {
   number_or_null(w, "mean", if_set(center, s.mean));
   number_or_null(w, "stddev", if_set(spread, s.stddev));
   number_or_null(w, "cv", if_set(spread, s.cv));
-  number_or_null(w, "ci95_low", if_set(center, s.ci95_low));
-  number_or_null(w, "ci95_high", if_set(center, s.ci95_high));
-  number_or_null(w, "ci_level", if_set(spread, s.ci_level));
+  number_or_null(w, "ci95_low", if_set(interval, s.ci95_low));
+  number_or_null(w, "ci95_high", if_set(interval, s.ci95_high));
+  number_or_null(w, "ci_level", if_set(s.n >= 2, s.ci_level)); // the coverage n trials give
   number_or_null(w, "max_clock_mhz", if_set(s.max_clock_mhz > 0, s.max_clock_mhz)); // 0: no clock known
   reason_or_null(w, "not_measured_reason", missing_spread_reason(s));
   w.end_object();
@@ -162,6 +163,8 @@ trial_stats read_stats(field_reader& f, simdjson::dom::element e, const std::str
   s.ci95_high = f.number(e, path, "ci95_high");
   s.ci_level = f.number(e, path, "ci_level");
   s.max_clock_mhz = f.number(e, path, "max_clock_mhz");
+  if (all_identical(s)) // written as null: every trial was the median
+    s.ci95_low = s.ci95_high = s.median;
   return s;
 }
 

@@ -66,7 +66,7 @@ std::string header(const std::vector<parameter_result>& results) {
 // A parameter without a value says "not measured (why)" in its value cell and a dash in every
 // cell computed from the value (CV, CI, delta): no number stands where nothing was measured.
 std::string row(const parameter_result& r, const parameter* spec) {
-  const bool center = r.value && has_center(r.stats), spread = r.value && has_spread(r.stats);
+  const bool spread = r.value && has_spread(r.stats), interval = r.value && has_interval(r.stats);
   const auto delta = r.value ? relative_delta(*r.value, r.known) : std::nullopt;
   std::string out = "| " + cell(r.name);
   out += " | " + (spec ? std::to_string(spec->priority) : std::string{"—"});
@@ -74,10 +74,12 @@ std::string row(const parameter_result& r, const parameter* spec) {
   out += " | " + (r.value ? format_value(*r.value) : not_measured_text(not_measured_reason(r)));
   out += " | " + cell(r.unit);
   out += " | " + std::string{to_string(r.result)};
-  out += " | " + (spread ? format_percent(r.stats.cv) : std::string{"—"});
-  out += " | " + (center ? "[" + format_value(r.stats.ci95_low) + ", " +
-                               format_value(r.stats.ci95_high) + "]"
-                         : std::string{"—"});
+  // Identical trials say so: a CV of 0% and a CI [x, x] would claim a precision never shown.
+  const std::string identical = "none: " + std::to_string(r.stats.n) + " identical trials";
+  out += " | " + (spread ? format_percent(r.stats.cv) : r.value && all_identical(r.stats) ? identical : "—");
+  out += " | " + (interval ? "[" + format_value(r.stats.ci95_low) + ", " +
+                                 format_value(r.stats.ci95_high) + "]"
+                           : std::string{"—"});
   out += " | " + std::to_string(r.stats.n); // trials kept: a count, 0 when none was
   out += " | " + (r.known ? format_value(r.known->value) + " (" + r.known->arch + ")" : std::string{"—"});
   out += " | " + cell(r.known ? r.known->source : "");

@@ -40,6 +40,7 @@ std::string render_tsv(const std::vector<parameter_result>& results) {
     for (const auto& note : r.notes)
       notes += (notes.empty() ? "" : "; ") + note;
     const bool center = r.value && has_center(r.stats), spread = r.value && has_spread(r.stats);
+    const bool interval = r.value && has_interval(r.stats);
     std::string reason = not_measured_reason(r);
     if (reason.empty())
       reason = missing_spread_reason(r.stats);
@@ -51,8 +52,8 @@ std::string render_tsv(const std::vector<parameter_result>& results) {
       number_if(center, r.stats.median),
       number_if(spread, r.stats.stddev),
       number_if(spread, r.stats.cv),
-      number_if(center, r.stats.ci95_low),
-      number_if(center, r.stats.ci95_high),
+      number_if(interval, r.stats.ci95_low),
+      number_if(interval, r.stats.ci95_high),
       std::to_string(r.stats.n),
       std::string{to_string(r.result)},
       std::string{boolean(verdict_passed(r.counter_verdict))},

@@ -8,13 +8,17 @@
 namespace warpforge::calibrate {
 
 bool has_center(const trial_stats& stats) { return stats.n >= 1; }
-bool has_spread(const trial_stats& stats) { return stats.n >= 2; }
+bool all_identical(const trial_stats& stats) { return stats.n >= 2 && stats.stddev == 0; }
+bool has_spread(const trial_stats& stats) { return stats.n >= 2 && !all_identical(stats); }
+bool has_interval(const trial_stats& stats) { return has_center(stats) && !all_identical(stats); }
 
 std::string missing_spread_reason(const trial_stats& stats) {
   if (stats.n == 0)
     return "no trial kept";
   if (stats.n == 1)
     return "one trial kept: no spread";
+  if (all_identical(stats))
+    return "all " + std::to_string(stats.n) + " kept trials identical: no spread to measure";
   return "";
 }
 

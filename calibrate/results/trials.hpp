@@ -47,9 +47,18 @@ struct trial_stats {
 /// Which statistics mean something. Kept trials give the centre (median, mean) and the CI's
 /// bounds (the extreme kept trials when n <= 5); a spread (stddev, CV, the CI's coverage) needs
 /// two. The fields of what is absent hold 0 and must be reported as not measured, never as 0.
-bool has_center(const trial_stats& stats); // n >= 1
-bool has_spread(const trial_stats& stats); // n >= 2
-/// Why the spread is absent ("no trial kept", "one trial kept: no spread"); "" when it is there.
+///
+/// Trials that all gave the same value (an integer latency, a count, a value printed to six
+/// digits that never moves) have no spread to measure: their CV of 0 and CI [x, x] would read as
+/// a precision the trials never showed, so reports say "N identical trials" instead, and the
+/// interval is not given. Each trial is its own process run (the chases place their rings anew
+/// in each), so identical trials are identical re-launches, not one launch counted N times.
+bool has_center(const trial_stats& stats);    // n >= 1
+bool all_identical(const trial_stats& stats); // n >= 2 and every kept trial the same value
+bool has_spread(const trial_stats& stats);    // n >= 2 and not all identical
+bool has_interval(const trial_stats& stats);  // a kept trial and not all identical: the CI's bounds
+/// Why the spread is absent ("no trial kept", "one trial kept: no spread", "all 10 kept trials
+/// identical: no spread to measure"); "" when it is there.
 std::string missing_spread_reason(const trial_stats& stats);
 
 /// Statistics of `trials` (any order), throttled and non-finite trials left out and counted.

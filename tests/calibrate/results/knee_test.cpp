@@ -123,3 +123,58 @@ TEST(knee, a_level_needs_two_points_and_short_or_broken_curves_give_nothing) {
   EXPECT_EQ(find_knees({{1, 33}, {2, 33}, {3, 300}, {4, 300}}).size(), 1u);
   EXPECT_TRUE(find_knees({{1, NAN}, {2, NAN}, {3, 33}}).empty());
 }
+
+namespace {
+
+// One SM's L2 sweep as the H100 baseline run drew it (jobs/l2_size of 2026-11-27): flat at ~285
+// cycles to 24 MiB, then a ramp through the far partition's share toward DRAM.
+std::vector<curve_point> h100_one_sm_l2_sweep() {
+  const double mib[] = {1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 64, 80, 96, 128, 160};
+  const double y[] = {284.9, 284.7, 284.4, 284.8, 284.7, 284.6, 284.9, 288.5, 309.6, 337.3, 359.7,
+                      377.4, 386.6, 397.6, 417.1, 438.9, 470.2, 516.1, 546.0, 582.0, 606.1};
+  std::vector<curve_point> out;
+  for (std::size_t i = 0; i < std::size(mib); ++i)
+    out.push_back({mib[i] * MiB, y[i]});
+  return out;
+}
+
+} // namespace
+
+TEST(find_onset, a_ramp_after_the_level_starts_where_the_level_ends) {
+  const auto onset = find_onset(h100_one_sm_l2_sweep());
+  ASSERT_TRUE(onset);
+  EXPECT_DOUBLE_EQ(onset->x, 24 * MiB) << "288.5 is within 5% of 284.8; 309.6 is not, nor anything after";
+  EXPECT_NEAR(onset->level, 284.8, 0.2);
+  EXPECT_DOUBLE_EQ(onset->top, 606.1);
+  EXPECT_DOUBLE_EQ(onset->x_90, 128 * MiB) << "90% of the way from 284.8 to 606.1 is 574";
+}
+
+TEST(find_onset, a_spike_that_comes_back_does_not_end_the_level) {
+  auto curve = h100_one_sm_l2_sweep();
+  curve[3].y = 330; // 8 MiB: one slow point, then the level again
+  const auto onset = find_onset(curve);
+  ASSERT_TRUE(onset);
+  EXPECT_DOUBLE_EQ(onset->x, 24 * MiB);
+}
+
+TEST(find_onset, finds_the_l1_size_of_the_noisy_h100_like_sweep) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    const auto onset = find_onset(h100_like_sweep(seed));
+    ASSERT_TRUE(onset) << seed;
+    EXPECT_NEAR(onset->x, 256 * KiB, 0.2 * 256 * KiB) << seed;
+    EXPECT_NEAR(onset->level, 33, 1.0) << seed;
+  }
+}
+
+TEST(find_onset, no_knee_without_a_first_level_or_when_the_curve_never_leaves_it) {
+  EXPECT_FALSE(find_onset({}));
+  EXPECT_FALSE(find_onset({{1 * MiB, 280}, {2 * MiB, 600}})) << "one point is no level";
+  EXPECT_FALSE(find_onset({{1 * MiB, 280}, {2 * MiB, 281}, {4 * MiB, 282}})) << "never left the level";
+}
+
+TEST(describe_onset, says_where_and_how_wide_in_the_parameters_unit) {
+  const knee_onset onset{50 * MiB, 277, 601, 64 * MiB};
+  EXPECT_EQ(describe_onset(onset, MiB, "MiB"),
+            "knee at 50 MiB: the last size within 5% of the 277-cycle level; 90% of the way to 601 cycles by "
+            "64 MiB (14 MiB wide, 28% of the size)");
+}

@@ -181,6 +181,30 @@ TEST(report, one_kept_trial_has_a_value_but_no_spread) {
   EXPECT_EQ(tsv[1].substr(tsv[1].rfind('\t') + 1), "one trial kept: no spread");
 }
 
+TEST(report, identical_trials_say_so_instead_of_a_cv_of_0_and_a_ci_of_one_point) {
+  auto same = passing("fp32_fma_latency", "cycles", 4.0);
+  same.stats.stddev = same.stats.cv = 0; // ten process runs that all printed 4 (summarize's result)
+  same.stats.ci95_low = same.stats.ci95_high = 4.0;
+  const auto md = lines(render_markdown({same}, sample_catalog()));
+  const auto& row = md[find_line(md, "| fp32_fma_latency |")];
+  EXPECT_NE(row.find("| 4 | cycles | PASS | none: 10 identical trials | — | 10 |"), std::string::npos) << row;
+  const std::string text = render_json({same});
+  simdjson::dom::parser parser;
+  simdjson::dom::element r = parser.parse(text).value()["parameters"].at(0);
+  EXPECT_TRUE(r["stats"]["cv"].is_null()) << text;
+  EXPECT_TRUE(r["stats"]["ci95_low"].is_null()) << text;
+  EXPECT_EQ(std::string_view{r["stats"]["not_measured_reason"]},
+            "all 10 kept trials identical: no spread to measure");
+  auto back = read_json(text);
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->front(), same) << "the zeros and the one-point interval come back";
+  const auto tsv = lines(render_tsv({same}));
+  EXPECT_EQ(tsv[1].substr(0, tsv[1].find("\tPASS")), "fp32_fma_latency\t4\tcycles\t4\t4\t\t\t\t\t10");
+  EXPECT_EQ(tsv[1].substr(tsv[1].rfind('\t') + 1), "all 10 kept trials identical: no spread to measure");
+  const std::string header = archive_header(same);
+  EXPECT_NE(header.find("CV: not measured (all 10 kept trials identical"), std::string::npos) << header;
+}
+
 TEST(report, a_results_file_that_said_0_for_nothing_measured_reads_as_not_measured) {
   // What warpforge wrote before "not measured" was representable: value 0, delta -1, n 0.
   const std::string old = R"({"schema":"warpforge.calibrate.results/1","parameters":[{"name":"a","unit":"cycles",)"

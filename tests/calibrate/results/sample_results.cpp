@@ -39,6 +39,7 @@ std::vector<parameter_result> h100_results() {
     passing("l2_hit_latency", "cycles", 262.2),
     passing("dram_latency", "cycles", 661.0),
     passing("int32_iadd_latency", "cycles", 4.02),
+    passing("shfl_latency", "cycles", 24.0),
     passing("int32_imad_latency", "cycles", 4.1),
     passing("int32_imad_throughput", "ops/clk/SM", 64),
     passing("fp32_fma_latency", "cycles", 4.03),

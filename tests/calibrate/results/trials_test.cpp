@@ -90,3 +90,17 @@ TEST(trials, the_cv_of_negative_values_is_still_a_spread) {
   const auto s = summarize(trials);
   EXPECT_NEAR(s.cv, 1.0 / 11.0, exact);
 }
+
+TEST(trials, identical_trials_have_a_centre_but_no_spread_and_say_why) {
+  const auto stats = summarize({{32.0031, 1980}, {32.0031, 1975}, {32.0031, 1990}});
+  EXPECT_TRUE(all_identical(stats));
+  EXPECT_TRUE(has_center(stats));
+  EXPECT_FALSE(has_spread(stats));
+  EXPECT_FALSE(has_interval(stats));
+  EXPECT_EQ(missing_spread_reason(stats), "all 3 kept trials identical: no spread to measure");
+  const auto differing = summarize({{32.0031, 1980}, {32.0047, 1980}});
+  EXPECT_FALSE(all_identical(differing));
+  EXPECT_TRUE(has_spread(differing));
+  EXPECT_TRUE(has_interval(differing));
+  EXPECT_TRUE(has_interval(summarize({{4, 1980}}))) << "one trial: its interval is the trial";
+}
