@@ -16,10 +16,12 @@ namespace {
 using toml_reader::presence;
 
 constexpr std::array<std::string_view, 1> root_keys{"parameter"};
-constexpr std::array<std::string_view, 11> parameter_keys{
+constexpr std::array<std::string_view, 13> parameter_keys{
     "name",        "category", "unit",          "priority",           "technique", "depends_on",
-    "description", "range",    "expected_sass", "validation_metrics", "known"};
+    "description", "range",    "expected_sass", "validation_metrics", "known",     "method",
+    "rederive"};
 constexpr std::array<std::string_view, 3> known_keys{"arch", "value", "source"};
+constexpr std::array<std::string_view, 3> rederive_keys{"count", "over", "scale"};
 
 std::vector<std::string> plain(std::optional<std::vector<toml_reader::placed_string>> strings) {
   std::vector<std::string> out;
@@ -67,6 +69,21 @@ std::vector<known_value> read_known(toml_reader::reader& reader, const toml::tab
   return out;
 }
 
+// rederive = { count = "...", over = "...", scale = 1.0 }: the value from the launch's counters.
+std::optional<counter_formula> read_rederive(toml_reader::reader& reader, const toml::table& entry,
+                                             const std::string& path) {
+  const auto* table = reader.table(entry, path, "rederive", presence::optional);
+  if (table == nullptr)
+    return std::nullopt;
+  const std::string key = path + ".rederive";
+  reader.check_keys(*table, key, rederive_keys);
+  counter_formula formula;
+  formula.count = reader.string(*table, key, "count", presence::required).value_or("");
+  formula.over = reader.string(*table, key, "over", presence::required).value_or("");
+  formula.scale = reader.number(*table, key, "scale", presence::optional).value_or(1.0);
+  return formula;
+}
+
 parameter read_parameter(toml_reader::reader& reader, const toml::table& entry,
                          const std::string& path) {
   reader.check_keys(entry, path, parameter_keys);
@@ -88,6 +105,8 @@ parameter read_parameter(toml_reader::reader& reader, const toml::table& entry,
       plain(reader.strings(entry, path, "validation_metrics", presence::required));
   out.description = reader.string(entry, path, "description", presence::required).value_or("");
   out.known = read_known(reader, entry, path);
+  out.method = reader.string(entry, path, "method", presence::optional).value_or("");
+  out.rederive = read_rederive(reader, entry, path);
   return out;
 }
 

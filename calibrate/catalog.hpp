@@ -56,6 +56,18 @@ struct known_value {
   bool operator==(const known_value&) const = default;
 };
 
+/// How a parameter's value is recomputed from the counters of its benchmark's own measured launch
+/// (engine/counter_check): count x scale / over, with a byte or time counter first put in bytes
+/// or seconds. "bytes / seconds x 1e-9" is GB/s; "thread instructions / SM cycles summed over
+/// the SMs" is per clock per SM.
+struct counter_formula {
+  std::string count; // the counter summed over the launch ("dram__bytes_read.sum")
+  std::string over;  // what it is divided by ("gpu__time_duration.sum", "sm__cycles_elapsed.sum")
+  double scale = 1;  // the unit's factor (1e-9: bytes per second -> GB/s; 2: an HFMA2 is two ops)
+
+  bool operator==(const counter_formula&) const = default;
+};
+
 inline constexpr std::uint32_t lowest_priority = 4; // priorities run 1 (most needed) .. 4
 
 struct parameter {
@@ -71,6 +83,10 @@ struct parameter {
   std::vector<std::string> expected_sass;   // opcodes the benchmark's SASS must contain ("FFMA")
   std::vector<std::string> validation_metrics; // Nsight Compute metrics that corroborate it
   std::string description;
+  // What the value includes and leaves out, where methods differ between sources (the latencies:
+  // a clocked chase per step or a window over thousands of steps); "" when the technique says it.
+  std::string method;
+  std::optional<counter_formula> rederive;  // the value recomputed from counters; none: not re-derivable
   std::uint32_t line = 0;          // where its [[parameter]] starts in its file (1-based); 0: built
                                    // in code
 

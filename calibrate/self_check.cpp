@@ -54,9 +54,19 @@ void check_fields(const parameter& p, problems& out) {
       out.add(p, std::string{field} + " is empty");
   if (p.validation_metrics.empty())
     out.add(p, "validation_metrics is empty (name the Nsight metrics that corroborate it)");
-  // Priorities 1-3 have built-in benchmarks, and each states the SASS its code must contain.
-  if (p.expected_sass.empty() && p.priority >= 1 && p.priority < lowest_priority)
-    out.add(p, "expected_sass is empty; a priority 1-3 parameter's benchmark must state its SASS");
+  // Every priority has built-in benchmarks, and each states the SASS its code must contain.
+  if (p.expected_sass.empty())
+    out.add(p, "expected_sass is empty; the parameter's benchmark must state its SASS");
+  // The profiling pass reads the validation metrics only: a formula over others has nothing to use.
+  if (p.rederive) {
+    for (const auto* metric : {&p.rederive->count, &p.rederive->over})
+      if (std::find(p.validation_metrics.begin(), p.validation_metrics.end(), *metric) ==
+          p.validation_metrics.end())
+        out.add(p, "rederive uses " + (metric->empty() ? std::string{"an empty metric"} : *metric) +
+                       ", which validation_metrics does not list");
+    if (!(p.rederive->scale > 0))
+      out.add(p, "rederive's scale " + number(p.rederive->scale) + " is not positive");
+  }
 }
 
 void check_range_and_known(const parameter& p, problems& out) {

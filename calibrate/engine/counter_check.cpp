@@ -19,8 +19,6 @@ namespace fs = std::filesystem;
 /// ncu's code for "this user may not read the performance counters".
 constexpr std::string_view permission_error = "ERR_NVGPUCTRPERM";
 constexpr std::string_view error_prefix = "==ERROR==";
-constexpr std::string_view bandwidth_unit = "GB/s"; // 1e9 bytes per second
-constexpr std::string_view rate_suffix = ".per_second";
 
 // The arguments both passes share: never lock clocks, leave the caches as the benchmark left them.
 std::vector<std::string> common_arguments(const fs::path& csv_file) {
@@ -47,21 +45,46 @@ std::string describe(const diagnosis::ncu_value& value) {
   return value.name + "=" + format_number(*value.value) + (value.unit.empty() ? "" : " " + value.unit);
 }
 
-// For a GB/s parameter and a byte/second metric: the mismatch ("" when within tolerance) and the
-// ratio's text for the verdict. nullopt when the metric is no bandwidth.
-std::optional<std::pair<std::string, std::string>> compare_bandwidth(const diagnosis::ncu_value& value,
-                                                                     const parameter& what, double measured) {
-  if (what.unit != bandwidth_unit || !value.name.ends_with(rate_suffix) || measured <= 0)
+// A counter in the base the formula works in: bytes for a byte count, seconds for a time, else as
+// counted (instructions, cycles, sectors). nullopt when the unit is a byte or time unit that
+// cannot be converted.
+std::optional<double> in_formula_base(const diagnosis::ncu_value& value) {
+  for (const auto base : {diagnosis::metric_unit::bytes, diagnosis::metric_unit::seconds})
+    if (auto converted = diagnosis::from_nsight(*value.value, value.unit, base))
+      return *converted;
+  return *value.value;
+}
+
+// The value recomputed from the launch's counters (the catalog's rederive formula) against the
+// measured one: the verdict's part for it, and whether it is beyond ±5%. nullopt: no formula.
+struct rederived {
+  std::string text;  // "re-derived 3050 GB/s from counters, ratio 0.996"
+  bool off = false;  // beyond rederive_tolerance
+};
+std::optional<rederived> rederive_value(const diagnosis::ncu_launch& launch, const parameter& what,
+                                        double measured) {
+  if (!what.rederive)
     return std::nullopt;
-  auto bytes_per_s = diagnosis::from_nsight(*value.value, value.unit, diagnosis::metric_unit::bytes_per_second);
-  if (!bytes_per_s)
-    return std::nullopt;
-  const double counted = *bytes_per_s / 1e9;
-  const double ratio = counted / measured;
-  const std::string text = format_number(counted) + " GB/s against the measured " + format_number(measured) +
-                           " GB/s: ratio " + format_number(ratio);
-  const bool off = ratio < 1 - bandwidth_tolerance || ratio > 1 + bandwidth_tolerance;
-  return std::pair{off ? value.name + " = " + text + " (beyond ±20%)" : std::string{}, "ratio " + format_number(ratio)};
+  const auto* count = launch.find(what.rederive->count);
+  const auto* over = launch.find(what.rederive->over);
+  if (count == nullptr || over == nullptr || !count->value || !over->value)
+    return rederived{"not re-derived: ncu gave no value for " +
+                         (count == nullptr || !count->value ? what.rederive->count : what.rederive->over),
+                     true};
+  const auto numerator = in_formula_base(*count), denominator = in_formula_base(*over);
+  if (!numerator || !denominator || *denominator <= 0 || measured <= 0)
+    return rederived{"not re-derived: " + what.rederive->over + " is " + format_number(*over->value) + " " +
+                         over->unit,
+                     true};
+  const double value = *numerator * what.rederive->scale / *denominator;
+  const double ratio = value / measured;
+  rederived out;
+  out.off = ratio < 1 - rederive_tolerance || ratio > 1 + rederive_tolerance;
+  out.text = "re-derived " + format_number(value) + " " + what.unit + " = " + what.rederive->count + " x " +
+             format_number(what.rederive->scale) + " / " + what.rederive->over + ", ratio " +
+             format_number(ratio) + " to the measured " + format_number(measured) +
+             (out.off ? " (beyond ±5%)" : "");
+  return out;
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
@@ -109,19 +132,17 @@ std::string counter_verdict(std::string_view csv_text, const parameter& what, do
     if (value == nullptr || !value->value)
       return "not validated: ncu reported no value for " + metric +
              (value == nullptr ? std::string{} : " ('" + value->text + "')") + " on " + launch.kernel_name;
-    std::string shown = describe(*value);
     if (*value->value == 0 && !zero_is_meaningful(metric))
       mismatches.push_back(metric + " = 0: the measured kernel (" + launch.kernel_name + ") did not exercise it");
-    if (auto bandwidth = compare_bandwidth(*value, what, measured)) {
-      shown += " (" + bandwidth->second + ")";
-      if (!bandwidth->first.empty())
-        mismatches.push_back(bandwidth->first);
-    }
-    seen.push_back(std::move(shown));
+    seen.push_back(describe(*value));
   }
+  const auto again = rederive_value(launch, what, measured);
+  if (again && again->off)
+    mismatches.push_back(again->text);
+  const std::string rederived_text = again && !again->off ? again->text + "; " : std::string{};
   if (!mismatches.empty())
     return "MISMATCH: " + join(mismatches, "; ") + " (ncu: " + join(seen, ", ") + ")";
-  return "PASS (ncu: " + join(seen, ", ") + ")";
+  return "PASS (" + rederived_text + "ncu: " + join(seen, ", ") + ")";
 }
 
 std::optional<std::string> ncu_refusal(std::string_view output_text) {

@@ -14,9 +14,13 @@
 // warm-up), as the timed launch did, rather than flushed.
 //
 // Verdicts (the report's counter verdict; one starting with "PASS" counts as validated):
-//   "PASS (ncu: m1=v1 unit, ...)"      every metric reported and non-zero
+//   "PASS (re-derived v unit = count x scale / over, ratio r ...; ncu: m1=v1 unit, ...)"
+//                                      every metric reported and non-zero, and where the catalog
+//                                      has a rederive formula (bandwidths, throughputs), the value
+//                                      recomputed from this launch's counters within ±5%
 //   "MISMATCH: <metric> = 0 ..."       a metric that must count something counted nothing
-//   "MISMATCH: <metric> ... ratio r"   a GB/s parameter whose byte/second metric is off by > 20%
+//   "MISMATCH: re-derived ... (beyond ±5%)"  the counters' value disagrees with the measured one
+//   "MISMATCH: not re-derived: ..."    a rederive formula whose counters ncu did not give
 //   "not validated: <why>"             no ncu, ncu failed or timed out, counters restricted, ...
 
 #include "calibrate/catalog.hpp"
@@ -34,8 +38,8 @@ namespace warpforge::calibrate {
 
 /// How long one ncu pass may take (its start-up alone takes seconds); then it is killed.
 inline constexpr std::chrono::milliseconds default_ncu_pass_timeout{60'000};
-/// A bandwidth's counter rate may differ from the measured value by this fraction (±20%).
-inline constexpr double bandwidth_tolerance = 0.20;
+/// The value re-derived from counters may differ from the measured one by this fraction (±5%).
+inline constexpr double rederive_tolerance = 0.05;
 /// The metric of the counting pass: one replay pass per launch.
 inline constexpr std::string_view launch_count_metric = "gpu__time_duration.sum";
 

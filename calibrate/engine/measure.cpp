@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <cmath>
 #include <limits>
@@ -95,6 +96,8 @@ trial_harvest harvest_trials(const std::vector<trial_output>& outputs) {
     if (!read.problem.empty())
       harvest.notes.push_back(label + read.problem);
     harvest.trials.push_back(trial{*read.value, read.sm_clock_mhz.value_or(0.0)});
+    if (read.raw_chase_cycles)
+      harvest.raw_chase_cycles.push_back(*read.raw_chase_cycles);
     std::vector<curve_point> curve;
     for (const auto& point : read.curve)
       curve.push_back(curve_point{point.x, point.y});
@@ -105,19 +108,24 @@ trial_harvest harvest_trials(const std::vector<trial_output>& outputs) {
   return harvest;
 }
 
+namespace {
+
+double bytes_per(std::string_view unit) {
+  return unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;
+}
+
+} // namespace
+
 std::optional<double> knee_size(const std::vector<curve_point>& curve, std::string_view unit) {
-  const double bytes_per_unit = unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;
+  const double bytes_per_unit = bytes_per(unit);
   if (bytes_per_unit == 0 || curve.empty())
     return std::nullopt;
-  const auto knees = find_knees(curve);
-  // Several knees: Hopper's L2 steps once where a partition's share is exceeded and again, higher,
-  // into DRAM; the cache's size is where the latency jumps the most.
-  const auto biggest = std::max_element(knees.begin(), knees.end(), [](const knee& a, const knee& b) {
-    return a.after / std::max(a.before, 1e-9) < b.after / std::max(b.before, 1e-9);
-  });
-  if (biggest == knees.end())
+  // The first level is the cache the sweep starts in; later steps (Hopper's L2 seen from one SM:
+  // its partition's share, then DRAM) belong to larger levels and stay on the chart.
+  const auto onset = find_onset(curve);
+  if (!onset)
     return std::nullopt;
-  return biggest->x / bytes_per_unit;
+  return onset->x / bytes_per_unit;
 }
 
 void apply_knees(const parameter& what, trial_harvest& harvest) {
@@ -145,6 +153,28 @@ std::vector<curve_point> representative_curve(const trial_harvest& harvest, doub
     }
   }
   return best < harvest.curves.size() ? harvest.curves[best] : std::vector<curve_point>{};
+}
+
+std::vector<std::string> method_notes(const parameter& what, const trial_harvest& harvest,
+                                      const std::vector<curve_point>& curve) {
+  std::vector<std::string> out;
+  if (!what.method.empty())
+    out.push_back("method: " + what.method);
+  if (!harvest.raw_chase_cycles.empty()) {
+    std::vector<double> raw = harvest.raw_chase_cycles;
+    std::sort(raw.begin(), raw.end());
+    const std::size_t n = raw.size();
+    const double median = n % 2 == 1 ? raw[n / 2] : (raw[n / 2 - 1] + raw[n / 2]) / 2;
+    char text[48];
+    std::snprintf(text, sizeof text, "%.4g", median);
+    out.push_back(std::string{"raw chase (a clock64 pair around each load, the published p-chase tables' "
+                              "method): "} + text + " " + what.unit + ", median of " + std::to_string(n) +
+                  " trial(s)");
+  }
+  if (const double unit = bytes_per(what.unit); unit > 0 && !curve.empty())
+    if (auto onset = find_onset(curve))
+      out.push_back(describe_onset(*onset, unit, what.unit) + " (the representative trial's curve)");
+  return out;
 }
 
 expected<fs::path, std::string> archive_benchmark(const parameter_result& result, const benchmark& bench,
@@ -269,6 +299,8 @@ void trials_step(const measure_request& request, const built_benchmark& built, b
   }
   out.value = out.stats.median;
   out.curve = representative_curve(harvest, out.stats.median);
+  const auto how = method_notes(*request.what, harvest, out.curve);
+  out.notes.insert(out.notes.end(), how.begin(), how.end());
   out.counter_verdict = request.what->validation_metrics.empty()
                           ? "not validated: the catalog lists no validation metric"
                           : steps.validate_counters(built, *request.what, *out.value, request.gpu, dir);

@@ -48,6 +48,7 @@ arch_choice choose_arch(const benchmark& bench, const gpu_slot& gpu, const std::
 struct trial_harvest {
   std::vector<trial> trials;                    // one per trial that gave a value
   std::vector<std::vector<curve_point>> curves; // the same trials' sweeps (possibly empty each)
+  std::vector<double> raw_chase_cycles;         // the latency benchmarks' raw chase figure, per trial that printed one
   std::vector<std::string> notes;               // trials that failed or printed nothing usable
   std::optional<status> failure;                // set when no trial gave a value: why
 };
@@ -57,14 +58,21 @@ struct trial_harvest {
 trial_harvest harvest_trials(const std::vector<trial_output>& outputs);
 
 /// For a cache-size parameter (unit KiB or MiB: a working-set sweep), the size where its curve
-/// steps up the most (results/knee.hpp), in that unit: the program's own value is a first
-/// estimate, the knee has the last word. nullopt for other parameters or a curve without a knee.
+/// leaves its first level for good (results/knee.hpp, find_onset), in that unit: the program's
+/// own value is a first estimate, the knee has the last word. nullopt for other parameters or a
+/// curve without a knee.
 std::optional<double> knee_size(const std::vector<curve_point>& curve, std::string_view unit);
 /// Replaces each trial's value by knee_size() of its curve where there is one (notes say where not).
 void apply_knees(const parameter& what, trial_harvest& harvest);
 
 /// The sweep of the trial whose value is nearest the median (the raw curve the report keeps).
 std::vector<curve_point> representative_curve(const trial_harvest& harvest, double median);
+
+/// The notes that say how a value was measured, beside it: the catalog's method, the raw chase
+/// figure (median over the trials that printed one) and, for a cache size, the knee's position
+/// and sharpness on `curve`. Empty when there is nothing to add.
+std::vector<std::string> method_notes(const parameter& what, const trial_harvest& harvest,
+                                      const std::vector<curve_point>& curve);
 
 struct measure_request {
   const parameter* what = nullptr;      // from the catalog

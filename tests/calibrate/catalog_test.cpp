@@ -149,6 +149,43 @@ TEST(CalibrateCatalog, EveryShapeErrorOfAFileIsReportedWithItsPlace) {
   EXPECT_NE(error.find("known[0].value"), std::string::npos) << error;
 }
 
+TEST(CalibrateCatalog, AMethodAndARederiveFormulaAreRead) {
+  std::string text{one_entry};
+  text += "method = \"one window over the chase\"\n"
+          "rederive = { count = \"dram__bytes_read.sum\", over = \"gpu__time_duration.sum\", scale = 1e-9 }\n";
+  auto parsed = catalog::parse(text, "mine.toml");
+  ASSERT_TRUE(parsed.has_value()) << parsed.error();
+  const auto& p = parsed->parameters()[0];
+  EXPECT_EQ(p.method, "one window over the chase");
+  ASSERT_TRUE(p.rederive);
+  EXPECT_EQ(p.rederive->count, "dram__bytes_read.sum");
+  EXPECT_EQ(p.rederive->over, "gpu__time_duration.sum");
+  EXPECT_DOUBLE_EQ(p.rederive->scale, 1e-9);
+  EXPECT_FALSE(catalog::parse(one_entry, "mine.toml")->parameters()[0].rederive) << "optional";
+}
+
+TEST(CalibrateCatalog, ARederiveWithoutItsDivisorOrWithAnUnknownKeyIsAnErrorWithItsPlace) {
+  std::string text{one_entry};
+  text += "rederive = { count = \"a.sum\", divisor = \"b.sum\" }\n";
+  auto parsed = catalog::parse(text, "mine.toml");
+  ASSERT_FALSE(parsed.has_value());
+  EXPECT_NE(parsed.error().find("mine.toml:11"), std::string::npos) << parsed.error();
+  EXPECT_NE(parsed.error().find("divisor"), std::string::npos) << parsed.error();
+  EXPECT_NE(parsed.error().find("'over'"), std::string::npos) << parsed.error();
+}
+
+TEST(CalibrateCatalog, EveryBandwidthAndThroughputOfTheBuiltInCatalogIsReDerivable) {
+  auto built = catalog::built_in();
+  ASSERT_TRUE(built.has_value()) << built.error();
+  for (std::string_view name : {"fp32_fma_throughput", "fp64_fma_throughput", "fp16_hfma2_throughput",
+                                "dram_bandwidth", "l2_bandwidth", "sm_clock_mhz"}) {
+    const auto* p = built->find(name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_TRUE(p->rederive) << name;
+  }
+  EXPECT_FALSE(built->find("l1_hit_latency")->method.empty()) << "a latency states its method";
+}
+
 TEST(CalibrateCatalog, ATomlSyntaxErrorNamesItsLine) {
   auto parsed = catalog::parse("[[parameter]]\nname = \n", "broken.toml");
   ASSERT_FALSE(parsed.has_value());

@@ -86,7 +86,7 @@ TEST(CalibrateSelfCheck, ACycleIsNamedInOrderOnce) {
 }
 
 TEST(CalibrateSelfCheck, ADependencyLaterInPriorityThanItsDependentIsFlagged) {
-  entry clock{.name = "clock", .priority = 4, .expected_sass = "[]"};
+  entry clock{.name = "clock", .priority = 4};
   entry a{.name = "a", .priority = 1, .depends_on = "[\"clock\"]"};
   expect_one(check({clock, a}), {"a:", "depends on clock of priority 4, later than its own 1"});
 }
@@ -107,14 +107,24 @@ TEST(CalibrateSelfCheck, EachEmptyTextFieldIsFlagged) {
   expect_one(check({entry{.metrics = "[]"}}), {"validation_metrics is empty"});
 }
 
-TEST(CalibrateSelfCheck, EmptyExpectedSassIsFlaggedOnlyWhereABenchmarkIsBuiltIn) {
+TEST(CalibrateSelfCheck, EmptyExpectedSassIsFlaggedAtEveryPriority) {
+  // Every parameter, priority 4 included, has a built-in benchmark whose SASS is gated.
   expect_one(check({entry{.priority = 3, .expected_sass = "[]"}}), {"expected_sass is empty"});
-  EXPECT_TRUE(check({entry{.priority = 4, .expected_sass = "[]"}}).empty());
+  expect_one(check({entry{.priority = 4, .expected_sass = "[]"}}), {"expected_sass is empty"});
+}
+
+TEST(CalibrateSelfCheck, ARederiveFormulaOverMetricsTheProfileDoesNotReadIsFlagged) {
+  entry ok{.metrics = "[\"bytes.sum\", \"time.sum\"]\nrederive = { count = \"bytes.sum\", over = \"time.sum\", scale = 1e-9 }"};
+  EXPECT_TRUE(check({ok}).empty());
+  entry unread{.metrics = "[\"bytes.sum\"]\nrederive = { count = \"bytes.sum\", over = \"time.sum\" }"};
+  expect_one(check({unread}), {"rederive uses time.sum, which validation_metrics does not list"});
+  entry negative{.metrics = "[\"a.sum\", \"b.sum\"]\nrederive = { count = \"a.sum\", over = \"b.sum\", scale = -1.0 }"};
+  expect_one(check({negative}), {"rederive's scale -1 is not positive"});
 }
 
 TEST(CalibrateSelfCheck, PriorityZeroAndPriorityAboveFourAreFlagged) {
   expect_one(check({entry{.priority = 0}}), {"priority 0 is outside 1..4"});
-  expect_one(check({entry{.priority = 5, .expected_sass = "[]"}}), {"priority 5 is outside 1..4"});
+  expect_one(check({entry{.priority = 5}}), {"priority 5 is outside 1..4"});
 }
 
 TEST(CalibrateSelfCheck, TwoKnownValuesForOneArchAreFlagged) {

@@ -70,3 +70,15 @@ TEST(calibrate_bench_result_lines, a_clock_of_zero_is_a_problem) {
 TEST(calibrate_bench_result_lines, empty_output_has_no_value) {
   EXPECT_EQ(read_output("").problem, "no RESULT value");
 }
+
+TEST(calibrate_bench_result_lines, reads_a_latencys_raw_chase_figure_and_refuses_a_second) {
+  const auto out = read_output("# ring seed: 123\nRESULT: value=32.0031 sm_clock_mhz=1980\n"
+                               "RESULT: raw_chase_cycles=41\n");
+  EXPECT_EQ(out.problem, "");
+  ASSERT_TRUE(out.raw_chase_cycles);
+  EXPECT_DOUBLE_EQ(*out.raw_chase_cycles, 41);
+  EXPECT_FALSE(read_output("RESULT: value=4 sm_clock_mhz=1980\n").raw_chase_cycles);
+  const auto twice = read_output("RESULT: value=4 sm_clock_mhz=1980\nRESULT: raw_chase_cycles=41\n"
+                                 "RESULT: raw_chase_cycles=42\n");
+  EXPECT_EQ(twice.problem, "more than one RESULT raw_chase_cycles");
+}

@@ -237,8 +237,9 @@ TEST(knee_size, a_cache_size_is_the_knee_of_its_sweep_in_the_parameters_unit) {
   EXPECT_FALSE(knee_size({}, "KiB"));
 }
 
-TEST(knee_size, of_two_steps_the_larger_one_is_the_cache_size) {
-  // L2 near partition (260) -> far partition (330, +27%) -> DRAM (700, +112%).
+TEST(knee_size, of_two_steps_the_first_level_is_the_sweeps_own_cache) {
+  // One SM's L2 sweep: near partition (260) -> far partition (330, +27%) -> DRAM (700). The sweep
+  // starts in the cache it measures, so its size is where it leaves that first level: 16 MiB.
   std::vector<curve_point> curve;
   for (double mib : {1, 2, 4, 8, 16})
     curve.push_back({mib * 1048576, 260});
@@ -248,7 +249,47 @@ TEST(knee_size, of_two_steps_the_larger_one_is_the_cache_size) {
     curve.push_back({mib * 1048576, 700});
   const auto size = knee_size(curve, "MiB");
   ASSERT_TRUE(size);
-  EXPECT_DOUBLE_EQ(*size, 48);
+  EXPECT_DOUBLE_EQ(*size, 16);
+}
+
+TEST(knee_size, resolves_a_size_between_powers_of_two) {
+  // Every SM at once: the L2 level (280) holds to 50 MiB, then climbs gradually toward DRAM.
+  std::vector<curve_point> curve;
+  for (double mib = 4; mib <= 50; mib += 1)
+    curve.push_back({mib * 1048576, 280.0 + static_cast<double>(static_cast<int>(mib) % 3)});
+  for (double mib : {51, 52, 54, 58, 64, 80, 96, 128})
+    curve.push_back({mib * 1048576, 280 + (mib - 50) * 20});
+  const auto size = knee_size(curve, "MiB");
+  ASSERT_TRUE(size);
+  EXPECT_DOUBLE_EQ(*size, 50);
+}
+
+TEST(method_notes, state_the_method_and_the_raw_chase_median_of_a_latency) {
+  parameter l1 = testing::test_parameter("l1_hit_latency");
+  l1.unit = "cycles";
+  l1.method = "one window over 32768 loads";
+  trial_harvest harvest;
+  harvest.raw_chase_cycles = {41, 43, 42};
+  const auto notes = method_notes(l1, harvest, {});
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], "method: one window over 32768 loads");
+  EXPECT_EQ(notes[1], "raw chase (a clock64 pair around each load, the published p-chase tables' method): 42 cycles, "
+                      "median of 3 trial(s)");
+  EXPECT_TRUE(method_notes(testing::test_parameter("x"), trial_harvest{}, {}).empty());
+}
+
+TEST(method_notes, give_a_cache_sizes_knee_position_and_width) {
+  parameter l2 = testing::test_parameter("l2_size");
+  l2.unit = "MiB";
+  std::vector<curve_point> curve;
+  for (double mib : {4, 8, 16, 32, 48, 50})
+    curve.push_back({mib * 1048576, 280});
+  for (double mib : {56, 64, 72})
+    curve.push_back({mib * 1048576, mib == 72 ? 600.0 : 400.0});
+  const auto notes = method_notes(l2, trial_harvest{}, curve);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "knee at 50 MiB: the last size within 5% of the 280-cycle level; 90% of the way to 600 "
+                      "cycles by 72 MiB (22 MiB wide, 44% of the size) (the representative trial's curve)");
 }
 
 TEST(apply_knees, replaces_each_trials_estimate_by_its_knee_and_notes_trials_without_one) {
