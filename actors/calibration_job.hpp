@@ -11,7 +11,9 @@
 
 #include "calibrate/catalog.hpp"
 #include "calibrate/engine/bench_steps.hpp"
+#include "calibrate/engine/counter_check.hpp"
 #include "calibrate/engine/measure.hpp"
+#include "calibrate/engine/run_options.hpp"
 #include "messages/calibrator.hpp"
 #include "messages/gpu_worker.hpp"
 
@@ -26,13 +28,13 @@ namespace warpforge::actors {
 
 /// How a job talks to a GPU's worker.
 struct job_gpu_options {
-  std::chrono::milliseconds trial_watchdog{60'000};       // per trial, then it is killed (TIMEOUT)
-  std::chrono::milliseconds counter_pass_timeout{60'000}; // per ncu pass, then it is killed
-  std::chrono::milliseconds lock_timeout{600'000};        // a new worker may first wait this long for the
-                                                          // GPU's lock: part of every reply deadline
-  std::chrono::milliseconds reply_slack{30'000};          // per trial or pass: start-up, log reading
-  std::uint32_t attempts = 3;                             // asks of a worker that dies with the order
-  std::chrono::milliseconds retry_delay{500};             // before asking its restarted successor
+  std::chrono::milliseconds trial_watchdog = calibrate::default_trial_watchdog;           // per trial, then killed (TIMEOUT)
+  std::chrono::milliseconds counter_pass_timeout = calibrate::default_ncu_pass_timeout;   // per ncu pass, then killed
+  std::chrono::milliseconds lock_timeout = calibrate::default_lock_timeout; // a new worker may first wait this long
+                                                                            // for the GPU's lock: in every deadline
+  std::chrono::milliseconds reply_slack{30'000}; // per trial or pass, on top: process start-up, reading the logs
+  std::uint32_t attempts = 3;                    // asks of a worker that dies with the order (then NO_DATA)
+  std::chrono::milliseconds retry_delay{500};    // before asking its restarted successor
 };
 
 /// The steps of measure_parameter for one job: `host` builds and disassembles, the GPU's worker

@@ -120,16 +120,16 @@ std::vector<child_spec> calibrate_children(const calibrator_config& config) {
 std::optional<std::string> calibrator_state::start(const messages::calibration_order& order,
                                                    caf::actor_system& system) {
   auto options = order.options;
-  auto jobs = order.jobs;
+  auto job_rows = order.jobs;
   if (successor) {
     options.resume = true; // what the crashed calibrator recorded is in results.json
     // ... and the job rows it made are in the store: updated, not made twice.
     if (auto db = storage::database::open_read_only(options.run_dir / storage::run_directory::database_file))
       if (auto stored = db->load_jobs(order.campaign_id))
-        for (const auto& job : *stored)
-          jobs.emplace(job.name, job.id);
+        for (const auto& row : *stored)
+          job_rows.emplace(row.name, row.id);
   }
-  recorder = std::make_unique<calibration_recorder>(system, order.campaign_id, std::move(jobs));
+  recorder = std::make_unique<calibration_recorder>(system, order.campaign_id, std::move(job_rows));
   auto started = calibrate::calibration_run::start(*config.catalog, options, *recorder, config.benchmarks);
   if (!started)
     return started.error();
@@ -159,13 +159,12 @@ messages::component_status calibrator_state::status() const {
 
 messages::calibrator_actor::behavior_type calibrator(self_pointer self, calibrator_config config, bool successor) {
   keep_exception_text(self);
-  auto& st = self->state;
   std::vector<calibrate::gpu_slot> gpus;
   for (const auto& worker : config.workers)
     gpus.push_back(slot_of(worker.device));
-  st.slots = calibrate::worker_slots(gpus);
-  st.config = std::move(config);
-  st.successor = successor;
+  self->state.slots = calibrate::worker_slots(gpus);
+  self->state.config = std::move(config);
+  self->state.successor = successor;
   self->set_down_handler([self](caf::down_msg& down) { job_down(self, down); });
   return {
     [self](const messages::calibration_order& order) -> caf::typed_response_promise<messages::calibration_end> {
