@@ -66,6 +66,8 @@ std::string deploy_journal::json() const {
   for (const auto& s : steps_)
     write_step(out, s);
   out.end_array();
+  if (!kernels_.empty())
+    out.key("kernels").raw(kernels_);
   out.end_object();
   return std::move(out).str() + "\n";
 }

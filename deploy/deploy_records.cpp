@@ -104,6 +104,8 @@ feed::event finished_event(const deploy_request& request, const deploy_report& r
       .add("unit", report.before->unit);
   if (report.after)
     d.add("after_median", report.after->median).add("after_spread", report.after->spread);
+  if (report.kernels)
+    d.add_raw("kernels", comparison_json(*report.kernels));
   e.detail_json = d.json();
   return e;
 }

@@ -28,7 +28,8 @@ std::optional<storage::deployment_result> interrupted_row(const deploy_request& 
 
 /// deploy_step: job, step, status, detail, seconds, attempt, log and (timing steps) the timing.
 feed::event step_event(const step_record& record);
-/// deploy_finished: job, outcome, reason, champion, before/after medians and spreads, unit.
+/// deploy_finished: job, outcome, reason, champion, before/after medians and spreads, unit, and
+/// (once timed) kernels: every kernel before and after, or the note that none was (kernel_times.hpp).
 feed::event finished_event(const deploy_request& request, const deploy_report& report);
 
 /// `path` relative to `run_dir` when inside it, else as is (for rows and events).

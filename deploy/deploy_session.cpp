@@ -113,6 +113,8 @@ bool deploy_session::unlock() {
 deploy_report deploy_session::finish(deploy_outcome outcome, std::string reason) {
   report_.outcome = outcome;
   report_.reason = std::move(reason);
+  if (report_.kernels)
+    journal_.set_kernels(comparison_json(*report_.kernels));
   (void)journal_.finish(outcome, report_.reason); // each step's write already said if it fails
   return report_;
 }

@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 namespace warpforge::deploy {
@@ -18,7 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using one_run = expected<double, std::string>;
+// One timing run: its value, and (observed) every launch of every kernel.
+struct one_timing {
+  double value = 0;
+  std::vector<launch_time> launches;
+};
+using one_run = expected<one_timing, std::string>;
 
 one_run time_by_result(const deploy_target& target, const fs::path& log) {
   auto run = run_in_project(target.project, target.time, target.run_timeout, log);
@@ -28,7 +34,7 @@ one_run time_by_result(const deploy_target& target, const fs::path& log) {
   auto value = result_value(run.output, target.result_key);
   if (!value)
     return unexpected{"`" + target.time + "`: " + value.error()};
-  return value;
+  return one_timing{*value, {}};
 }
 
 #if WARPFORGE_DEPLOY_HAS_OBSERVE
@@ -38,7 +44,7 @@ one_run time_by_observation(const deploy_target& target, const fs::path& log_dir
   for (auto& argument : shell_arguments(target.project, target.time))
     request.command.push_back(std::move(argument));
   request.workdir = target.project;
-  request.kernel = target.kernel;
+  request.kernel = ""; // every kernel: the deploy compares them all, the named one kept below
   request.timeout = target.run_timeout;
   request.log_dir = log_dir;
   auto observed = observe::run_observed(request);
@@ -47,17 +53,27 @@ one_run time_by_observation(const deploy_target& target, const fs::path& log_dir
   if (!observed->exit.exit_code || *observed->exit.exit_code != 0)
     return unexpected{"`" + target.time + "` " + observed->exit.to_string() + "; its output ends:\n" +
                       output_tail(observed->output)};
-  double total_s = 0;
+  one_timing out;
   std::size_t launches = 0;
-  for (const auto& launch : observed->launches)
-    if (target.kernel.empty() || observe::matches_kernel(launch, target.kernel)) {
-      total_s += launch.duration_s;
+  for (const auto& launch : observed->launches) {
+    const bool named = observe::matches_kernel(launch, target.kernel); // "" matches every kernel
+    out.launches.push_back({launch.demangled.empty() ? launch.kernel : launch.demangled, named, launch.duration_s});
+    if (named) {
+      out.value += launch.duration_s;
       ++launches;
     }
-  if (launches == 0 || total_s <= 0)
+  }
+  if (launches == 0 || out.value <= 0) {
+    std::set<std::string> ran;
+    for (const auto& launch : out.launches)
+      ran.insert(launch.kernel);
+    std::string names;
+    for (const auto& name : ran)
+      names += (names.empty() ? "" : ", ") + name;
     return unexpected{"`" + target.time + "` launched no timed kernel '" + target.kernel + "' (" +
-                      observed->method + ")"};
-  return total_s;
+                      observed->method + "; the kernels it launched: " + (names.empty() ? "none" : names) + ")"};
+  }
+  return out;
 }
 #else
 one_run time_by_observation(const deploy_target&, const fs::path&) {
@@ -94,9 +110,10 @@ expected<double, std::string> result_value(std::string_view output, std::string_
   return *found;
 }
 
-expected<timing_summary, std::string> time_program(const deploy_target& target,
-                                                   const fs::path& log_dir, std::string_view label) {
+expected<timed_program, std::string> time_program(const deploy_target& target,
+                                                  const fs::path& log_dir, std::string_view label) {
   std::vector<double> samples;
+  std::vector<std::vector<launch_time>> runs;
   for (std::int64_t n = 1; n <= target.repeats; ++n) {
     const std::string name = std::string{label} + "-" + std::to_string(n);
     auto value = target.timing == timing_source::observed
@@ -105,9 +122,14 @@ expected<timing_summary, std::string> time_program(const deploy_target& target,
     if (!value)
       return unexpected{"timing run " + std::to_string(n) + " of " + std::to_string(target.repeats) +
                         ": " + value.error()};
-    samples.push_back(*value);
+    samples.push_back(value->value);
+    runs.push_back(std::move(value->launches));
   }
-  return summarize_timing(samples, target.timing == timing_source::observed ? "s" : target.result_key);
+  const bool observed = target.timing == timing_source::observed;
+  timed_program out{summarize_timing(samples, observed ? "s" : target.result_key), std::nullopt};
+  if (observed)
+    out.kernels = tally_kernels(runs);
+  return out;
 }
 
 bool observed_timing_available() {

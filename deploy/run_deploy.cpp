@@ -187,10 +187,16 @@ private:
     return true;
   }
 
-  bool baseline() { return timing(deploy_step::baseline, before_); }
+  bool baseline() {
+    if (!timing(deploy_step::baseline, before_))
+      return false;
+    if (!before_->kernels) // RESULT timing: say from here on that no other kernel is timed
+      session_.report().kernels = untimed_kernels();
+    return true;
+  }
   bool time_champion() { return timing(deploy_step::time, after_); }
 
-  bool timing(deploy_step step, std::optional<timing_summary>& into) {
+  bool timing(deploy_step step, std::optional<timed_program>& into) {
     const auto began = clock::now();
     auto timed = time_program(target_, request_.work_dir / "logs", to_string(step));
     if (!timed) {
@@ -200,11 +206,16 @@ private:
       return false;
     }
     into = *timed;
-    (step == deploy_step::baseline ? session_.report().before : session_.report().after) = *timed;
+    const auto& named = timed->named;
+    (step == deploy_step::baseline ? session_.report().before : session_.report().after) = named;
     session_.record(step, step_status::passed,
-                    "median " + number(timed->median) + " " + timed->unit + ", spread " +
-                      number(timed->spread) + " over " + std::to_string(timed->samples.size()) + " runs",
-                    began, "logs/" + std::string{to_string(step)} + "-<n>", *timed);
+                    "median " + number(named.median) + " " + named.unit + ", spread " + number(named.spread) +
+                      " over " + std::to_string(named.samples.size()) + " runs" +
+                      (timed->kernels ? "; " + std::to_string(timed->kernels->by_kernel.size()) +
+                                          " kernel(s) launched, all kernels median " +
+                                          number(timed->kernels->total.median) + " s"
+                                      : ""),
+                    began, "logs/" + std::string{to_string(step)} + "-<n>", named);
     return true;
   }
 
@@ -312,19 +323,44 @@ private:
     return true;
   }
 
+  // Accepted only if the deploy's value got faster beyond the noise of both timings AND (observed
+  // timing) no other kernel got slower beyond its own noise AND the program's total kernel time
+  // did not grow: a shared #define can slow the named kernel's neighbours (kernel_times.hpp).
   bool decide() {
     const auto began = clock::now();
-    const double gain = before_->median - after_->median;
-    const double noise = std::max(before_->spread, after_->spread);
-    const std::string numbers = before_->unit + " " + number(before_->median) + " -> " + number(after_->median) +
-                                " (" + (before_->median > 0 ? percent(-gain / before_->median) : "?") +
+    const auto& before = before_->named;
+    const auto& after = after_->named;
+    const double gain = before.median - after.median;
+    const double noise = std::max(before.spread, after.spread);
+    const std::string numbers = before.unit + " " + number(before.median) + " -> " + number(after.median) +
+                                " (" + (before.median > 0 ? percent(-gain / before.median) : "?") +
                                 "), noise " + number(noise);
-    if (after_->median < before_->median && gain > noise) {
-      session_.record(deploy_step::decide, step_status::passed, "faster: " + numbers, began);
+    std::string every_kernel; // observed timing: each kernel's before and after, for the record
+    std::string others_slower;
+    if (before_->kernels && after_->kernels) {
+      auto& comparison = session_.report().kernels;
+      comparison = compare_kernels(*before_->kernels, *after_->kernels);
+      for (const auto& line : comparison_lines(*comparison))
+        every_kernel += "\n  " + line;
+      for (const auto* slower : slower_others(*comparison))
+        others_slower += (others_slower.empty() ? "" : "; ") + change_text(*slower);
+      if (total_grew(*comparison))
+        others_slower += std::string{others_slower.empty() ? "" : "; "} + "the program's total kernel time grew: " +
+                         change_text(*comparison->total);
+    }
+    const bool named_faster = after.median < before.median && gain > noise;
+    if (named_faster && others_slower.empty()) {
+      session_.record(deploy_step::decide, step_status::passed,
+                      "faster: " + numbers + (every_kernel.empty() ? "" : "; every kernel:" + every_kernel), began);
       return true;
     }
-    reason_ = (after_->median > before_->median ? "regression: " : "no measurable gain: ") + numbers;
-    session_.record(deploy_step::decide, step_status::failed, reason_, began);
+    if (!named_faster)
+      reason_ = (after.median > before.median ? "regression: " : "no measurable gain: ") + numbers;
+    else
+      reason_ = "other kernels got slower: " + others_slower + " (the deployed kernel: " + numbers +
+                "); a #define the kernels share changes them all";
+    session_.record(deploy_step::decide, step_status::failed,
+                    reason_ + (every_kernel.empty() ? "" : "; every kernel:" + every_kernel), began);
     return false;
   }
 
@@ -356,7 +392,7 @@ private:
   std::string original_;       // the target file's bytes before the deploy
   std::string written_inner_;  // what went into the region (or the file) last
   std::string reason_;         // why the last failed step failed
-  std::optional<timing_summary> before_, after_;
+  std::optional<timed_program> before_, after_;
 };
 
 } // namespace

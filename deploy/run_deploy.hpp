@@ -13,6 +13,7 @@
 
 #include "deploy/champion.hpp"
 #include "deploy/deploy_steps.hpp"
+#include "deploy/kernel_times.hpp"
 #include "config/deploy_target.hpp"
 
 #include <filesystem>
@@ -44,6 +45,9 @@ struct deploy_report {
   std::string reason;                   // why it is not accepted; "" when accepted
   std::optional<timing_summary> before; // the baseline timing, when taken
   std::optional<timing_summary> after;  // the champion's, when taken
+  std::optional<kernel_comparison> kernels; // every kernel before and after (observed timing, at
+                                            // decide), or the note that none was timed (RESULT
+                                            // timing, from the baseline on); journaled
   std::filesystem::path journal;        // <work_dir>/journal.json
   std::filesystem::path written;        // <work_dir>/written/<file>: the text written, when any
   std::vector<step_record> steps;       // every record given to the sink, in order
