@@ -219,12 +219,45 @@ void check_elision(const source_text::views& views,
   }
 }
 
+// Of the variant's definitions named like the entry, the one the compiler will take for it:
+// a __global__ one with the contract's parameter types, else the first __global__ one, else
+// the first (a variant may keep other overloads of the name beside it).
+std::vector<source_text::function_definition>::const_iterator
+entry_definition(const std::vector<source_text::function_definition>& definitions, const kernel_contract& contract) {
+  const auto named = [&](const auto& d) { return d.name == contract.entry; };
+  const auto exact = std::find_if(definitions.begin(), definitions.end(), [&](const auto& d) {
+    return named(d) && d.is_global && source_text::parameter_types(d.parameters) == contract.parameter_types;
+  });
+  if (exact != definitions.end())
+    return exact;
+  const auto global = std::find_if(definitions.begin(), definitions.end(), [&](const auto& d) { return named(d) && d.is_global; });
+  return global != definitions.end() ? global : std::find_if(definitions.begin(), definitions.end(), named);
+}
+
+// Why the entry's declaration is not the original's (__global__, linkage, template), or nothing.
+std::optional<std::string> changed_form(const source_text::function_definition& entry, const kernel_contract& contract) {
+  const std::string name = "'" + contract.entry + "'";
+  if (!entry.is_global)
+    return name + " is not declared __global__";
+  if (contract.extern_c && !entry.is_extern_c)
+    return name + " is not declared extern \"C\" as the problem's kernel is (its name would be mangled and the "
+                  "entry not found)";
+  if (!contract.extern_c && entry.is_extern_c)
+    return name + " is declared extern \"C\", but the problem's kernel has C++ linkage (the entry is looked up "
+                  "by its C++ name); keep its linkage";
+  if (!contract.template_head.empty() && entry.template_head.empty())
+    return name + " is not a template, but the problem's kernel is one (" + contract.template_head +
+           ") and is launched as its instantiation, which must still name it; keep the template parameters";
+  if (contract.template_head.empty() && !entry.template_head.empty())
+    return name + " is a template (" + entry.template_head +
+           "), but the problem's kernel is not and is launched by its name alone; make it a plain function";
+  return std::nullopt;
+}
+
 void check_entry(const std::vector<source_text::function_definition>& definitions,
                  const kernel_contract& contract, collector& out) {
-  const std::string wanted = "extern \"C\" __global__ void " +
-                             source_text::describe_signature(contract.entry, contract.parameter_types);
-  const auto entry = std::find_if(definitions.begin(), definitions.end(),
-                                  [&](const auto& d) { return d.name == contract.entry; });
+  const std::string wanted = entry_declaration(contract);
+  const auto entry = entry_definition(definitions, contract);
   if (entry == definitions.end()) {
     std::string reason = "no definition of the entry '" + contract.entry + "'";
     const auto other = std::find_if(definitions.begin(), definitions.end(),
@@ -234,11 +267,8 @@ void check_entry(const std::vector<source_text::function_definition>& definition
     out.add_unplaced(reply_fault::missing_entry, reason + "; the kernel must define " + wanted);
     return;
   }
-  if (!entry->is_global || !entry->is_extern_c) {
-    out.add(reply_fault::missing_entry, entry->name_offset,
-            "'" + contract.entry + "' is not declared " +
-              (entry->is_global ? "extern \"C\" (its name would be mangled)" : "__global__") +
-              "; declare it as " + wanted);
+  if (const auto why = changed_form(*entry, contract)) {
+    out.add(reply_fault::missing_entry, entry->name_offset, *why + "; declare it as " + wanted);
     return;
   }
   const auto types = source_text::parameter_types(entry->parameters);

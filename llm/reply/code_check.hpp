@@ -1,7 +1,8 @@
 #pragma once
 // The checks on one kernel source from a reply, before anything compiles it: present, complete
-// (no elision), ASCII only, the contract's extern "C" entry with the problem's parameter types,
-// and no host-side code (kernel mode: NVRTC compiles device code, the runner launches it).
+// (no elision), ASCII only, the contract's entry in the original's form (__global__, extern "C"
+// exactly when the original is, a template when it is) with its parameter types, and no
+// host-side code (kernel mode: NVRTC compiles device code, the runner launches it).
 // Token checks run on the source with comments and literals blanked, so a comment cannot trip
 // them; elision markers are looked for in the comments too. Every problem names its line and
 // column within the code.

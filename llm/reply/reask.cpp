@@ -32,7 +32,9 @@ std::string_view advice(reply_fault fault) {
     return "Use ASCII only in code, comments included (no typographic quotes, dashes, "
            "multiplication signs or ellipses).";
   case reply_fault::missing_entry:
-    return "Define the entry as an extern \"C\" __global__ function with the problem's name.";
+    return "Define the entry as the problem's Entry point line declares it: a __global__ function of that name "
+           "with the same linkage (extern \"C\" only if the problem's kernel is) and, for a template, the same "
+           "template parameters.";
   case reply_fault::changed_signature:
     return "Keep the entry's parameter list exactly as in the problem: the same types in the "
            "same order (names may differ).";

@@ -20,7 +20,7 @@ enum class reply_fault : std::uint8_t {
   no_code,           // a `code` is missing or blank
   elided_code,       // a `code` leaves something out ("// ... rest unchanged", an empty body)
   non_ascii,         // a `code` holds a byte outside ASCII
-  missing_entry,     // no `extern "C" __global__` function with the contract's entry name
+  missing_entry,     // no __global__ function with the contract's entry name, linkage and template form
   changed_signature, // the entry's parameter list differs from the problem's kernel
   host_code,         // host-side code in kernel mode (main, streams, events, <<<, host headers)
   unknown_method,    // a method id that is not in the method catalog

@@ -161,16 +161,7 @@ std::string without_directives(std::string_view text) {
   return out;
 }
 
-bool has_token(std::string_view text, std::string_view token) {
-  for (std::size_t at = text.find(token); at != std::string_view::npos;
-       at = text.find(token, at + 1)) {
-    const bool starts = at == 0 || !is_identifier_char(text[at - 1]);
-    const std::size_t end = at + token.size();
-    if (starts && (end == text.size() || !is_identifier_char(text[end])))
-      return true;
-  }
-  return false;
-}
+
 
 // The offset just past each `extern "C"` (a word "extern", optional whitespace, "C" in quotes).
 std::vector<std::size_t> extern_c_ends(std::string_view text) {
@@ -206,6 +197,57 @@ std::vector<bool> inside_extern_c_blocks(const views& source, const std::vector<
     out[i] = depth > 0;
   }
   return out;
+}
+
+// The first offset of `token` as a whole word in `text`, or npos.
+std::size_t token_offset(std::string_view text, std::string_view token) {
+  for (std::size_t at = text.find(token); at != std::string_view::npos; at = text.find(token, at + 1)) {
+    const bool starts = at == 0 || !is_identifier_char(text[at - 1]);
+    const std::size_t end = at + token.size();
+    if (starts && (end == text.size() || !is_identifier_char(text[end])))
+      return at;
+  }
+  return std::string_view::npos;
+}
+
+// The "template <...>" of a declaration's prefix, its blank runs as one space; empty when it has
+// none. Looked for anywhere in the prefix (a macro line without a ';' may precede it); the '<' is
+// matched by depth, outside parentheses ("template <int N, bool B = (N > 2)>").
+std::string template_head_of(std::string_view prefix) {
+  constexpr std::string_view keyword = "template";
+  const std::size_t start = token_offset(prefix, keyword);
+  if (start == std::string_view::npos)
+    return {};
+  const std::size_t open = skip_space(prefix, start + keyword.size());
+  if (open >= prefix.size() || prefix[open] != '<')
+    return {};
+  int angles = 0;
+  int parens = 0;
+  for (std::size_t i = open; i < prefix.size(); ++i) {
+    const char c = prefix[i];
+    if (c == '(')
+      ++parens;
+    else if (c == ')' && parens > 0)
+      --parens;
+    else if (c == '<' && parens == 0)
+      ++angles;
+    else if (c == '>' && parens == 0 && --angles == 0) {
+      std::string head;
+      for (const char h : prefix.substr(start, i + 1 - start)) {
+        const bool blank = std::isspace(static_cast<unsigned char>(h)) != 0;
+        if (!blank)
+          head += h;
+        else if (head.back() != ' ')
+          head += ' ';
+      }
+      return head;
+    }
+  }
+  return {};
+}
+
+bool has_token(std::string_view text, std::string_view token) {
+  return token_offset(text, token) != std::string_view::npos;
 }
 
 bool is_control_keyword(std::string_view name) {
@@ -250,6 +292,7 @@ std::vector<function_definition> find_definitions(const views& source) {
         definition.is_extern_c = has_extern_c(without_directives(
           std::string_view{source.without_comments}.substr(start, i - start)));
         definition.is_extern_c = definition.is_extern_c || in_extern_c_block[i];
+        definition.template_head = template_head_of(definition.prefix);
         out.push_back(std::move(definition));
       }
     }

@@ -49,6 +49,8 @@ struct function_definition {
   bool is_global = false;        // __global__ in the prefix
   bool is_device = false;        // __device__ in the prefix
   bool is_extern_c = false;      // extern "C" in the prefix, or inside an extern "C" { } block
+  std::string template_head;     // "template <int BLOCK_SIZE>" when the prefix starts one (blank
+                                 // runs written as one space); empty for a non-template
 };
 
 /// How far back from a function's name its declaration is looked for, and the longest parameter

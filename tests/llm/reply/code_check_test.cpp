@@ -113,6 +113,96 @@ TEST(CodeCheck, AnEntryWithoutExternCIsMissing) {
   EXPECT_NE(problem.reason.find("mangled"), std::string::npos) << problem.reason;
 }
 
+// A kernel of C++ linkage and a template kernel, as the CUDA samples write them (issue 29).
+const std::string naive_kernel = R"(__global__ void transposeNaive(float *odata, float *idata, int width, int height) {
+  odata[threadIdx.x] = idata[threadIdx.x];
+}
+)";
+const std::string matmul_kernel = R"(template <int BLOCK_SIZE> __global__ void MatrixMulCUDA(float *C, float *A, float *B, int wA, int wB) {
+  C[threadIdx.x] = A[threadIdx.x] * B[threadIdx.x] + BLOCK_SIZE;
+}
+)";
+
+kernel_contract contract_of(const std::string& source, const std::string& entry) {
+  auto contract = contract_from_source(source, entry, testing::catalog_ids(), 4);
+  EXPECT_TRUE(contract) << contract.error();
+  return contract ? *contract : kernel_contract{};
+}
+
+std::string replaced(std::string code, const std::string& from, const std::string& to) {
+  const auto at = code.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? code : code.replace(at, from.size(), to);
+}
+
+TEST(CodeCheck, ACxxLinkageKernelMayStayCxxButMayNotBecomeExternC) {
+  const auto contract = contract_of(naive_kernel, "transposeNaive");
+  EXPECT_TRUE(check_code(naive_kernel, "code", contract).empty());
+  EXPECT_TRUE(check_code("extern \"C++\" " + naive_kernel, "code", contract).empty()) << "C++ linkage said out loud";
+  const auto problems = check_code("extern \"C\" " + naive_kernel, "code", contract);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.front().fault, reply_fault::missing_entry);
+  EXPECT_NE(problems.front().reason.find("declared extern \"C\", but the problem's kernel has C++ linkage"),
+            std::string::npos)
+    << problems.front().reason;
+  EXPECT_NE(problems.front().reason.find("declare it as __global__ void transposeNaive(float*, float*, int, int)"),
+            std::string::npos)
+    << problems.front().reason;
+}
+
+TEST(CodeCheck, AnExternCKernelThatDropsExternCIsStillMissing) {
+  const auto problems = check_code(replaced(scale_kernel, "extern \"C\" ", ""), "code", scale_contract());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.front().fault, reply_fault::missing_entry);
+  EXPECT_NE(problems.front().reason.find("is not declared extern \"C\" as the problem's kernel is"), std::string::npos)
+    << problems.front().reason;
+}
+
+TEST(CodeCheck, ATemplateKernelMayRenameItsTemplateParameterButMustStayATemplate) {
+  const auto contract = contract_of(matmul_kernel, "MatrixMulCUDA<32>");
+  EXPECT_TRUE(check_code(matmul_kernel, "code", contract).empty());
+  const std::string renamed = replaced(replaced(matmul_kernel, "<int BLOCK_SIZE>", "<int TILE>"), "+ BLOCK_SIZE", "+ TILE");
+  EXPECT_TRUE(check_code(renamed, "code", contract).empty()) << "the compiler instantiates it as MatrixMulCUDA<32>";
+  const std::string plain = replaced(matmul_kernel, "template <int BLOCK_SIZE> ", "#define BLOCK_SIZE 32\n");
+  const auto problems = check_code(plain, "code", contract);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.front().fault, reply_fault::missing_entry);
+  EXPECT_EQ(problems.front().where, "code line 2 column 17");
+  EXPECT_NE(problems.front().reason.find("'MatrixMulCUDA' is not a template, but the problem's kernel is one "
+                                         "(template <int BLOCK_SIZE>)"),
+            std::string::npos)
+    << problems.front().reason;
+  EXPECT_NE(problems.front().reason.find("declare it as template <int BLOCK_SIZE> __global__ void "
+                                         "MatrixMulCUDA(float*, float*, float*, int, int)"),
+            std::string::npos)
+    << problems.front().reason;
+}
+
+TEST(CodeCheck, APlainKernelThatBecomesATemplateIsMissing) {
+  const auto contract = contract_of(naive_kernel, "transposeNaive");
+  const auto problems = check_code("template <int T> " + naive_kernel, "code", contract);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.front().fault, reply_fault::missing_entry);
+  EXPECT_NE(problems.front().reason.find("is a template (template <int T>), but the problem's kernel is not"),
+            std::string::npos)
+    << problems.front().reason;
+}
+
+TEST(CodeCheck, ATemplateKernelWithChangedParameterTypesIsAChangedSignature) {
+  const auto contract = contract_of(matmul_kernel, "MatrixMulCUDA<32>");
+  const auto problems = check_code(replaced(matmul_kernel, "int wB", "long wB"), "code", contract);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.front().fault, reply_fault::changed_signature);
+  EXPECT_NE(problems.front().reason.find("parameter 5 is 'long', must be 'int'"), std::string::npos)
+    << problems.front().reason;
+}
+
+TEST(CodeCheck, AnOverloadBesideTheEntryIsNotTakenForIt) {
+  const auto contract = contract_of(naive_kernel, "transposeNaive");
+  const std::string with_overload = "__global__ void transposeNaive(double* odata) { odata[0] = 1.0; }\n" + naive_kernel;
+  EXPECT_TRUE(check_code(with_overload, "code", contract).empty());
+}
+
 TEST(CodeCheck, AnExtraParameterIsAChangedSignature) {
   const auto problem = only_problem(edited("int n)", "int n, float alpha)"), reply_fault::changed_signature);
   EXPECT_NE(problem.reason.find("4 parameters, the problem passes 3"), std::string::npos)

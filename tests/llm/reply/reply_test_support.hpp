@@ -39,7 +39,7 @@ inline kernel_contract example_contract(const std::string& example, const std::s
   return contract ? *contract : kernel_contract{};
 }
 
-/// A complete, valid kernel for the contract "scale(const float*, float*, int)".
+/// A complete, valid kernel for the contract extern "C" "scale(const float*, float*, int)".
 inline const std::string scale_kernel = R"(// y = 2 x
 extern "C" __global__ void scale(const float* __restrict__ x, float* __restrict__ y, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -49,7 +49,7 @@ extern "C" __global__ void scale(const float* __restrict__ x, float* __restrict_
 )";
 
 inline kernel_contract scale_contract(std::uint32_t max_variants = 4) {
-  return kernel_contract{"scale", {"const float*", "float*", "int"}, catalog_ids(), max_variants};
+  return kernel_contract{"scale", {"const float*", "float*", "int"}, catalog_ids(), max_variants, true, ""};
 }
 
 } // namespace warpforge::llm::testing

@@ -77,6 +77,23 @@ __global__ void third() { }
   EXPECT_TRUE(found[3].is_extern_c) << "inside an extern \"C\" { } block";
 }
 
+TEST(SourceText, ATemplateDefinitionCarriesItsHeadAsWrittenOnOneLine) {
+  const auto views = blank(R"(#define BLOCK 16
+template <class T,
+          unsigned int blockSize /* threads */, bool nIsPow2>
+__global__ void reduce7(const T *__restrict__ g_idata, T *__restrict__ g_odata, unsigned int n) { }
+template<int N, bool B = (N > 2)> __global__ void shifted(float* p) { }
+__global__ void plain(float* p) { }
+)");
+  const auto found = find_definitions(views);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].template_head, "template <class T, unsigned int blockSize , bool nIsPow2>")
+    << "blank runs (a comment, a line break) are one space";
+  EXPECT_EQ(parameter_types(found[0].parameters), (types{"const T*", "T*", "unsigned int"}));
+  EXPECT_EQ(found[1].template_head, "template<int N, bool B = (N > 2)>") << "a '>' in parentheses closes nothing";
+  EXPECT_EQ(found[2].template_head, "");
+}
+
 TEST(SourceText, DescribedSignaturesListTheTypes) {
   EXPECT_EQ(describe_signature("k", {"const float*", "int"}), "k(const float*, int)");
   EXPECT_EQ(describe_signature("k", {}), "k()");
