@@ -92,6 +92,11 @@ std::string gpu_worker_steps::validate_counters(const calibrate::built_benchmark
   order.parameter = what.name;
   order.unit = what.unit;
   order.metrics = what.validation_metrics;
+  if (what.rederive) {
+    order.rederive_count = what.rederive->count;
+    order.rederive_over = what.rederive->over;
+    order.rederive_scale = what.rederive->scale;
+  }
   order.measured = measured;
   order.executable = built.executable;
   order.dir = log_dir;

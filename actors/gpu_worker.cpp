@@ -183,11 +183,13 @@ messages::counter_reply gpu_worker_state::counters(const messages::counter_order
   request.visible_devices = cfg.device.uuid;
   request.dir = order.dir;
   request.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(order.pass_timeout_s));
-  // The check reads only the parameter's name, unit and validation metrics.
+  // The check reads only the parameter's name, unit, validation metrics and rederive formula.
   calibrate::parameter what;
   what.name = order.parameter;
   what.unit = order.unit;
   what.validation_metrics = order.metrics;
+  if (!order.rederive_count.empty())
+    what.rederive = calibrate::counter_formula{order.rederive_count, order.rederive_over, order.rederive_scale};
   reply.verdict = calibrate::validate_with_ncu(request, what, order.measured);
   return reply;
 }

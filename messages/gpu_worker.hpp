@@ -277,6 +277,10 @@ struct counter_order {
   std::filesystem::path executable;  // the built benchmark, run under ncu
   std::filesystem::path dir;         // where ncu's CSV and log files go (jobs/<parameter>/)
   double pass_timeout_s = 60;        // seconds per ncu pass; then it is killed
+  // The catalog's rederive formula (calibrate::counter_formula): the value recomputed from the
+  // launch's counters as count x scale / over; an empty count: the parameter has none.
+  std::string rederive_count, rederive_over;
+  double rederive_scale = 1;
   friend bool operator==(const counter_order&, const counter_order&) = default;
 };
 
@@ -285,7 +289,7 @@ typename Inspector::result_type inspect(Inspector& f, counter_order& x) {
   auto executable = path_field(x.executable);
   auto dir = path_field(x.dir);
   return f(caf::meta::type_name("counter_order"), x.parameter, x.unit, x.metrics, x.measured, executable, dir,
-           x.pass_timeout_s);
+           x.pass_timeout_s, x.rederive_count, x.rederive_over, x.rederive_scale);
 }
 
 struct counter_reply {

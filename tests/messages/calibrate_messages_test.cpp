@@ -103,6 +103,10 @@ TEST_F(CalibrateMessages, AProgramOrderItsTrialsAndACounterCheckRoundTrip) {
 
   counter_order counters{"dram_bandwidth", "GB/s", {"dram__bytes_read.sum"}, 3012.7, "/cache/dram", "/run/jobs/dram", 60};
   EXPECT_TRUE(round_trip(counters) == counters);
+  counters.rederive_count = "dram__bytes_read.sum"; // the catalog's rederive formula travels with it
+  counters.rederive_over = "gpu__time_duration.sum";
+  counters.rederive_scale = 1e-9;
+  EXPECT_TRUE(round_trip(counters) == counters);
   counter_reply verdict{reply.device, "PASS (ncu: dram__bytes_read.sum=1e+10 byte)"};
   EXPECT_TRUE(round_trip(verdict) == verdict);
 }
