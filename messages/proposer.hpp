@@ -60,8 +60,9 @@ typename Inspector::result_type inspect(Inspector& f, diagnosis_summary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, attempt& x) {
   auto median = messages::optional_field(x.median_s);
+  auto verdict = messages::optional_field(x.verdict);
   return f(caf::meta::type_name("attempt"), x.iteration, x.kind, x.point, x.methods, x.outcome,
-           median, x.detail, x.ordinal);
+           median, x.detail, x.ordinal, verdict);
 }
 
 template <class Inspector>

@@ -168,7 +168,8 @@ void job_driver::end_phase() {
 }
 
 // The phase's branches go into the memory together, by ordinal (the map's order).
-void job_driver::remember_phase(branch_kind kind, const std::vector<std::string>& details) {
+void job_driver::remember_phase(branch_kind kind, const std::vector<std::string>& details,
+                                const std::vector<tuning::branch_verdict>& verdicts) {
   std::size_t i = 0;
   for (const auto& [key, t] : this_iteration()) {
     if (t.plan.what.kind != kind)
@@ -182,6 +183,8 @@ void job_driver::remember_phase(branch_kind kind, const std::vector<std::string>
     a.median_s = passed(t.result) ? t.result.median_s : std::nullopt;
     a.detail = i < details.size() ? details[i] : t.result.detail;
     a.ordinal = t.plan.ordinal;
+    if (i < verdicts.size())
+      a.verdict = verdicts[i];
     memory_.push_back(std::move(a));
     ++i;
   }
@@ -211,9 +214,12 @@ void job_driver::end_branches() {
     }
   const auto election = tuning::elect_champion(best_s_, results, budget_.noise_threshold);
   std::vector<std::string> lines;
-  for (const auto& record : tuning::record_attempts(election, results))
+  std::vector<tuning::branch_verdict> verdicts;
+  for (const auto& record : tuning::record_attempts(election, results)) {
     lines.push_back(record.line());
-  remember_phase(branch_kind::branch, lines);
+    verdicts.push_back(record.verdict);
+  }
+  remember_phase(branch_kind::branch, lines, verdicts);
   std::vector<std::string> memory_lines;
   for (std::size_t i = 0; i < lines.size(); ++i)
     memory_lines.push_back(results[i].name + ": " + lines[i]);

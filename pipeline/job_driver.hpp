@@ -99,7 +99,8 @@ private:
                         std::vector<std::string> lines);
   void finish(tuning::stop_reason why);
   void fail(std::string why);
-  void remember_phase(vocabulary::branch_kind kind, const std::vector<std::string>& details);
+  void remember_phase(vocabulary::branch_kind kind, const std::vector<std::string>& details,
+                      const std::vector<tuning::branch_verdict>& verdicts = {});
 
   std::string name_;
   std::string problem_path_;

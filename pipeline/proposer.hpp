@@ -18,6 +18,7 @@
 #include "llm/chat/chat.hpp"
 #include "pipeline/candidate.hpp"
 #include "pipeline/diagnosis_summary.hpp"
+#include "tuning/champion.hpp"
 
 #include <cstdint>
 #include <map>
@@ -39,6 +40,9 @@ struct attempt {
   std::optional<double> median_s;   // seconds, when it passed (in the job's time frame)
   std::string detail;               // why it failed, or its verdict, one line
   std::int64_t ordinal = -1;        // its branch in the iteration; -1: known from an earlier run
+  std::optional<tuning::branch_verdict> verdict = std::nullopt; // a branch's election (accepted, rejected,
+                                    // failed); none: a baseline, an ablation, or known from an
+                                    // earlier run
   friend bool operator==(const attempt&, const attempt&) = default;
 };
 

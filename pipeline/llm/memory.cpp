@@ -41,11 +41,13 @@ std::string variant_name(const candidate* c, std::size_t k) {
   return fs::path{c->source_name}.stem().string();
 }
 
+// A branch without an election (its phase never completed) is told as failed.
 llm::attempt_verdict verdict_of(const attempt& a) {
-  if (a.detail.starts_with("ACCEPTED"))
-    return llm::attempt_verdict::accepted;
-  if (a.detail.starts_with("REJECTED"))
-    return llm::attempt_verdict::rejected;
+  switch (a.verdict.value_or(tuning::branch_verdict::failed)) {
+    case tuning::branch_verdict::accepted: return llm::attempt_verdict::accepted;
+    case tuning::branch_verdict::rejected: return llm::attempt_verdict::rejected;
+    case tuning::branch_verdict::failed: return llm::attempt_verdict::failed;
+  }
   return llm::attempt_verdict::failed;
 }
 

@@ -102,7 +102,8 @@ TEST_F(MessagesSerialization, TheProposersNounsRoundTrip) {
   d.methods = {{"memory.tiling_smem", 1, "Shared-memory tiling"}};
   d.gaps_json = R"({"memory":0.4})";
   pipeline::attempt a{1, vocabulary::branch_kind::branch, {{"TILE", 16}}, {"tiling_smem"},
-                      vocabulary::branch_outcome::passed, 1.5e-3, "REJECTED: slower"};
+                      vocabulary::branch_outcome::passed, 1.5e-3, "REJECTED: slower", 2,
+                      tuning::branch_verdict::rejected};
   pipeline::propose_request request{"transpose", "p.toml", 2, 4, sample_candidate(), 1e-3, d, {a}};
   expect_round_trip(request);
   request.best_s.reset();

@@ -191,6 +191,30 @@ TEST(JobDriver, TheMemoryListsAPhaseByOrdinalWhateverOrderTheRacesEndIn) {
   EXPECT_EQ(ask->memory[3].point.at("TILE"), 64);
 }
 
+TEST(JobDriver, EachBranchInTheMemoryCarriesItsElectionsVerdictAndTheBaselineNone) {
+  job_driver job{"t", "p.toml", budget(3, 3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16), point(32), point(64)}, ""});
+  build_all(job);
+  auto race = job.next_race(false, 0);
+  ASSERT_TRUE(race);
+  ASSERT_EQ(race->ordinals, (std::vector<std::int64_t>{1, 2, 3}));
+  const branch_result wrong{branch_outcome::incorrect, std::nullopt, std::nullopt, std::nullopt, "element 7", {}};
+  job.measured(*race, {{passed_in(0.5e-3), passed_in(1.3e-3), wrong}, 1e-3});
+  auto profile = job.profile_due(0); // the new champion is profiled before the next proposal
+  ASSERT_TRUE(profile);
+  job.diagnosed(*profile, std::nullopt);
+  auto ask = job.proposal_due(0);
+  ASSERT_TRUE(ask);
+  ASSERT_EQ(ask->memory.size(), 4u);
+  EXPECT_EQ(ask->memory[0].verdict, std::nullopt) << "the baseline is not elected";
+  EXPECT_EQ(ask->memory[1].verdict, tuning::branch_verdict::accepted);
+  EXPECT_EQ(ask->memory[2].verdict, tuning::branch_verdict::rejected);
+  EXPECT_EQ(ask->memory[3].verdict, tuning::branch_verdict::failed);
+  EXPECT_EQ(ask->memory[1].detail.substr(0, 9), "ACCEPTED:") << "the line the tuner's memory shows";
+}
+
 TEST(JobDriver, AnEmptyProposalStopsTheJobAsSpaceExhausted) {
   job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
   to_first_proposal(job, 1e-3);

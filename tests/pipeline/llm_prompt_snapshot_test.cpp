@@ -232,17 +232,17 @@ protected:
       const auto& c = first->candidates[k];
       if (k == 0)
         memory.push_back({1, branch_kind::branch, {}, c.methods, branch_outcome::passed, p.champion_s,
-                          "ACCEPTED: the new best", ordinal});
+                          "ACCEPTED: the new best", ordinal, tuning::branch_verdict::accepted});
       else if (k + 1 == first->candidates.size()) // the fixtures' last variant is the wrong one
         memory.push_back({1, branch_kind::branch, {}, c.methods, branch_outcome::incorrect, std::nullopt,
-                          p.incorrect_report, ordinal});
+                          p.incorrect_report, ordinal, tuning::branch_verdict::failed});
       else
         memory.push_back({1, branch_kind::branch, {}, c.methods, branch_outcome::passed, p.champion_s * 1.01,
-                          "REJECTED: within the noise of the best", ordinal});
+                          "REJECTED: within the noise of the best", ordinal, tuning::branch_verdict::rejected});
     }
     for (const auto& a : champion.ablations)
       memory.push_back({1, branch_kind::ablation, {}, a.methods, branch_outcome::passed, p.champion_s * 1.6,
-                        "effective: 1.60x slower without it", ordinal++});
+                        "effective: 1.60x slower without it", ordinal++, std::nullopt});
 
     auto second = proposer.propose(ask(p, 2, memory, champion, p.champion_s, 0));
     EXPECT_TRUE(second) << (second ? "" : second.error());
@@ -256,10 +256,12 @@ protected:
       if (c.duplicate_of) {
         ++repeats;
         memory.push_back({2, branch_kind::branch, {}, c.methods, branch_outcome::not_run, std::nullopt,
-                          "FAILED: a repeat of an earlier branch: not measured again", static_cast<std::int64_t>(k)});
+                          "FAILED: a repeat of an earlier branch: not measured again", static_cast<std::int64_t>(k),
+                          tuning::branch_verdict::failed});
       } else {
         memory.push_back({2, branch_kind::branch, {}, c.methods, branch_outcome::passed, p.champion_s * 1.02,
-                          "REJECTED: within the noise of the best", static_cast<std::int64_t>(k)});
+                          "REJECTED: within the noise of the best", static_cast<std::int64_t>(k),
+                          tuning::branch_verdict::rejected});
       }
     }
     EXPECT_EQ(repeats, first->candidates.size()) << "every variant of the repeated reply is a repeat";

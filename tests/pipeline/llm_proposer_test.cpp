@@ -442,6 +442,9 @@ attempt measured_branch(std::int64_t iteration, std::int64_t ordinal, vocabulary
   a.outcome = outcome;
   a.median_s = outcome == vocabulary::branch_outcome::passed ? std::optional{1e-3} : std::nullopt;
   a.detail = outcome == vocabulary::branch_outcome::passed ? "ACCEPTED: 1.2x" : "not run";
+  if (kind == vocabulary::branch_kind::branch)
+    a.verdict = outcome == vocabulary::branch_outcome::passed ? tuning::branch_verdict::accepted
+                                                              : tuning::branch_verdict::failed;
   return a;
 }
 
