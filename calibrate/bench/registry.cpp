@@ -67,10 +67,16 @@ const std::vector<benchmark_facts>& facts() {
       {"dram_latency", "sm_90", {"LDG.E.64.STRONG.GPU"}, {l2_hits, dram_read}},
       {"l1_size", "sm_90", {"LDG.E.64"}, {l1_hits}},
       {"l2_size", "sm_90", {"LDG.E.64.STRONG.GPU"}, {l2_hits}},
+      {"l2_partition_size", "sm_90", {"LDG.E.64.STRONG.GPU"}, {l2_hits}},
       {"l1_line_size", "sm_90", {"LDG.E.64"}, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"}},
       {"dram_bandwidth", "sm_90", {"LDG.E.128.STRONG.GPU"}, {dram_read}},
       {"l2_bandwidth", "sm_90", {"LDG.E.128.STRONG.GPU"}, {l2_hits}},
       {"registers_per_sm", "sm_90", {"FFMA", "S2R"}, {"launch__occupancy_limit_registers"}},
+      {"sm_clock_mhz", "sm_90", {"FFMA"}, {"sm__cycles_elapsed.avg.per_second"}},
+      {"sm_count", "sm_90", {"S2R"}, {"device__attribute_multiprocessor_count"}},
+      {"max_warps_per_sm", "sm_90", {"S2R", "BAR"}, {"sm__warps_active.avg.pct_of_peak_sustained_active"}},
+      {"max_registers_per_thread", "sm_90", {"FFMA"}, {"launch__registers_per_thread"}},
+      {"warp_size", "sm_90", {"S2R", "VOTEU.ANY"}, {"device__attribute_warp_size"}},
   };
   return table;
 }

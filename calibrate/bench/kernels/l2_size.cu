@@ -1,14 +1,18 @@
-// l2_size (MiB): ld.global.cg pointer-chase rings of 1 MiB .. 160 MiB, each warmed by a pass
-// over all of it (kernels/sweep.cuh). Hopper's L2 is two partitions; the curve may show a step
-// where one partition's share is exceeded before the whole. Prints the curve; the value is a
-// first estimate (the largest ring that still hits), the engine's knee detection decides.
+// l2_size (MiB): every SM chases its own ld.global.cg ring at once, the rings together 4 MiB ..
+// 128 MiB, 1 MiB apart from 40 to 60 MiB (kernels/sweep.cuh, wf_size_sweep_every_sm), so both
+// halves of a partitioned L2 fill. Prints the curve (x = bytes chased, y = mean cycles per step
+// over the SMs); the value is a first estimate, the engine's knee (the last size before the
+// latency leaves the L2 level for good) decides. One SM alone sees only its partition's share:
+// l2_partition_size.
 #include "sweep.cuh"
 
 int main() {
-  wf_device();
   std::vector<std::size_t> sizes;
-  for (std::size_t mib : {1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 64, 80, 96,
-                          128, 160})
+  for (std::size_t mib = 4; mib < 40; mib += 4)
     sizes.push_back(mib << 20);
-  wf_size_sweep<false>(sizes, 4096, 1024.0 * 1024.0);
+  for (std::size_t mib = 40; mib <= 60; ++mib)
+    sizes.push_back(mib << 20);
+  for (std::size_t mib : {64, 72, 80, 96, 128})
+    sizes.push_back(mib << 20);
+  wf_size_sweep_every_sm(sizes, 4096, 1024.0 * 1024.0);
 }
