@@ -40,7 +40,7 @@ std::string bar(const parameter_result& r, double y, double cv_max) {
 std::string cv_chart_svg(const std::vector<parameter_result>& results) {
   std::vector<const parameter_result*> timed;
   for (const auto& r : results)
-    if (r.value && has_spread(r.stats)) // a CV needs two kept trials; the others have no bar
+    if (r.value && has_spread(r.stats)) // a CV needs two kept trials that differ; the others have no bar
       timed.push_back(&r);
   const judge_rules rules;
   double cv_max = rules.max_cv * 2; // room past the limit; larger CVs are clipped, labelled true
@@ -50,7 +50,7 @@ std::string cv_chart_svg(const std::vector<parameter_result>& results) {
   std::string out = svg::open(width, static_cast<int>(height), "coefficient of variation per parameter");
   out += svg::text(width / 2.0, 20, "CV per parameter (green: passing, red: not)", "middle", 14);
   if (timed.empty())
-    return out + svg::text(width / 2.0, top + 20, "no CV measured (a CV needs two kept trials)", "middle") +
+    return out + svg::text(width / 2.0, top + 20, "no CV measured (a CV needs two kept trials that differ)", "middle") +
            "</svg>\n";
   out += svg::line(left, top, left, height - bottom, "black");
   for (std::size_t i = 0; i < timed.size(); ++i)

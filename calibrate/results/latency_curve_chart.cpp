@@ -84,6 +84,18 @@ std::string knee_marks(const std::vector<curve_point>& sorted, const scale& s) {
   return out;
 }
 
+// The cache size the value came from (find_onset): a solid line where the first level ends.
+std::string onset_mark(const std::vector<curve_point>& sorted, const scale& s) {
+  const auto onset = find_onset(sorted);
+  if (!onset)
+    return {};
+  const double x = s.px(onset->x);
+  return "<g class=\"onset\">" + svg::line(x, top, x, height - bottom, "#2ca02c", "") +
+         svg::text(x - 4, top + 28, "size " + format_bytes(onset->x) + " (last within 5% of " +
+                                        format_value(onset->level) + " cycles)", "end", 11) +
+         "</g>\n";
+}
+
 } // namespace
 
 std::string format_bytes(double bytes) {
@@ -113,7 +125,7 @@ std::string latency_curve_svg(const parameter_result& result) {
   for (const auto& p : sorted)
     y_max = std::max(y_max, p.y);
   s.y_max = y_max > 0 ? y_max * 1.1 : 1.0; // headroom above the highest point
-  return out + axes(s, "cycles") + points(sorted, s) + knee_marks(sorted, s) + "</svg>\n";
+  return out + axes(s, "cycles") + points(sorted, s) + knee_marks(sorted, s) + onset_mark(sorted, s) + "</svg>\n";
 }
 
 } // namespace warpforge::calibrate

@@ -72,6 +72,13 @@ TEST(charts, the_latency_curve_marks_each_knee) {
   EXPECT_NE(svg.find("32 MiB: 262 -&gt; 610 cycles"), std::string::npos);
 }
 
+TEST(charts, the_latency_curve_marks_the_size_the_value_came_from) {
+  const std::string svg = latency_curve_svg(swept());
+  EXPECT_TRUE(well_formed(svg));
+  EXPECT_EQ(count(svg, "class=\"onset\""), 1u);
+  EXPECT_NE(svg.find("size 256 KiB (last within 5% of 33 cycles)"), std::string::npos) << svg;
+}
+
 TEST(charts, a_result_without_a_curve_says_so) {
   const std::string svg = latency_curve_svg(passing("l1_hit_latency", "cycles", 33));
   EXPECT_TRUE(well_formed(svg));
