@@ -9,8 +9,10 @@
 #include "calibrate/engine/toolchain_steps.hpp"
 #include "gpu/runner/program_run.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
@@ -32,8 +34,15 @@ public:
                                                                        const std::string& arch) override {
     std::lock_guard lock{mutex_};
     const auto path = bin_ / bench.parameter;
-    std::ofstream{path} << "#!/bin/sh\n" << body(bench.parameter);
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    // O_CLOEXEC: a trial of another GPU started meanwhile must not inherit this file open for
+    // writing, or executing it fails with ETXTBSY ("text file busy").
+    const std::string text = "#!/bin/sh\n" + body(bench.parameter);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    const bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (fd >= 0)
+      ::close(fd);
+    if (!written)
+      return unexpected{calibrate::build_failure{calibrate::build_failure_kind::internal, "cannot write " + path.string(), ""}};
     return calibrate::built_benchmark{path, arch, false, ""};
   }
 
