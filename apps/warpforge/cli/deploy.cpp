@@ -7,12 +7,15 @@
 #include "apps/warpforge/cli/recording.hpp"
 #include "config/campaign_spec.hpp"
 #include "deploy/deploy_steps.hpp"
+#include "deploy/kernel_times.hpp"
 #include "gpu/runner/child_environment.hpp"
 #include "foundation/json/writer.hpp"
 #include "report/campaign_report.hpp"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <optional>
 
 namespace warpforge::cli {
@@ -70,6 +73,24 @@ std::string timing_text(double median, double spread, const std::string& unit) {
   return text;
 }
 
+// Every kernel before and after, as the deploy journaled it (<work_dir>/journal.json): observed
+// timing's per-kernel rows, or RESULT timing's note that no other kernel was timed. None when the
+// deploy ended before its first timing; a journal that cannot be read is said, not guessed.
+expected<std::optional<deploy::kernel_comparison>, std::string> journaled_kernels(const std::string& work_dir) {
+  if (work_dir.empty())
+    return std::optional<deploy::kernel_comparison>{};
+  const auto journal = fs::path{work_dir} / "journal.json";
+  std::ifstream in{journal, std::ios::binary};
+  if (!in)
+    return unexpected{"cannot read " + journal.string()};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto kernels = deploy::comparison_in_journal(text.str());
+  if (!kernels)
+    return unexpected{journal.string() + ": " + kernels.error()};
+  return kernels;
+}
+
 // Only for an answer with an outcome: one that could not start is told on stderr before.
 void print_answer(const messages::deploy_answer& a) {
   std::cout << "deploy: " << deploy::to_string(*a.outcome) << (a.reason.empty() ? "" : ": " + a.reason) << '\n';
@@ -79,6 +100,15 @@ void print_answer(const messages::deploy_answer& a) {
     std::cout << "  after:  " << timing_text(a.after_median, a.after_spread, a.unit) << '\n';
   if (a.has_before && a.has_after && a.after_median > 0)
     std::cout << "  real program: " << a.before_median / a.after_median << "x\n";
+  if (auto kernels = journaled_kernels(a.work_dir); !kernels)
+    std::cout << "  kernels: " << kernels.error() << '\n';
+  else if (*kernels && (*kernels)->timed) {
+    std::cout << "  every kernel (median over the runs; noise = the larger spread):\n";
+    for (const auto& line : deploy::comparison_lines(**kernels))
+      std::cout << "    " << line << '\n';
+  } else if (*kernels) {
+    std::cout << "  " << deploy::untimed_note << '\n';
+  }
   if (!a.work_dir.empty())
     std::cout << "  journal, backup, logs: " << a.work_dir << '\n';
 }
@@ -91,6 +121,10 @@ void print_json(const messages::deploy_answer& a) {
     w.key("before").begin_object().key("median").value(a.before_median).key("spread").value(a.before_spread).end_object();
   if (a.has_after)
     w.key("after").begin_object().key("median").value(a.after_median).key("spread").value(a.after_spread).end_object();
+  if (auto kernels = journaled_kernels(a.work_dir); !kernels)
+    w.key("kernels_error").value(kernels.error());
+  else if (*kernels)
+    w.key("kernels").raw(deploy::comparison_json(**kernels));
   w.end_object();
   std::cout << std::move(w).str() << '\n';
 }

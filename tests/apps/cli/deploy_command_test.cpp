@@ -33,6 +33,10 @@ TEST_F(DeployCommand, AChampionFasterInTheRealProgramIsAcceptedWithItsRowsAndEve
   EXPECT_NE(deployed.out.find("deploy: accepted"), std::string::npos) << deployed.out;
   EXPECT_NE(deployed.out.find("before: 2 kernel_ms"), std::string::npos) << deployed.out;
   EXPECT_NE(deployed.out.find("after:  1 kernel_ms"), std::string::npos) << deployed.out;
+  // RESULT timing times the program's value only: the report says no other kernel was timed.
+  EXPECT_NE(deployed.out.find("  other kernels were not timed: timing \"result\" reads the program's RESULT line only"),
+            std::string::npos)
+    << deployed.out;
 
   // The champion's BLOCK, guarded, above the original's; the text outside the region untouched.
   const auto text = kernel_text();
