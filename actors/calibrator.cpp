@@ -74,6 +74,46 @@ void take_result(self_pointer self, const caf::actor_addr& from, messages::measu
   hand_out(self);
 }
 
+caf::actor_addr sender_of(self_pointer self) {
+  return self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
+}
+
+// The first order starts the engine; one asked again (the runtime's poll, or after a restart)
+// waits for the same end.
+caf::typed_response_promise<messages::calibration_end> take_order(self_pointer self,
+                                                                  const messages::calibration_order& order) {
+  auto& st = self->state;
+  auto promise = self->make_response_promise<messages::calibration_end>();
+  if (st.end) {
+    promise.deliver(*st.end);
+    return promise;
+  }
+  st.waiting[sender_of(self)] = promise;
+  if (st.run)
+    return promise;
+  if (auto problem = st.start(order, self->system())) {
+    st.end = messages::calibration_end{{}, *problem};
+    for (auto& [asker, waiting] : st.waiting)
+      waiting.deliver(*st.end);
+    st.waiting.clear();
+    return promise;
+  }
+  if (st.interrupt_asked)
+    st.run->stop();
+  hand_out(self);
+  return promise;
+}
+
+// Ctrl-C: nothing more is handed out; the jobs in flight finish and are recorded.
+void interrupt(self_pointer self) {
+  auto& st = self->state;
+  st.interrupt_asked = true;
+  if (st.run && !st.end) {
+    st.run->stop();
+    hand_out(self); // with nothing in flight, it ends now
+  }
+}
+
 // A job that ended without sending its result: its parameter is recorded NO_DATA with the reason.
 void job_down(self_pointer self, const caf::down_msg& down) {
   auto& st = self->state;
@@ -167,39 +207,9 @@ messages::calibrator_actor::behavior_type calibrator(self_pointer self, calibrat
   self->state.successor = successor;
   self->set_down_handler([self](caf::down_msg& down) { job_down(self, down); });
   return {
-    [self](const messages::calibration_order& order) -> caf::typed_response_promise<messages::calibration_end> {
-      auto& st = self->state;
-      auto promise = self->make_response_promise<messages::calibration_end>();
-      if (st.end) {
-        promise.deliver(*st.end);
-        return promise;
-      }
-      st.waiting[self->current_sender() ? self->current_sender()->address() : caf::actor_addr{}] = promise;
-      if (st.run)
-        return promise; // asked again while it runs: the same end answers both
-      if (auto problem = st.start(order, self->system())) {
-        st.end = messages::calibration_end{{}, *problem};
-        for (auto& [asker, waiting] : st.waiting)
-          waiting.deliver(*st.end);
-        st.waiting.clear();
-        return promise;
-      }
-      if (st.interrupt_asked)
-        st.run->stop();
-      hand_out(self);
-      return promise;
-    },
-    [self](messages::measured_parameter& m) {
-      take_result(self, self->current_sender() ? self->current_sender()->address() : caf::actor_addr{}, m);
-    },
-    [self](messages::interrupt_atom) {
-      auto& st = self->state;
-      st.interrupt_asked = true;
-      if (st.run && !st.end) {
-        st.run->stop();
-        hand_out(self); // nothing in flight: it ends now
-      }
-    },
+    [self](const messages::calibration_order& order) { return take_order(self, order); },
+    [self](messages::measured_parameter& m) { take_result(self, sender_of(self), m); },
+    [self](messages::interrupt_atom) { interrupt(self); },
     [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },
     [self](messages::status_atom) { return self->state.status(); },
   };
