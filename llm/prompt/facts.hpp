@@ -25,8 +25,12 @@ struct gpu_facts {
 
 struct problem_facts {
   std::string name;       // the problem's name
-  std::string entry;      // the extern "C" kernel name
-  std::string signature;  // the entry's parameter list, as the source writes it
+  std::string entry;         // the __global__ function's name ("MatrixMulCUDA")
+  std::string declaration;   // the entry as a variant must declare it, its linkage, template head
+                             // and parameter types: `extern "C" __global__ void f(const float*)`,
+                             // `template <int BLOCK_SIZE> __global__ void MatrixMulCUDA(float*, ...)`
+  std::string instantiation; // the template instantiation compiled and launched ("MatrixMulCUDA<32>");
+                             // empty for a non-template
   std::vector<std::pair<std::string, std::int64_t>> dims; // named dimensions and their values
   std::string launch;     // grid / block / dynamic shared memory as the spec writes them
   std::string tolerances; // how outputs are compared ("atol 1e-4, rtol 1e-3")

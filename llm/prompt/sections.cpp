@@ -90,7 +90,10 @@ std::string render_not_profiled(const gpu_facts& gpu) {
 
 std::string render_problem(const problem_facts& p) {
   std::string out = "## Problem: " + p.name + "\n";
-  out += "Entry point: extern \"C\" __global__ void " + p.entry + "(" + p.signature + ")\n";
+  out += "Entry point: " + p.declaration;
+  if (!p.instantiation.empty())
+    out += ", compiled and launched as " + p.instantiation;
+  out += "\n";
   if (!p.dims.empty()) {
     out += "Dimensions:";
     for (const auto& [name, value] : p.dims)

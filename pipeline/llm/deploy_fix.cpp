@@ -50,8 +50,8 @@ std::string build_report(const deploy_fix_setup& setup, std::string_view build_l
   return "This kernel was deployed into the user's own project: the code above is exactly what was written into " +
          place + ", and the project's build `" + setup.build_command +
          "` failed (the project's compiler, e.g. nvcc and a host compiler, not NVRTC).\n"
-         "Return the corrected text for that same place, whole: keep the #ifndef/#define lines, the entry's name "
-         "and signature, and give no `launch` (the project's host code launches the kernel with the problem's "
+         "Return the corrected text for that same place, whole: keep the #ifndef/#define lines and the entry's "
+         "linkage, name, template parameters and parameter types, and give no `launch` (the project's host code launches the kernel with the problem's "
          "geometry).\n\nThe build's output:\n" +
          log_tail(build_log);
 }
@@ -143,7 +143,7 @@ expected<deploy_fixer, std::string> make_deploy_fixer(deploy_fix_setup setup) {
   if (!contract)
     return unexpected{"deploy fix: " + state->setup.problem_path.string() + ": the kernel's contract: " + contract.error()};
   state->contract = std::move(*contract);
-  state->problem = problem_facts_of(*state->job, state->contract.parameter_types);
+  state->problem = problem_facts_of(*state->job, state->contract);
   for (const auto& d : state->job->problem.dims)
     state->dims[d.name] = d.value;
   auto log = state->log;
@@ -154,7 +154,7 @@ expected<deploy_fixer, std::string> make_deploy_fixer(deploy_fix_setup setup) {
 expected<std::optional<deploy_fixer>, std::string> deploy_fixer_for_run(const deploy_fix_place& place) {
   auto run = report::load_report(place.run_dir);
   if (!run)
-    return unexpected{"deploy fix: " + run.error()};
+    return unexpected{"deploy fix: " + storage::to_string(run.error())};
   auto campaign = config::parse_campaign(run->campaign.spec_toml, run->campaign.spec_path);
   if (!campaign)
     return unexpected{"deploy fix: the campaign spec kept in " + place.run_dir.string() + ": " +

@@ -69,8 +69,9 @@ std::filesystem::path deploy_fix_folder(const std::filesystem::path& run_dir, co
 /// nvcc stop), preceded by a line saying how much was cut.
 inline constexpr std::size_t deploy_fix_log_bytes = 6000;
 
-/// The fixer for `setup`. Errors: no model, the problem does not load, its kernel has no
-/// extern "C" entry (the contract a correction must keep).
+/// The fixer for `setup`. Errors: no model, the problem does not load, its kernel holds no
+/// definition of the entry (the contract a correction must keep: its linkage, name, template
+/// form and parameter types).
 expected<deploy_fixer, std::string> make_deploy_fixer(deploy_fix_setup setup);
 
 /// Where a deploy of a run's job writes, as the fixer names it (deploy_request's fields).

@@ -106,12 +106,14 @@ llm::diagnosis_facts facts_of(const diagnosis_summary& summary) {
 
 } // namespace
 
-llm::problem_facts problem_facts_of(const job_setup& job, const std::vector<std::string>& parameter_types) {
+llm::problem_facts problem_facts_of(const job_setup& job, const llm::kernel_contract& contract) {
   llm::problem_facts f;
   f.name = job.problem.name;
-  f.entry = job.problem.kernel.entry;
-  for (std::size_t i = 0; i < parameter_types.size(); ++i)
-    f.signature += (i ? ", " : "") + parameter_types[i];
+  f.entry = contract.entry;
+  f.declaration = llm::entry_declaration(contract);
+  // A variant is compiled at the default point (llm_proposer), so its template arguments are there.
+  if (!contract.template_head.empty())
+    f.instantiation = job.defaults.entry;
   for (const auto& d : job.problem.dims)
     f.dims.emplace_back(d.name, d.value);
   f.launch = launch_text(job.defaults.launch);

@@ -5,6 +5,7 @@
 // llm/prompt knows nothing of the pipeline; this is the one place that translates.
 
 #include "llm/prompt/facts.hpp"
+#include "llm/reply/contract.hpp"
 #include "pipeline/job_setup.hpp"
 #include "pipeline/proposer.hpp"
 
@@ -15,9 +16,10 @@
 
 namespace warpforge::pipeline {
 
-/// The problem as the model must respect it: entry, signature, sizes, launch, tolerances, and the
-/// spec's own text (stable: it goes into the cached part of the prompt).
-llm::problem_facts problem_facts_of(const job_setup& job, const std::vector<std::string>& parameter_types);
+/// The problem as the model must respect it: the entry as the contract declares it (linkage,
+/// template head, parameter types) and the instantiation compiled, sizes, launch, tolerances, and
+/// the spec's own text (stable: it goes into the cached part of the prompt).
+llm::problem_facts problem_facts_of(const job_setup& job, const llm::kernel_contract& contract);
 
 /// The GPU and the diagnosis of the kernel profiled in `summary`, read back from its metric file in
 /// `run_dir`; none when it was not diagnosed or the file is gone (the summary's findings are used).

@@ -192,7 +192,7 @@ expected<llm_proposer::job_state*, std::string> llm_proposer::job_for(const prop
   if (!contract)
     return unexpected{request.problem_path + ": the kernel's contract: " + contract.error()};
   job->contract = std::move(*contract);
-  job->problem = problem_facts_of(*job->setup, job->contract.parameter_types);
+  job->problem = problem_facts_of(*job->setup, job->contract);
   for (const auto& d : job->setup->problem.dims)
     job->dims[d.name] = d.value;
   job->past_runs = past_runs_of(patterns_, job->setup->problem.name);

@@ -9,7 +9,8 @@ namespace warpforge::llm::testing {
 inline prompt_inputs transpose_inputs() {
   prompt_inputs in;
   in.gpu = {"NVIDIA H100 SXM5 80GB", "sm_90", {{"Peak DRAM bandwidth", "3350 GB/s"}, {"SMs", "132"}}};
-  in.problem = {"transpose", "transpose_kernel", "const float* in, float* out, int rows, int cols",
+  in.problem = {"transpose", "transpose_kernel",
+                "extern \"C\" __global__ void transpose_kernel(const float*, float*, int, int)", "",
                 {{"rows", 8192}, {"cols", 4096}}, "grid (cols/32, rows/8), block (32, 8)", "atol 0, rtol 0",
                 "out", "out[c * rows + r] = in[r * cols + c]"};
   in.best_source = "extern \"C\" __global__ void transpose_kernel(const float* in, float* out, int rows, int cols) "

@@ -78,7 +78,7 @@ TEST(ProposePrompt, StableBlocksHoldRulesThenTheJobThenFrozenMemoryAndNothingOfT
   EXPECT_TRUE(has(p.stable[0], "REPLY_FORMAT_MARKER"));
   EXPECT_TRUE(has(p.stable[1], "NVIDIA H100 SXM5 80GB (sm_90)"));
   EXPECT_TRUE(has(p.stable[1], "- Peak DRAM bandwidth: 3350 GB/s"));
-  EXPECT_TRUE(has(p.stable[1], "transpose_kernel(const float* in, float* out, int rows, int cols)"));
+  EXPECT_TRUE(has(p.stable[1], "Entry point: extern \"C\" __global__ void transpose_kernel(const float*, float*, int, int)\n"));
   EXPECT_TRUE(has(p.stable[1], "rows = 8192; cols = 4096"));
   EXPECT_TRUE(has(p.stable[1], "grid (cols/32, rows/8), block (32, 8)"));
   EXPECT_TRUE(has(p.stable[1], "atol 0, rtol 0"));
@@ -90,6 +90,21 @@ TEST(ProposePrompt, StableBlocksHoldRulesThenTheJobThenFrozenMemoryAndNothingOfT
   for (auto round_only : {"TILED_BODY", "FIRST_ATTEMPT_WHY", "Bank conflicts: 32-way.", "identifier TILE undefined",
                           "32-way conflicts on the tile", "165 us", "K = 4"})
     EXPECT_FALSE(has(stable, round_only)) << round_only;
+}
+
+TEST(ProposePrompt, TheEntryPointLineShowsTheKernelsOwnFormAndItsInstantiation) {
+  auto in = transpose_inputs();
+  in.problem.entry = "MatrixMulCUDA";
+  in.problem.declaration = "template <int BLOCK_SIZE> __global__ void MatrixMulCUDA(float*, float*, float*, int, int)";
+  in.problem.instantiation = "MatrixMulCUDA<32>";
+  EXPECT_TRUE(has(build_propose_prompt(in, skills()).stable[1],
+                  "Entry point: template <int BLOCK_SIZE> __global__ void MatrixMulCUDA(float*, float*, float*, int, "
+                  "int), compiled and launched as MatrixMulCUDA<32>\n"));
+  in.problem.entry = "transposeNaive";
+  in.problem.declaration = "__global__ void transposeNaive(float*, float*, int, int)";
+  in.problem.instantiation = "";
+  const auto cxx = build_propose_prompt(in, skills()).stable[1];
+  EXPECT_TRUE(has(cxx, "Entry point: __global__ void transposeNaive(float*, float*, int, int)\n")) << cxx;
 }
 
 TEST(ProposePrompt, TheChangingPartCarriesTheRoundInOrder) {
