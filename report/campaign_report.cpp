@@ -155,10 +155,10 @@ std::string job_not_measured_reason(const storage::campaign_row& campaign, const
            : "no measurement recorded";
 }
 
-expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir) {
+expected<campaign_report, storage::store_error> load_report(const std::filesystem::path& run_dir) {
   auto run = open_stored_run(run_dir);
   if (!run)
-    return unexpected{storage::to_string(run.error())};
+    return unexpected{run.error()};
   auto& db = run->db;
   campaign_report report;
   report.run_dir = run->dir.path();
@@ -168,21 +168,21 @@ expected<campaign_report, std::string> load_report(const std::filesystem::path& 
     job.row = job_row;
     auto iterations = db.load_iterations(job_row.id);
     if (!iterations)
-      return unexpected{storage::to_string(iterations.error())};
+      return unexpected{iterations.error()};
     for (const auto& iteration_row : *iterations) {
       iteration_entry iteration;
       iteration.row = iteration_row;
       iteration.gaps = parse_gaps(iteration_row.gaps_json);
       auto branches = db.load_branches(iteration_row.id);
       if (!branches)
-        return unexpected{storage::to_string(branches.error())};
+        return unexpected{branches.error()};
       for (const auto& branch_row : *branches) {
         branch_entry branch;
         branch.row = branch_row;
         branch.methods = parse_methods(branch_row.methods_json);
         auto measurements = db.load_measurements(branch_row.id);
         if (!measurements)
-          return unexpected{storage::to_string(measurements.error())};
+          return unexpected{measurements.error()};
         branch.measurements = std::move(*measurements);
         for (const auto& m : branch.measurements)
           if (!branch.best_time_s || m.median_s < *branch.best_time_s)
@@ -205,7 +205,7 @@ expected<campaign_report, std::string> load_report(const std::filesystem::path& 
     job.methods = verdicts_of(job, report.noise_threshold);
     auto calls = db.load_llm_calls(job_row.id);
     if (!calls)
-      return unexpected{storage::to_string(calls.error())};
+      return unexpected{calls.error()};
     job.llm = llm_usage_of(*calls);
     report.llm.add(job.llm);
     report.jobs.push_back(std::move(job));

@@ -12,6 +12,7 @@
 #include "report/peak_fraction.hpp"
 #include "report/llm_usage.hpp"
 #include "storage/rows.hpp"
+#include "storage/store_error.hpp"
 
 #include <filesystem>
 #include <map>
@@ -106,7 +107,7 @@ struct campaign_report {
 std::string job_not_measured_reason(const storage::campaign_row& campaign, const storage::job_row& job);
 
 /// Reads the campaign of `run_dir` (its most recent one).
-expected<campaign_report, std::string> load_report(const std::filesystem::path& run_dir);
+expected<campaign_report, storage::store_error> load_report(const std::filesystem::path& run_dir);
 
 /// summary.md: headline speed-ups, peak fractions, timeline, bottleneck drift, methods.
 std::string render_markdown(const campaign_report& report);

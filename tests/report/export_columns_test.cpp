@@ -97,7 +97,7 @@ TEST(TunableValues, ANumberKeepsItsJsonTextAndAStringItsContent) {
 
 TEST_F(Exports, TheCsvHasOneColumnPerTunableAndPerClaimedMethodAfterTheFixedOnes) {
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   const auto lines = lines_of(render_csv(*report));
   ASSERT_EQ(lines.size(), 6u) << render_csv(*report);
   EXPECT_EQ(lines[0], "job,iteration,branch,kind,outcome,methods,defines,gpu,gpu_name,mode,median_s,cv,ci95_low_s,"
@@ -111,7 +111,7 @@ TEST_F(Exports, TheCsvHasOneColumnPerTunableAndPerClaimedMethodAfterTheFixedOnes
 
 TEST_F(Exports, TheKernelTunerCacheHasTheSchemaMembersAndOneEntryPerConfiguration) {
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   const auto text = render_kerneltuner_cache(report->jobs.at(0));
   simdjson::dom::parser parser;
   simdjson::dom::object cache;

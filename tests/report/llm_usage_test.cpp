@@ -137,7 +137,7 @@ TEST_F(LlmReport, AJobWithCallsHasAnLlmSectionAndTheCampaignSumsThem) {
   record(call("propose", "ok", 5000, 1.0), 1, 2);
   record(call("fix_compile", "ok", 700, 0.25), 2, 1);
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   ASSERT_EQ(report->jobs.size(), 2u);
   EXPECT_EQ(report->jobs[0].llm.total.calls, 3);
   EXPECT_DOUBLE_EQ(report->jobs[0].llm.total.cost_usd, 1.375);
@@ -162,7 +162,7 @@ TEST_F(LlmReport, AJobWithCallsHasAnLlmSectionAndTheCampaignSumsThem) {
 
 TEST_F(LlmReport, ACampaignWithoutCallsHasNoLlmSection) {
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   EXPECT_TRUE(report->llm.empty());
   EXPECT_EQ(render_markdown(*report).find("LLM"), std::string::npos);
   EXPECT_EQ(render_json(*report).find("\"llm\""), std::string::npos);

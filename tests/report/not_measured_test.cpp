@@ -60,7 +60,7 @@ protected:
 
   campaign_report load() {
     auto report = load_report(run);
-    EXPECT_TRUE(report) << report.error();
+    EXPECT_TRUE(report) << storage::to_string(report.error());
     return report ? std::move(*report) : campaign_report{};
   }
 };

@@ -77,7 +77,7 @@ const std::string champion_gaps =
 TEST_F(PeakFraction, TheNaiveSgemmIsAboutTenPercentOfTheFp32PeakNotItsDramFraction) {
   record("sgemm", 2.49e-3, {baseline_gaps, champion_gaps});
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   const auto& job = report->jobs.at(0);
   ASSERT_TRUE(job.peak);
   EXPECT_EQ(job.peak->axis, "compute");
@@ -101,7 +101,7 @@ TEST_F(PeakFraction, AKernelBelowTheRidgeIsHeldToTheDramPeak) {
           R"("achieved_flops":0,"peak_flops":6.7e13,"peak_bandwidth":3.35e12,"flop":0,)"
           R"("dram_bytes":1.3422e8,"duration":89.6e-6})"});
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   const auto& job = report->jobs.at(0);
   ASSERT_TRUE(job.peak);
   EXPECT_EQ(job.peak->axis, "memory");
@@ -112,7 +112,7 @@ TEST_F(PeakFraction, AKernelBelowTheRidgeIsHeldToTheDramPeak) {
 TEST_F(PeakFraction, WithoutAnyFlopCountTheDramFractionSaysTheAxisIsUnknown) {
   record("sgemm", 2.49e-3, {champion_gaps});
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   const auto& job = report->jobs.at(0);
   ASSERT_TRUE(job.peak);
   EXPECT_EQ(job.peak->axis, "memory");

@@ -101,7 +101,7 @@ protected:
 
 TEST_F(Report, HeadlineSpeedUpPeakFractionAndMethodVerdicts) {
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   ASSERT_EQ(report->jobs.size(), 1u);
   const auto& job = report->jobs[0];
   EXPECT_DOUBLE_EQ(*job.speedup, 3.0);
@@ -118,7 +118,7 @@ TEST_F(Report, HeadlineSpeedUpPeakFractionAndMethodVerdicts) {
 
 TEST_F(Report, MarkdownJsonAndCsvCarryTheSameFacts) {
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   const auto md = render_markdown(*report);
   EXPECT_NE(md.find("| transpose | finished | 1.20 ms | 400 us | 3.00x | 80.0% | 1 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 1 | smem_tiling | +700 us | effective |"), std::string::npos) << md;
@@ -138,7 +138,7 @@ TEST_F(Report, MarkdownJsonAndCsvCarryTheSameFacts) {
 
 TEST_F(Report, TheBottleneckIsTheBindingLevelOfTheLatestProfile) {
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   EXPECT_EQ(report->jobs[0].iterations[0].gaps.binding_kind, "dram_bound");
   const auto md = render_markdown(*report);
   EXPECT_NE(md.find("Bottleneck (iteration 1): DRAM-bound: DRAM at 80.0% of its peak (L1/shared 20.0%).\n"),
@@ -152,7 +152,7 @@ TEST_F(Report, TheBottleneckIsTheBindingLevelOfTheLatestProfile) {
 
 TEST_F(Report, SummaryAndChartsAreWrittenIntoTheRunDirectory) {
   auto report = load_report(run);
-  ASSERT_TRUE(report) << report.error();
+  ASSERT_TRUE(report) << storage::to_string(report.error());
   auto written = write_summary(*report);
   ASSERT_TRUE(written) << written.error();
   EXPECT_EQ(*written, (std::vector<std::string>{"summary.md", "transpose-speedup.svg", "transpose-roofline.svg"}));
@@ -166,7 +166,8 @@ TEST_F(Report, SummaryAndChartsAreWrittenIntoTheRunDirectory) {
 TEST(ReportErrors, AFolderThatIsNotARunDirectoryIsNamed) {
   auto report = load_report("/nonexistent/run");
   ASSERT_FALSE(report);
-  EXPECT_NE(report.error().find("/nonexistent/run"), std::string::npos) << report.error();
+  const auto text = storage::to_string(report.error());
+  EXPECT_NE(text.find("/nonexistent/run"), std::string::npos) << text;
 }
 
 } // namespace

@@ -15,7 +15,7 @@ namespace warpforge::cli {
 exit_code report(const report_options& options) {
   auto loaded = report::load_report(options.run_dir);
   if (!loaded) {
-    std::cerr << "warpforge report: " << user_message_of_text(loaded.error()) << '\n';
+    std::cerr << "warpforge report: " << user_message(loaded.error()) << '\n';
     return exit_code::bad_input;
   }
   if (options.format == "kerneltuner") {

@@ -215,7 +215,7 @@ exit_code run(const run_options& options) {
 exit_code resume(const resume_options& options) {
   auto earlier = report::load_report(options.run_dir);
   if (!earlier) {
-    std::cerr << "warpforge resume: " << user_message_of_text(earlier.error()) << '\n';
+    std::cerr << "warpforge resume: " << user_message(earlier.error()) << '\n';
     return exit_code::bad_input;
   }
   // Whose run it is, before any socket is bound: a live campaign holds its feed port, and "address

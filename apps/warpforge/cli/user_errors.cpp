@@ -123,14 +123,4 @@ std::string user_message(const dashboard::dashboard_error& error) {
   return without_internal_names(error.message) + (sentence.empty() ? "" : " (" + std::string{sentence} + ")");
 }
 
-std::string user_message_of_text(std::string_view text) {
-  const auto colon = text.find(": ");
-  if (colon == std::string_view::npos)
-    return std::string{text};
-  const auto code = storage::from_string<storage::store_error_code>(text.substr(0, colon));
-  if (!code)
-    return std::string{text};
-  return user_message(storage::store_error{*code, std::string{text.substr(colon + 2)}});
-}
-
 } // namespace warpforge::cli

@@ -25,11 +25,6 @@ std::string user_message(const feed::feed_error& error, std::string_view endpoin
 /// bad endpoint as the feed error.
 std::string user_message(const dashboard::dashboard_error& error);
 
-/// An error that a library already turned into text with storage::to_string ("<code>: <message>",
-/// as report::load_report returns it): rewritten as user_message of that error; any other text
-/// is returned as it is.
-std::string user_message_of_text(std::string_view text);
-
 /// The message without the function names a library puts in front of it ("run_directory::open: ",
 /// "insert_job: ") and without the SQL statement it quotes at its end (" [INSERT INTO ...]").
 std::string without_internal_names(std::string_view message);
