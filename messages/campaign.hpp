@@ -61,8 +61,8 @@ namespace warpforge::pipeline {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, gpu_usage& x) {
-  return f(caf::meta::type_name("gpu_usage"), x.ordinal, x.kernel_s, x.occupied_s, x.waited_for_compile_s, x.races,
-           x.profiles);
+  return f(caf::meta::type_name("gpu_usage"), x.ordinal, x.kernel_s, x.occupied_s, x.profile_s,
+           x.waited_for_compile_s, x.races, x.profiles, x.measured);
 }
 
 template <class Inspector>

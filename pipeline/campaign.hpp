@@ -38,17 +38,22 @@ struct campaign_setup {
 
 enum class campaign_result_kind : std::uint8_t { finished, failed, interrupted };
 
-/// Where one GPU's wall time went, in seconds since the campaign started: the GPU executing
-/// kernels, its worker on a request beyond that (checks, loads, the runner's set-up, the round
-/// trip), idle while a compile it could have raced was still running, and idle otherwise (no work
-/// ready: proposals, elections, the job's end). wall = occupied + waited_for_compile + idle.
+/// Where one GPU's wall time went, in seconds since the campaign started (docs/report.md,
+/// "Throughput"): the GPU executing kernels (busy), its worker on profiles, its worker on races
+/// beyond their kernels (set-up: loads, inputs, checks, the round trip), idle while a compile it
+/// could have raced was still running, and idle otherwise (no work ready: proposals, elections,
+/// the job's end). wall = occupied + waited_for_compile + idle;
+/// occupied = kernel + profile + the races' set-up.
 struct gpu_usage {
   int ordinal = -1;
   double kernel_s = 0;             // kernel execution reported by the runner (timed and warm-up)
   double occupied_s = 0;           // the worker on races and profiles (kernel_s included)
+  double profile_s = 0;            // the worker on profiles (part of occupied_s)
   double waited_for_compile_s = 0; // idle after the first measurement while compiles ran
   std::uint64_t races = 0;
   std::uint64_t profiles = 0;
+  std::uint64_t measured = 0;      // candidates measured here (docs/report.md: a branch the GPU
+                                   // gave a verdict in a race; the incumbent yardstick is not one)
   friend bool operator==(const gpu_usage&, const gpu_usage&) = default;
 };
 
@@ -61,7 +66,7 @@ struct campaign_result {
   double worker_occupancy = 0;   // time the GPU workers spent on requests / (wall time x GPUs)
   double gpu_wait_for_compile_s = 0; // seconds GPUs sat idle while kernels were compiling, after
                                      // the first measurement, summed over GPUs
-  std::uint64_t measured = 0;    // kernels the GPUs answered (a race counts each kernel)
+  std::uint64_t measured = 0;    // candidates measured, all GPUs (gpu_usage::measured)
   std::uint64_t compiled = 0;    // kernels built (cache hits included)
   std::vector<gpu_usage> gpus;   // per GPU, in the campaign's order (the fractions above sum them)
   friend bool operator==(const campaign_result&, const campaign_result&) = default;

@@ -76,6 +76,7 @@ campaign_engine::campaign_engine(campaign_setup setup, std::vector<job_setup> jo
   for (const auto& device : setup_.gpus) {
     gpu_slot g;
     g.device = device;
+    g.model = gpu_model(device);
     g.peak_bandwidth = diagnosis::describe_gpu(diagnosis::builtin_gpu_table(), properties_of(device)).peak_dram_bandwidth();
     gpus_.push_back(std::move(g));
   }

@@ -16,8 +16,11 @@
 //
 // Orders carry a ticket; every answer comes back with its ticket (an order answered twice, or
 // answered after an interrupt, is ignored). GPUs are handed out here: a GPU is busy from the
-// race or profile given to it until its answer. Without a GPU, a race is answered at once: every
-// kernel not_run, with the reason. A job whose problem has several configurations races each
+// race or profile given to it until its answer. Placement: one queue of work for every GPU (a
+// job's next race goes to whichever idle GPU of its model asks first, the GPU idle longest
+// first, the job with the fewest races sent first), never a GPU fixed per job; a job's races
+// stay on GPUs of the model its first race ran on (gpu_model). Without a GPU, a race is answered
+// at once: every kernel not_run, with the reason. A job whose problem has several configurations races each
 // branch at every one in turn on the same GPU (one race order each, the GPU leased throughout)
 // and records their weighted combination (gpu/runner/config_race.hpp); profiles run at the
 // configuration with the most weighted data (job_setup.hpp, heaviest_config).
@@ -143,7 +146,9 @@ private:
   bool dispatch_race(gpu_slot& gpu, bool eager);
   bool dispatch_requeued(gpu_slot& gpu);
   void send_race(job_slot& job, gpu_slot& gpu, const race_plan& race);
-  bool any_healthy_gpu() const;
+  bool any_healthy_gpu(const std::string& model = {}) const;
+  std::vector<job_slot*> jobs_in_turn();
+  static bool may_measure(const job_slot& job, const gpu_slot& gpu);
   bool dispatch_profile(gpu_slot& gpu);
   void race_without_gpu(job_slot& job, const race_plan& race);
   gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent,

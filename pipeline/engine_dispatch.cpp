@@ -53,6 +53,25 @@ void campaign_engine::gpu_busy(gpu_slot& gpu, bool busy) {
   gpu.since = now();
 }
 
+// The open jobs in the order they take an idle GPU: the fewest races sent first (spec order
+// among equals), so the jobs advance together and the campaign does not end on one job's tail
+// while the other GPUs idle.
+std::vector<campaign_engine::job_slot*> campaign_engine::jobs_in_turn() {
+  std::vector<job_slot*> turn;
+  for (auto& job : jobs_)
+    if (!job->closed)
+      turn.push_back(job.get());
+  std::stable_sort(turn.begin(), turn.end(),
+                   [](const job_slot* a, const job_slot* b) { return a->races_sent < b->races_sent; });
+  return turn;
+}
+
+// A job measures on one GPU model: its times (the incumbent's frame, the election) are never
+// compared across models. A job not raced yet may take any GPU.
+bool campaign_engine::may_measure(const job_slot& job, const gpu_slot& gpu) {
+  return job.model.empty() || job.model == gpu.model;
+}
+
 void campaign_engine::dispatch() {
   if (gpus_.empty()) {
     for (auto& job : jobs_) {
@@ -65,26 +84,40 @@ void campaign_engine::dispatch() {
     }
     return;
   }
-  // Races a GPU out of service gave back first (they were due), then profiles (a diagnosis may
+  // The idle GPUs take work idle-longest first, so the work spreads evenly over them. Each takes
+  // races a GPU out of service gave back first (they were due), then profiles (a diagnosis may
   // stop a job), then whole phases, then whatever is built. A GPU out of service gets nothing.
+  std::vector<gpu_slot*> idle;
   for (auto& gpu : gpus_)
-    if (!gpu.busy && gpu.out_of_service.empty() && !dispatch_requeued(gpu) && !dispatch_profile(gpu) &&
-        !dispatch_race(gpu, false))
-      dispatch_race(gpu, true);
+    if (!gpu.busy && gpu.out_of_service.empty())
+      idle.push_back(&gpu);
+  std::stable_sort(idle.begin(), idle.end(), [](const gpu_slot* a, const gpu_slot* b) { return a->since < b->since; });
+  for (auto* gpu : idle)
+    if (!dispatch_requeued(*gpu) && !dispatch_profile(*gpu) && !dispatch_race(*gpu, false))
+      dispatch_race(*gpu, true);
 }
 
-bool campaign_engine::any_healthy_gpu() const {
-  return std::any_of(gpus_.begin(), gpus_.end(), [](const gpu_slot& g) { return g.out_of_service.empty(); });
+// A healthy GPU of `model` (empty: of any model).
+bool campaign_engine::any_healthy_gpu(const std::string& model) const {
+  return std::any_of(gpus_.begin(), gpus_.end(), [&](const gpu_slot& g) {
+    return g.out_of_service.empty() && (model.empty() || g.model == model);
+  });
 }
 
 bool campaign_engine::dispatch_requeued(gpu_slot& gpu) {
-  while (!requeued_.empty()) {
-    auto o = std::move(requeued_.front());
-    requeued_.erase(requeued_.begin());
-    auto& job = *jobs_.at(o.job);
-    if (job.closed)
+  for (auto it = requeued_.begin(); it != requeued_.end();) {
+    auto& job = *jobs_.at(it->job);
+    if (job.closed) {
+      it = requeued_.erase(it);
       continue;
-    send_race(job, gpu, o.race);
+    }
+    if (!may_measure(job, gpu)) {
+      ++it;
+      continue;
+    }
+    const auto race = it->race;
+    requeued_.erase(it);
+    send_race(job, gpu, race);
     return true;
   }
   return false;
@@ -127,20 +160,24 @@ void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::stri
       requeued_.push_back(std::move(o));
     }
   }
-  if (!any_healthy_gpu()) {
-    std::string reasons;
-    for (const auto& g : gpus_)
+  std::string reasons;
+  for (const auto& g : gpus_)
+    if (!g.out_of_service.empty())
       reasons += (reasons.empty() ? "" : "; ") + g.out_of_service;
+  if (!any_healthy_gpu()) {
     for (auto& owned : jobs_)
       abandon_job(*owned, "no healthy GPU is left: " + reasons);
     requeued_.clear();
   }
+  for (auto& owned : jobs_) // a job bound to a model whose GPUs are all out of service
+    if (!owned->closed && !any_healthy_gpu(owned->model))
+      abandon_job(*owned, "no healthy GPU is left of its model, " + owned->model + ": " + reasons);
   pump();
 }
 
 bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
   for (auto& job : jobs_) {
-    if (job->closed)
+    if (job->closed || !may_measure(*job, gpu))
       continue;
     if (!job->pending_profile)
       job->pending_profile = job->plan->profile_due(gpu.device.ordinal);
@@ -177,8 +214,8 @@ bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
 }
 
 bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
-  for (auto& job : jobs_) {
-    if (job->closed || !job->reference_ready())
+  for (auto* job : jobs_in_turn()) {
+    if (!job->reference_ready() || !may_measure(*job, gpu))
       continue;
     auto race = job->plan->next_race(eager, gpu.device.ordinal);
     if (!race)
@@ -201,6 +238,9 @@ void campaign_engine::send_race(job_slot& job, gpu_slot& gpu, const race_plan& r
   for (std::size_t k = 0; k < request.kernels.size(); ++k)
     o.kernels.push_back(k);
   keep_launches(job, race, race_request_for(job, race, race.with_incumbent, job.setup.heaviest));
+  if (job.model.empty())
+    job.model = gpu.model; // its times are in this model's frame from now on
+  ++job.races_sent;
   out_.races.push_back({t, gpu.device.ordinal, ref_of(job, race.iteration, -1), std::move(request)});
   out_.events.push_back(job_event(feed::event_type::gpu_leased, job.setup.name, race.iteration, feed::no_branch,
                                   gpu.device.ordinal,
@@ -310,6 +350,9 @@ void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu
   if (limit_gate(job, o, device, result, request_s))
     return; // a kernel faster than physics allows is re-measured first (engine_gate.cpp)
   auto& gpu = gpu_of(o.gpu);
+  const double lease_s = now() - gpu.since;
+  const auto measured_before = gpu.usage.measured;
+  const double kernel_s_before = gpu.usage.kernel_s;
   gpu_busy(gpu, false);
   ++gpu.usage.races;
   first_measured_ = true;
@@ -317,9 +360,14 @@ void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu
   race_outcome outcome;
   if (o.with_incumbent && !result.kernels.empty() && result.kernels[0].outcome == branch_outcome::passed)
     outcome.incumbent_s = result.kernels[0].stats.median_s;
-  for (const auto& k : result.kernels) {
-    gpu.usage.kernel_s += k.kernel_s;
-    ++measured_;
+  for (std::size_t i = 0; i < result.kernels.size(); ++i) {
+    gpu.usage.kernel_s += result.kernels[i].kernel_s;
+    // A candidate measured: a branch of the race the GPU gave a verdict (docs/report.md); the
+    // incumbent, timed again as the yardstick, is not one.
+    if (i >= offset && result.kernels[i].outcome != branch_outcome::not_run) {
+      ++gpu.usage.measured;
+      ++measured_;
+    }
   }
   for (std::size_t i = 0; i < o.race.ordinals.size(); ++i) {
     auto& slot = job.branches.at({o.race.iteration, o.race.ordinals[i]});
@@ -342,8 +390,12 @@ void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu
     remember(job, slot.plan, r, device);
     outcome.branches.push_back(std::move(r));
   }
+  // What the lease gave, for the throughput `report` reads back (docs/report.md).
   out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.race.iteration, feed::no_branch,
-                                  device.ordinal, feed::detail{}.add("request_s", request_s).json()));
+                                  device.ordinal,
+                                  feed::detail{}.add("request_s", request_s).add("lease_s", lease_s)
+                                    .add("kernel_s", gpu.usage.kernel_s - kernel_s_before)
+                                    .add("measured", gpu.usage.measured - measured_before).json()));
   job.plan->measured(o.race, outcome);
   pump();
 }
@@ -356,13 +408,16 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
   auto o = it->second;
   orders_.erase(it);
   auto& gpu = gpu_of(o.gpu);
+  const double lease_s = now() - gpu.since;
+  gpu.usage.profile_s += lease_s;
   gpu_busy(gpu, false);
   ++gpu.usage.profiles;
   auto& job = *jobs_.at(o.job);
   if (job.closed)
     return pump();
   out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.profile.branch.iteration,
-                                  o.profile.branch.ordinal, o.gpu, feed::detail{}.add("profile", true).json()));
+                                  o.profile.branch.ordinal, o.gpu,
+                                  feed::detail{}.add("profile", true).add("lease_s", lease_s).json()));
   const auto iteration = std::max<std::int64_t>(1, job.plan->iterations_done());
   if (summary.diagnosed) {
     out_.writes.push_back(storage::iteration_update{job.id, iteration,

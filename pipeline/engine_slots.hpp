@@ -41,18 +41,31 @@ struct campaign_engine::job_slot {
   std::string problem_id;                            // the tuner cache's identity of the problem
   bool closed = false;                               // its end is recorded
   std::string failed_earlier;                        // why it failed in an earlier run (resume)
+  std::string model;                                 // the GPU model (gpu_model) its times are
+                                                     // measured on: set by its first race; its
+                                                     // races and profiles go to GPUs of it only
+  std::uint64_t races_sent = 0;                      // races given to a GPU: the job with the
+                                                     // fewest takes the next idle GPU first
 
   bool reference_ready() const { return !reference_cubin.empty() || !reference_failure.empty(); }
 };
 
 struct campaign_engine::gpu_slot {
   gpu::device_info device;
+  std::string model;                    // gpu_model(device): which jobs it may measure
   std::optional<double> peak_bandwidth; // bytes/s (the specs table, or the device's clocks)
   bool busy = false;
   double since = 0;                     // when it became busy, seconds since the start
   gpu_usage usage;                      // where its time went so far
   std::string out_of_service;           // why its worker takes no more work; empty: in service
 };
+
+/// A GPU's model as placement reads it: its name and architecture. GPUs of one model time a
+/// kernel alike, so a job's races may go to any of them; a job's times are never compared across
+/// models (docs/campaigns.md, "Placement").
+inline std::string gpu_model(const gpu::device_info& device) {
+  return device.name + " (" + device.arch() + ")";
+}
 
 // A race whose answer waits for the fresh, cold re-measure of the kernels in it that were faster
 // than the physical limit (engine_gate.cpp).

@@ -27,11 +27,14 @@
 //                        hang, crash, lost_context   as for run_race (failed, runner_exits)
 //                      other requests are answered as polite
 //   campaign           a host with two healthy fake GPUs, for campaign logic tests: device_query
-//                      reports "Fake GPU 0/1" (sm_90); run_race waits
+//                      reports GPUs 0 and 1, both "Fake GPU" (one model, sm_90;
+//                      $WARPFORGE_FAKE_RUNNER_GPUS, 1-16, makes it that many, for
+//                      scripts/scaling_bench.sh); run_race waits
 //                      $WARPFORGE_FAKE_RUNNER_DELAY_MS (default 0) per kernel and answers every
 //                      kernel passed with a time drawn from its CUBIN's bytes (0.5-1.5 ms: the
 //                      same kernel always gets the same time, different variants different ones),
-//                      kernel_s = samples x that time; profile_candidate
+//                      kernel_s = samples x that time, or the delay when longer (the wait stands
+//                      for GPU time: a sleep, no CPU core); profile_candidate
 //                      answers counters_unavailable (no numbers are faked). Never a product
 //                      path: real numbers only come from warpforge-runner.
 //   campaign_gpu0_down the host of campaign, whose GPU 0 is out of service: a runner pinned to it
@@ -51,6 +54,7 @@
 
 #include <zmq.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -142,15 +146,19 @@ std::string reply_text(const runner_request& request, runner_reply_status status
   return encode(reply);
 }
 
-// Two healthy H100-like devices, so a campaign has GPUs to schedule on.
+// Two healthy H100-like devices (or $WARPFORGE_FAKE_RUNNER_GPUS of them), so a campaign has GPUs
+// to schedule on.
 host_report fake_host() {
   host_report host;
   host.status = gpu_status::ok;
   host.driver_version = host.runtime_version = 13000;
-  for (int i = 0; i < 2; ++i) {
+  constexpr int most_gpus = 16;
+  const char* asked = std::getenv("WARPFORGE_FAKE_RUNNER_GPUS");
+  const int count = asked != nullptr ? std::clamp(std::atoi(asked), 1, most_gpus) : 2;
+  for (int i = 0; i < count; ++i) {
     device_info d;
     d.ordinal = i;
-    d.name = "Fake GPU " + std::to_string(i);
+    d.name = "Fake GPU"; // one model, as the GPUs of a real host
     d.uuid = "GPU-fake-campaign-" + std::to_string(i);
     d.sm_major = 9;
     d.sm_minor = 0;
@@ -158,7 +166,7 @@ host_report fake_host() {
     d.l2_bytes = 50 << 20;
     host.devices.push_back(d);
   }
-  host.device_count = 2;
+  host.device_count = count;
   return host;
 }
 
@@ -288,8 +296,9 @@ int main(int argc, char** argv) {
       auto body = decode_race_request(request->body_json);
       race_result result;
       for (const auto& kernel : body ? body->kernels : std::vector<kernel_launch>(1)) {
-        if (const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS"))
-          std::this_thread::sleep_for(std::chrono::milliseconds{std::atoi(delay)});
+        const char* delay = std::getenv("WARPFORGE_FAKE_RUNNER_DELAY_MS");
+        const int delay_ms = delay != nullptr ? std::atoi(delay) : 0;
+        std::this_thread::sleep_for(std::chrono::milliseconds{delay_ms});
         const bool baseline = kernel.cubin_path.generic_string().find("iter-1/branch-0/") != std::string::npos;
         // A test that needs one branch to win names its folder: it runs in 0.25 ms, faster than
         // any hashed time, so it is crowned whatever its CUBIN hashes to.
@@ -300,6 +309,8 @@ int main(int argc, char** argv) {
                                              : fastest               ? 0.25e-3
                                              : body                  ? time_of_cubin(kernel.cubin_path)
                                                                      : 1e-3));
+        // The wait stands for the kernel's GPU time: what a runner reports as kernel_s.
+        result.kernels.back().kernel_s = std::max(result.kernels.back().kernel_s, delay_ms * 1e-3);
       }
       runner_reply reply;
       reply.id = request->id;

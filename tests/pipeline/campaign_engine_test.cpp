@@ -840,5 +840,64 @@ TEST_F(CampaignEngine, AJobWhoseFolderCannotBeWrittenFailsAloneWithTheReasonAndT
   EXPECT_EQ(last[2], vocabulary::job_state::finished);
 }
 
+
+// Placement (issue 24): one queue for every GPU. A job's races go to whichever GPU is idle, not to
+// a GPU fixed per job; the work spreads over the GPUs; "measured" counts the candidates the GPUs
+// gave a verdict, never the incumbent timed again beside them.
+TEST_F(CampaignEngine, AnyIdleGpuTakesAnyJobsNextRaceAndTheMeasurementsSpreadEvenly) {
+  auto s = setup(3, 2, true);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  std::map<std::string, std::set<int>> gpus_of_job;
+  for (const auto& e : loop.events)
+    if (e.type == feed::event_type::gpu_leased)
+      gpus_of_job[e.job].insert(e.gpu);
+  ASSERT_EQ(gpus_of_job.size(), 3u);
+  std::size_t on_both = 0;
+  for (const auto& [job, gpus] : gpus_of_job)
+    on_both += gpus.size() == 2;
+  EXPECT_GT(on_both, 0u) << "no job's races ever moved to the other GPU: a GPU fixed per job";
+  const auto result = engine.result();
+  std::uint64_t measured = 0;
+  for (const auto& g : result.gpus)
+    measured += g.measured;
+  EXPECT_EQ(measured, result.measured);
+  std::uint64_t rows = 0;
+  for (const auto& w : loop.writes)
+    rows += std::holds_alternative<storage::measurement_record>(w);
+  EXPECT_EQ(result.measured, rows) << "every kernel passes here: one measurement row per candidate measured, "
+                                      "the incumbent yardstick not counted";
+  const double mean = static_cast<double>(measured) / 2.0;
+  for (const auto& g : result.gpus)
+    EXPECT_NEAR(static_cast<double>(g.measured), mean, 0.25 * mean) << "GPU " << g.ordinal;
+}
+
+// GPUs of two models: a job's times are compared on one model only, so every race and profile of
+// a job runs on GPUs of the model its first race ran on.
+TEST_F(CampaignEngine, AJobsRacesAndProfilesStayOnTheGpuModelItsFirstRaceRanOn) {
+  auto s = setup(2, 2, true);
+  s.gpus[1].name = "Other GPU";
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::finished) << engine.result().reason;
+  std::map<std::string, std::set<int>> gpus_of_job;
+  for (const auto& e : loop.events)
+    if (e.type == feed::event_type::gpu_leased)
+      gpus_of_job[e.job].insert(e.gpu);
+  ASSERT_EQ(gpus_of_job.size(), 3u);
+  std::set<int> used;
+  for (const auto& [job, gpus] : gpus_of_job) {
+    EXPECT_EQ(gpus.size(), 1u) << job << " was measured on both models";
+    used.insert(gpus.begin(), gpus.end());
+  }
+  EXPECT_EQ(used.size(), 2u) << "both models took jobs";
+}
+
 } // namespace
 } // namespace warpforge::pipeline
