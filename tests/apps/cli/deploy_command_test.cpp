@@ -106,6 +106,10 @@ TEST_F(DeployCommand, JsonOutputParsesWithTheOutcomeAndTimings) {
   ASSERT_EQ(doc["after"]["median"].get(after), simdjson::SUCCESS);
   EXPECT_DOUBLE_EQ(before, 2.0);
   EXPECT_DOUBLE_EQ(after, 1.0);
+  bool timed = true; // RESULT timing: the journal's kernels say none was timed, and no rows
+  ASSERT_EQ(doc["kernels"]["timed"].get(timed), simdjson::SUCCESS) << deployed.out;
+  EXPECT_FALSE(timed);
+  EXPECT_NE(doc["kernels"]["rows"].error(), simdjson::SUCCESS) << deployed.out;
 }
 
 TEST_F(DeployCommand, RecoverOnACleanProjectHasNothingToRecover) {
