@@ -6,10 +6,16 @@
 // point's instantiation under its lowered name, and the campaign ends with measured branches.
 // (b) The same project with a header that is a symbolic link to a file outside it: the spec's own
 // check passes (the folder is inside), every branch ends compile_error naming the link, and the
-// file's contents reach nothing under the run directory.
+// file's contents reach nothing under the run directory. (c) The llm proposer against a loopback
+// OpenAI-compatible server on the same project: the prompt declares the entry in its own form (its
+// template head, C++ linkage, the instantiation launched), and a scripted variant that keeps the
+// template is accepted, compiled to scaled<128> and measured; the replies are hand-written test
+// data in the documented envelope, not a model's answers.
 
+#include "foundation/json/writer.hpp"
 #include "gpu/compile/cubin_resources.hpp"
 #include "tests/apps/cli/campaign_fixture.hpp"
+#include "tests/llm/support/loopback_server.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -20,6 +26,8 @@
 namespace {
 
 using namespace std::chrono_literals;
+using warpforge::llm::testing::connection;
+using warpforge::llm::testing::loopback_server;
 using warpforge::testing::campaign_fixture;
 namespace fs = std::filesystem;
 
@@ -76,6 +84,19 @@ protected:
     return file;
   }
 
+  // One iteration of one variant from the model at `base_url`.
+  fs::path write_llm_campaign_of(const fs::path& problem, const std::string& base_url) {
+    const auto file = dir / "llm.toml";
+    std::ofstream{file} << "name = \"entries-llm\"\nrun_root = \"" << (dir / "runs").string() << "\"\n"
+                        << "[[jobs]]\nproblem = \"" << problem.string() << "\"\n"
+                        << "[budget]\niterations = 1\nbranches = 1\npatience = 1\n"
+                        << "[proposer]\nkind = \"llm\"\n"
+                        << "[llm]\nprovider = \"openai\"\nmodel = \"scripted\"\nbase_url = \"" << base_url
+                        << "\"\napi_key_env = \"\"\njudge = false\nmax_attempts = 1\nmax_fix_tries = 1\n"
+                        << "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n";
+    return file;
+  }
+
   // The kernels of every CUBIN the run wrote, by file.
   std::vector<std::pair<fs::path, std::vector<std::string>>> cubins() {
     std::vector<std::pair<fs::path, std::vector<std::string>>> out;
@@ -114,6 +135,69 @@ TEST_F(KernelEntries, ATemplateEntryWithATunableAndProjectHeadersCompilesEveryPo
   instantiations.erase(std::unique(instantiations.begin(), instantiations.end()), instantiations.end());
   EXPECT_EQ(instantiations, (std::vector<std::string>{"_Z6scaledILi128EEvPfPKfi", "_Z6scaledILi256EEvPfPKfi",
                                                       "_Z6scaledILi64EEvPfPKfi"}));
+}
+
+/// A whole chat-completions stream carrying `text` (the OpenAI-compatible wire format).
+void openai_reply(connection& c, std::string_view text) {
+  std::string content;
+  warpforge::json::append_quoted(content, text);
+  c.start_sse();
+  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","model":"scripted",)"
+                   R"("choices":[{"index":0,"delta":{"role":"assistant","content":)" + content +
+                     R"(},"finish_reason":"stop"}]})");
+  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","choices":[],)"
+                   R"("usage":{"prompt_tokens":100,"completion_tokens":50}})");
+  c.send_event("", "[DONE]");
+  c.end_chunked();
+}
+
+/// The reply: one variant of scaled that stages its input in shared memory, still a template of
+/// C++ linkage (its template parameter renamed), including the project's header.
+std::string template_variant_reply() {
+  const std::string code = "#include \"tile.cuh\"\n"
+                           "template <int THREADS_PER_BLOCK>\n"
+                           "__global__ void __launch_bounds__(THREADS_PER_BLOCK) scaled(float* out, const float* in, int n) {\n"
+                           "  __shared__ float staged[THREADS_PER_BLOCK];\n"
+                           "  const int i = blockIdx.x * THREADS_PER_BLOCK + threadIdx.x;\n"
+                           "  staged[threadIdx.x] = i < n ? in[i] : 0.0f;\n"
+                           "  __syncthreads();\n"
+                           "  if (i < n) out[i] = SCALE * staged[threadIdx.x];\n"
+                           "}\n";
+  warpforge::json::writer w;
+  w.begin_object().key("analysis").value("one load and one store per element");
+  w.key("variants").begin_array().begin_object();
+  w.key("name").value("staged").key("memo").value("stage the input in shared memory");
+  w.key("methods").begin_array().value("memory.tiling_smem").end_array();
+  w.key("code").value(code).end_object();
+  w.end_array().end_object();
+  return "```json\n" + std::move(w).str() + "\n```\n";
+}
+
+TEST_F(KernelEntries, AModelsVariantOfATemplateEntryKeepsItsFormIsCompiledToItsInstantiationAndMeasured) {
+  const auto spec = write_project();
+  const auto reply = template_variant_reply();
+  loopback_server server{[&](connection& c) { openai_reply(c, reply); }};
+  const auto campaign = write_llm_campaign_of(spec, server.base_url() + "/v1");
+  const auto pid = start({"run", campaign.string()});
+  const auto code = wait_exit_within(pid, campaign_deadline);
+  ASSERT_TRUE(code.has_value()) << "still running after " << campaign_deadline.count() << " s";
+  EXPECT_EQ(*code, 0) << stderr_text();
+  const auto requests = server.requests();
+  ASSERT_FALSE(requests.empty());
+  EXPECT_NE(requests.front().body.find("Entry point: template <int BLOCK> __global__ void scaled(float*, const float*, "
+                                       "int), compiled and launched as scaled<128>"),
+            std::string::npos)
+    << "the prompt declares the entry in its own form";
+  EXPECT_EQ(requests.front().body.find("extern \\\"C\\\" __global__"), std::string::npos);
+  EXPECT_EQ(count("SELECT count(*) FROM llm_calls WHERE purpose = 'reask'"), 0) << "the variant was accepted as it came";
+  EXPECT_EQ(count("SELECT count(*) FROM branches WHERE kind = 'branch' AND outcome = 'passed'"), 1) << stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM measurements m JOIN branches b ON m.branch_id = b.id WHERE b.kind = 'branch'"), 1);
+  bool instantiated = false;
+  for (const auto& [file, kernels] : cubins())
+    if (!file.filename().string().starts_with("reference"))
+      instantiated = instantiated ||
+                     std::find(kernels.begin(), kernels.end(), "_Z6scaledILi128EEvPfPKfi") != kernels.end();
+  EXPECT_TRUE(instantiated) << "the variant's CUBIN holds scaled<128> under its lowered name";
 }
 
 TEST_F(KernelEntries, AProjectHeaderLinkedToAFileOutsideIsRefusedAndItsContentsGoNowhere) {
