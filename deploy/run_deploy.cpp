@@ -4,7 +4,7 @@
 #include "deploy/deploy_session.hpp"
 #include "deploy/program_timing.hpp"
 #include "deploy/project_guard.hpp"
-#include "deploy/region_markers.hpp"
+#include "deploy/regions/region_markers.hpp"
 #include "deploy/source_splice.hpp"
 #include "foundation/files/atomic_write.hpp"
 #include "gpu/compile/compile_cache.hpp"

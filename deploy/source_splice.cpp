@@ -1,6 +1,6 @@
 #include "deploy/source_splice.hpp"
 
-#include "deploy/region_markers.hpp"
+#include "deploy/regions/region_markers.hpp"
 
 namespace warpforge::deploy {
 

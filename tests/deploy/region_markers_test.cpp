@@ -1,7 +1,7 @@
 // The region markers of a user's file (deploy/region_markers.hpp): every way they can be wrong is
 // refused with the file and line, and a deploy's splice refuses the same before writing a byte.
 
-#include "deploy/region_markers.hpp"
+#include "deploy/regions/region_markers.hpp"
 #include "deploy/source_splice.hpp"
 
 #include <gtest/gtest.h>

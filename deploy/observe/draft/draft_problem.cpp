@@ -3,7 +3,7 @@
 #include "config/dtype.hpp"
 #include "deploy/observe/draft/kernel_signature.hpp"
 #include "deploy/observe/draft/kernel_source.hpp"
-#include "deploy/region_markers.hpp"
+#include "deploy/regions/region_markers.hpp"
 
 #include <algorithm>
 #include <cstdio>

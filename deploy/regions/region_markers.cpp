@@ -1,4 +1,4 @@
-#include "deploy/region_markers.hpp"
+#include "deploy/regions/region_markers.hpp"
 
 #include <algorithm>
 #include <optional>
