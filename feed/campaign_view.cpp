@@ -160,13 +160,17 @@ void campaign_view::apply_to_job(job_progress& job, const event& e, const detail
         job.baseline_branch = e.branch;
       }
       break;
+    case event_type::ablation_measured: ++job.branches_measured; break; // a candidate measured too
     case event_type::branch_measured:
       ++job.branches_measured;
       if (!job.baseline_time_s && e.iter == job.baseline_iter && e.branch == job.baseline_branch &&
           job.baseline_branch != no_branch)
         job.baseline_time_s = positive(detail, "time_s");
       break;
-    case event_type::branch_failed: ++job.branches_failed; break;
+    case event_type::branch_failed: // on a GPU (it names one): a candidate measured that failed there
+      ++job.branches_failed;
+      job.branches_measured += e.gpu != no_gpu;
+      break;
     case event_type::llm_call: add_llm_call(job, detail); break;
     case event_type::champion_elected:
       if (auto time_s = positive(detail, "time_s"))

@@ -91,7 +91,8 @@ struct job_progress {
   run_state state = run_state::running;
   std::int64_t iteration = no_iter;      // highest iteration seen; no_iter = none yet
   std::uint64_t branches_proposed = 0;   // branch_proposed events (ablations included)
-  std::uint64_t branches_measured = 0;   // branch_measured events
+  std::uint64_t branches_measured = 0;   // candidates measured (docs/report.md): branch_ and
+                                         // ablation_measured events, branch_failed naming a GPU
   std::uint64_t branches_failed = 0;     // branch_failed events
   std::optional<double> baseline_time_s; // the job's own kernel [s]
   std::optional<double> best_time_s;     // fastest time_s of a measurement or champion [s]

@@ -57,19 +57,23 @@ void write_report(const fs::path& run_dir, bool headline) {
     std::cout << md.substr(head, md.find("\n## ", head + 1) - head) << '\n';
 }
 
-// Where each GPU's wall time went: kernels, the rest of its worker's requests, waiting for a
-// compile, and idle with nothing ready (pipeline/campaign.hpp, gpu_usage).
+// Where each GPU's wall time went (docs/report.md, "Throughput"): its candidates measured, kernels
+// (busy), the races' set-up, profiles, waiting for a compile, and idle with nothing ready
+// (pipeline/campaign.hpp, gpu_usage). The shares add up to the wall time.
 void print_gpu_usage(const pipeline::campaign_result& r) {
   if (r.gpus.empty() || r.wall_s <= 0)
     return;
-  std::fprintf(stderr, "  GPU   races profiles   kernels  other work  wait compile   idle   (share of %.1f s wall)\n",
+  std::fprintf(stderr,
+               "  GPU   races profiles measured   kernels   set-up profiles wait compile   idle   (share of %.1f s "
+               "wall)\n",
                r.wall_s);
   for (const auto& g : r.gpus) {
     const double idle = std::max(0.0, r.wall_s - g.occupied_s - g.waited_for_compile_s);
-    std::fprintf(stderr, "  %-3d %7llu %8llu   %6.1f%%     %6.1f%%       %6.1f%% %6.1f%%\n", g.ordinal,
+    const double setup = std::max(0.0, g.occupied_s - g.kernel_s - g.profile_s);
+    std::fprintf(stderr, "  %-3d %7llu %8llu %8llu   %6.1f%%  %6.1f%%  %6.1f%%      %6.1f%% %6.1f%%\n", g.ordinal,
                  static_cast<unsigned long long>(g.races), static_cast<unsigned long long>(g.profiles),
-                 100 * g.kernel_s / r.wall_s, 100 * std::max(0.0, g.occupied_s - g.kernel_s) / r.wall_s,
-                 100 * g.waited_for_compile_s / r.wall_s, 100 * idle / r.wall_s);
+                 static_cast<unsigned long long>(g.measured), 100 * g.kernel_s / r.wall_s, 100 * setup / r.wall_s,
+                 100 * g.profile_s / r.wall_s, 100 * g.waited_for_compile_s / r.wall_s, 100 * idle / r.wall_s);
   }
 }
 
@@ -86,14 +90,16 @@ void print_usage(const session_outcome& o) {
   shares += o.why_no_gpu.empty() ? ")" : ": " + o.why_no_gpu + ")";
   if (!o.gpus.empty()) {
     char text[200];
+    const double gpu_hours = r.wall_s * static_cast<double>(o.gpus.size()) / 3600.0;
     std::snprintf(text, sizeof text,
-                  "GPU busy %.0f%% (kernel time over wall time), workers occupied %.0f%%, GPUs waited %.1f s for "
-                  "compiles, over %zu GPU(s)",
-                  r.gpu_busy_fraction * 100, r.worker_occupancy * 100, r.gpu_wait_for_compile_s, o.gpus.size());
+                  "%.0f candidates measured per GPU-hour; GPU busy %.0f%% (kernel time over wall time), workers "
+                  "occupied %.0f%%, GPUs waited %.1f s for compiles, over %zu GPU(s)",
+                  gpu_hours > 0 ? static_cast<double>(r.measured) / gpu_hours : 0.0, r.gpu_busy_fraction * 100,
+                  r.worker_occupancy * 100, r.gpu_wait_for_compile_s, o.gpus.size());
     shares = text;
   }
   std::fprintf(stderr,
-               "warpforge: %s in %.1f s: %llu kernels compiled, %llu measured; %s\n"
+               "warpforge: %s in %.1f s: %llu kernels compiled, %llu candidates measured; %s\n"
                "  recorded in %s (summary.md, warpforge report)\n",
                r.kind == pipeline::campaign_result_kind::finished      ? "finished"
                : r.kind == pipeline::campaign_result_kind::interrupted ? "interrupted"
@@ -101,11 +107,14 @@ void print_usage(const session_outcome& o) {
                r.wall_s, static_cast<unsigned long long>(r.compiled), static_cast<unsigned long long>(r.measured),
                shares.c_str(), o.run_dir.string().c_str());
   print_gpu_usage(r);
-  // The counts above are this process's; a resume adds what the whole campaign holds.
+  // The counts above are this process's; a resume adds what the whole campaign holds: every
+  // candidate a GPU gave a verdict (a time, or a failure only a GPU finds), as counted above.
   if (auto db = storage::database::open_read_only(o.run_dir / storage::run_directory::database_file))
-    if (auto all = db->raw().query_int64("SELECT count(*) FROM measurements");
-        all && static_cast<std::uint64_t>(*all) != r.measured)
-      std::fprintf(stderr, "  the campaign holds %lld measurement(s) in all, earlier runs of it included\n",
+    if (auto all = db->raw().query_int64(
+          "SELECT (SELECT count(*) FROM measurements) + (SELECT count(*) FROM branches WHERE outcome IN "
+          "('incorrect', 'runtime_error', 'timeout', 'inconsistent', 'suspicious'))");
+        all && static_cast<std::uint64_t>(*all) > r.measured)
+      std::fprintf(stderr, "  the campaign holds %lld candidate(s) measured in all, earlier runs of it included\n",
                    static_cast<long long>(*all));
   if (!r.reason.empty())
     std::cerr << "  " << r.reason << '\n';

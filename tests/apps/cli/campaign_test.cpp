@@ -76,7 +76,7 @@ TEST_F(Campaign, AResumeAfterSigkillMidIterationFinishesWithNoDuplicatedAndNoLos
   EXPECT_GE(count("SELECT count(*) FROM events WHERE type = 'warning' AND json LIKE '%left in flight or interrupted%'"), 1)
     << "the feed says what the kill cost";
   EXPECT_NE(stderr_text().find("the campaign holds " + std::to_string(count("SELECT count(*) FROM measurements")) +
-                               " measurement(s) in all"),
+                               " candidate(s) measured in all"),
             std::string::npos)
     << "the resume's footer counts the whole campaign too: " << stderr_text();
 }
