@@ -210,6 +210,19 @@ expected<campaign_report, storage::store_error> load_report(const std::filesyste
     report.llm.add(job.llm);
     report.jobs.push_back(std::move(job));
   }
+  // The throughput from the events (docs/report.md, "Throughput"), read a page at a time.
+  constexpr std::int64_t page = 10000;
+  std::vector<storage::event_row> events;
+  for (std::int64_t after = 0;;) {
+    auto more = db.events_since(after, page);
+    if (!more)
+      return unexpected{more.error()};
+    if (more->empty())
+      break;
+    after = more->back().seq;
+    events.insert(events.end(), std::make_move_iterator(more->begin()), std::make_move_iterator(more->end()));
+  }
+  report.throughput = throughput_from_events(events);
   return report;
 }
 

@@ -11,6 +11,7 @@
 #include "foundation/expected/expected.hpp"
 #include "report/peak_fraction.hpp"
 #include "report/llm_usage.hpp"
+#include "report/throughput.hpp"
 #include "storage/rows.hpp"
 #include "storage/store_error.hpp"
 
@@ -99,6 +100,7 @@ struct campaign_report {
   std::vector<job_entry> jobs;
   double noise_threshold = 0.02; // for the ineffective verdict when none is recorded
   llm_usage llm;                 // every job's language-model calls, summed
+  campaign_throughput throughput; // candidates per GPU-hour, where each GPU's time went
 };
 
 /// Why a job's times are absent: its own recorded reason (it failed, and why), else the

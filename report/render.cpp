@@ -98,6 +98,30 @@ std::string joined(const std::vector<std::string>& items) {
   return out.empty() ? "-" : out;
 }
 
+// Candidates per GPU-hour and where each GPU's wall time went (docs/report.md, "Throughput").
+std::string throughput_markdown(const campaign_throughput& t) {
+  std::ostringstream md;
+  md << "\n## Throughput\n\n";
+  const auto per_hour = t.per_gpu_hour();
+  if (!per_hour) {
+    md << "Not measured (" << markdown_text(t.not_measured_reason.empty() ? "no time recorded" : t.not_measured_reason)
+       << ").\n";
+    return md.str();
+  }
+  md << t.measured << " candidates measured in " << time_text(t.wall_s) << " on " << t.gpu_count << " GPU(s): "
+     << static_cast<std::uint64_t>(*per_hour + 0.5) << " per GPU-hour.\n\n"
+     << "| GPU | races | profiles | measured | busy (kernels) | set-up | profiles | idle or waiting |\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  auto share = [&](double s) { return fraction_text(t.wall_s > 0 ? s / t.wall_s : 0); };
+  for (const auto& g : t.gpus)
+    md << "| " << g.gpu << " | " << g.races << " | " << g.profiles << " | " << g.measured << " | "
+       << share(g.kernel_s) << " | " << share(std::max(0.0, g.race_lease_s - g.kernel_s)) << " | "
+       << share(g.profile_s) << " | " << share(std::max(0.0, t.wall_s - g.race_lease_s - g.profile_s)) << " |\n";
+  md << "\nShares of the campaign's wall time; busy is kernel time over wall time. Idle or waiting "
+        "includes waiting for compiles, which only the end of `warpforge run` tells apart.\n";
+  return md.str();
+}
+
 } // namespace
 
 std::string render_markdown(const campaign_report& report) {
@@ -119,6 +143,7 @@ std::string render_markdown(const campaign_report& report) {
         "when its FLOP per DRAM byte reaches the ridge point, else DRAM bandwidth), against that "
         "axis's peak for the precision it computes in; each job says which.\n";
   md << llm_markdown(report.llm, "##");
+  md << throughput_markdown(report.throughput);
 
   for (const auto& job : report.jobs) {
     md << "\n## " << markdown_text(job.row.name) << "\n\n";
@@ -278,6 +303,24 @@ std::string render_json(const campaign_report& report) {
   out.end_array();
   if (!report.llm.empty())
     out.key("llm").raw(llm_json(report.llm));
+  // docs/report.md, "Throughput": seconds and counts; null with the reason when not measured.
+  const auto& t = report.throughput;
+  out.key("throughput").begin_object();
+  optional_number("candidates_per_gpu_hour", t.per_gpu_hour());
+  reason_or_null("not_measured_reason", t.not_measured_reason);
+  out.key("measured").value(t.measured);
+  out.key("wall_s").value(t.wall_s);
+  out.key("gpu_count").value(static_cast<std::uint64_t>(t.gpu_count));
+  out.key("gpus").begin_array();
+  for (const auto& g : t.gpus) {
+    out.begin_object();
+    out.key("gpu").value(static_cast<std::int64_t>(g.gpu));
+    out.key("races").value(g.races).key("profiles").value(g.profiles).key("measured").value(g.measured);
+    out.key("kernel_s").value(g.kernel_s).key("race_lease_s").value(g.race_lease_s).key("profile_s").value(g.profile_s);
+    out.end_object();
+  }
+  out.end_array();
+  out.end_object();
   out.end_object();
   return std::move(out).str();
 }
