@@ -154,9 +154,10 @@ if wants sweep; then
     sed -i "s|problem = \"|problem = \"$here/examples/|" "$unpack/sweep.toml"
     check "$W/bin/warpforge" run "$unpack/sweep.toml" 2>&1 | grep -v ' info ' > "$out/sweep-$label.txt"
     grep -E '^warpforge: |^\| |^  GPU |^  [0-9]+ ' "$out/sweep-$label.txt"
-    # candidates per hour from the summary line: "finished in S s: C compiled, M measured; ..."
+    # candidates per hour from the summary line: "finished in S s: C kernels compiled, M candidates
+    # measured; R per GPU-hour; ..." (docs/report.md, "Throughput")
     awk '/^warpforge: .* in [0-9.]+ s:/ { for (i = 1; i <= NF; i++) { if ($i == "in") s = $(i+1);
-         if ($i == "measured;") m = $(i-1) } printf "candidates/hour: %.0f (%d in %.1f s)\n", m / s * 3600, m, s }' \
+         if ($i == "measured;") m = $(i-2) } printf "candidates/hour: %.0f (%d in %.1f s)\n", m / s * 3600, m, s }' \
       "$out/sweep-$label.txt"
   done
 fi

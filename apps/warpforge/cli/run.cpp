@@ -92,7 +92,7 @@ void print_usage(const session_outcome& o) {
     char text[200];
     const double gpu_hours = r.wall_s * static_cast<double>(o.gpus.size()) / 3600.0;
     std::snprintf(text, sizeof text,
-                  "%.0f candidates measured per GPU-hour; GPU busy %.0f%% (kernel time over wall time), workers "
+                  "%.0f per GPU-hour; GPU busy %.0f%% (kernel time over wall time), workers "
                   "occupied %.0f%%, GPUs waited %.1f s for compiles, over %zu GPU(s)",
                   gpu_hours > 0 ? static_cast<double>(r.measured) / gpu_hours : 0.0, r.gpu_busy_fraction * 100,
                   r.worker_occupancy * 100, r.gpu_wait_for_compile_s, o.gpus.size());
