@@ -115,7 +115,7 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
                   " running, " + std::to_string(counts.finished) + " finished, " +
                   std::to_string(counts.failed) + " failed)  candidates measured " +
                   std::to_string(counts.measured) + ", failed " + std::to_string(counts.branch_failures) +
-                  "  GPUs busy " + std::to_string(gpus_busy(view)) + "/" + std::to_string(view.gpus().size()));
+                  "  GPUs leased " + std::to_string(gpus_busy(view)) + "/" + std::to_string(view.gpus().size()));
 
   std::size_t name_width = 0;
   for (const auto& job : view.jobs())
@@ -128,7 +128,7 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
   const double since = campaign ? campaign->started_ts : view.first_ts().value_or(context.now_ts);
   const double until = campaign && campaign->ended_ts ? *campaign->ended_ts : context.now_ts;
   for (const auto& [index, gpu] : view.gpus()) {
-    std::string line = "  GPU " + std::to_string(index) + "  busy " +
+    std::string line = "  GPU " + std::to_string(index) + "  occupied " +
                        pad(format_percent(gpu.busy_share(since, until)), 6) + "  ";
     if (gpu.out_of_service)
       line += "out of service (its runner failed)";
@@ -199,7 +199,7 @@ std::string render_progress_summary(const campaign_view& view, const progress_co
                                              : std::string{"-"}) +
                      ": jobs " + std::to_string(counts.running) + " running, " +
                      std::to_string(counts.finished) + " finished, " + std::to_string(counts.failed) +
-                     " failed; " + std::to_string(counts.measured) + " candidates measured; GPUs busy " +
+                     " failed; " + std::to_string(counts.measured) + " candidates measured; GPUs leased " +
                      std::to_string(gpus_busy(view)) + "/" + std::to_string(view.gpus().size());
   if (campaign) {
     if (auto budget = context.wall_budget_s ? context.wall_budget_s : campaign->wall_budget_s)

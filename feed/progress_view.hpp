@@ -5,11 +5,13 @@
 //
 // The block (one line per job, one per GPU):
 //   warpforge nightly: running 0:12:34, wall budget left 7:47:26 (feed live, seq 1234)
-//   jobs 2 (1 running, 1 finished, 0 failed)  candidates measured 47, failed 3  GPUs busy 2/2
+//   jobs 2 (1 running, 1 finished, 0 failed)  candidates measured 47, failed 3  GPUs leased 2/2
 //     transpose      iter 4      measured 31    best 5.45x
 //     row_reduction  finished (patience)  measured 16    best 1.80x
-//     GPU 0  busy 93%   transpose iter 4 branch 2
-//     GPU 1  busy 88%   idle
+//     GPU 0  occupied 93%   transpose iter 4 branch 2
+//     GPU 1  occupied 88%   idle
+// "leased": on a race or profile now; "occupied": the share of the time under lease (busy, kernel
+// time over wall time, is the end of the run's and `report`'s word: docs/report.md, "Throughput").
 
 #include "feed/campaign_view.hpp"
 
@@ -35,7 +37,7 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
 std::optional<std::string> render_progress_line(const campaign_view& view, const event& e);
 
 /// The periodic one-line summary of the plain mode:
-/// "progress 0:05:00: jobs 1 running, 1 finished, 0 failed; 47 candidates measured; GPUs busy 2/2;
+/// "progress 0:05:00: jobs 1 running, 1 finished, 0 failed; 47 candidates measured; GPUs leased 2/2;
 ///  wall budget left 7:55:00".
 std::string render_progress_summary(const campaign_view& view, const progress_context& context);
 

@@ -99,7 +99,7 @@ TEST_F(ProgressDisplay, WithoutATerminalItWritesPlainLinesForWhatEndsAndAFinalSu
   EXPECT_THAT(text, HasSubstr("progress: campaign nightly started\n"));
   EXPECT_THAT(text, HasSubstr("progress: transpose started\n"));
   EXPECT_THAT(text, HasSubstr("progress: transpose iteration 1: best 2.00 ms (2.00x), a new champion\n"));
-  EXPECT_THAT(text, HasSubstr("; 1 candidates measured; GPUs busy 0/1; transpose 2.00x\n"));
+  EXPECT_THAT(text, HasSubstr("; 1 candidates measured; GPUs leased 0/1; transpose 2.00x\n"));
   EXPECT_THAT(text, Not(HasSubstr("\x1b["))) << "no terminal, no escape sequences";
 }
 

@@ -44,11 +44,11 @@ TEST(ProgressBlock, ShowsElapsedBudgetJobsCandidatesBestSpeedUpsAndGpus) {
   context.feed_state = "live";
   EXPECT_THAT(render_progress_block(view, context),
               ElementsAre("warpforge nightly: running 0:00:10, wall budget left 0:59:50 (feed live, seq 10)",
-                          "jobs 2 (1 running, 1 finished, 0 failed)  candidates measured 1, failed 0  GPUs busy 1/2",
+                          "jobs 2 (1 running, 1 finished, 0 failed)  candidates measured 1, failed 0  GPUs leased 1/2",
                           "  transpose      iter 2      measured 1     best 2.00x",
                           "  row_reduction  finished (patience)  measured 0     best 1.50x",
-                          "  GPU 0  busy 10.0%   transpose iter 2 branch 3",
-                          "  GPU 1  busy 10.0%   idle"));
+                          "  GPU 0  occupied 10.0%   transpose iter 2 branch 3",
+                          "  GPU 1  occupied 10.0%   idle"));
 }
 
 TEST(ProgressBlock, AJobThatCalledALanguageModelShowsItsCallsAndDollars) {
@@ -81,7 +81,7 @@ TEST(ProgressBlock, BeforeAnyEventItSaysItIsWaiting) {
   campaign_view view;
   EXPECT_THAT(render_progress_block(view, progress_context{}),
               ElementsAre("warpforge waiting for the first event",
-                          "jobs 0 (0 running, 0 finished, 0 failed)  candidates measured 0, failed 0  GPUs busy 0/0"));
+                          "jobs 0 (0 running, 0 finished, 0 failed)  candidates measured 0, failed 0  GPUs leased 0/0"));
 }
 
 TEST(ProgressLine, NamesWhatEndedWithTheJobsBestAndSaysNothingOfRoutineEvents) {
@@ -131,7 +131,7 @@ TEST(ProgressSummary, IsOneLineWithTheCountsTheBudgetAndEachJobsSpeedUp) {
   progress_context context;
   context.now_ts = start_ts + 301;
   EXPECT_EQ(render_progress_summary(view, context),
-            "progress 0:05:00: jobs 1 running, 1 finished, 0 failed; 1 candidates measured; GPUs busy 1/2; "
+            "progress 0:05:00: jobs 1 running, 1 finished, 0 failed; 1 candidates measured; GPUs leased 1/2; "
             "wall budget left 0:55:00; transpose 2.00x; row_reduction 1.50x");
 }
 
