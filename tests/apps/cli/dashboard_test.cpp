@@ -111,8 +111,12 @@ protected:
     auto row = row_of(dom, job);
     ASSERT_TRUE(row) << job << " is not on the page";
     EXPECT_EQ(row->state, "finished") << job;
+    // "measured" as docs/report.md defines it: every branch or ablation a GPU gave a verdict,
+    // passed or failed there (a failure before any GPU names none).
     EXPECT_EQ(row->measured,
-              std::to_string(count("SELECT count(*) FROM events WHERE type = 'branch_measured' AND job = '" + job + "'")))
+              std::to_string(count("SELECT count(*) FROM events WHERE job = '" + job +
+                                   "' AND (type IN ('branch_measured', 'ablation_measured')"
+                                   " OR (type = 'branch_failed' AND gpu IS NOT NULL))")))
       << job;
     const auto baseline = count("SELECT CAST(baseline_time_s * 1e12 AS INTEGER) FROM jobs WHERE name = '" + job + "'");
     const auto best = count("SELECT CAST(best_time_s * 1e12 AS INTEGER) FROM jobs WHERE name = '" + job + "'");
