@@ -7,6 +7,9 @@
 
 #include <atomic>
 #include <fstream>
+#include <optional>
+#include <thread>
+#include <vector>
 
 using namespace warpforge::gpu;
 namespace fs = std::filesystem;
@@ -257,4 +260,32 @@ TEST(compile_cache, a_cache_root_that_cannot_be_created_counts_a_store_failure) 
   auto result = compiler.compile(scale_request());
   ASSERT_TRUE(result) << "the result is still returned";
   EXPECT_EQ(compiler.stats().store_failures, 1u);
+}
+
+// The compiler actors share one cached_compiler: concurrent compiles of one kernel all succeed,
+// and at most one per thread misses (the others find the entry the first one stored).
+TEST(compile_cache, a_shared_cached_compiler_serves_concurrent_duplicates) {
+  test::scratch_dir dir;
+  cached_compiler cached{compile_cache(dir.path)};
+  std::vector<std::optional<compile_result>> results(6);
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t t = 0; t < 3; ++t)
+      threads.emplace_back([&, t] {
+        for (std::size_t i = t; i < results.size(); i += 3) {
+          compile_request request;
+          request.source = test::scale_kernel;
+          request.entry = "scale";
+          results[i] = cached.compile(request);
+        }
+      });
+  }
+  for (const auto& result : results) {
+    ASSERT_TRUE(result && *result) << (result ? (*result).error().log : "no result");
+    EXPECT_TRUE(kernel_entries((*result)->cubin));
+  }
+  const auto stats = cached.stats();
+  EXPECT_EQ(stats.hits + stats.misses, 6u);
+  EXPECT_GE(stats.hits, 3u) << "at most one miss per thread";
+  EXPECT_EQ(stats.store_failures, 0u);
 }
