@@ -1,5 +1,8 @@
 #include "config/kernel_entry.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -192,10 +195,7 @@ private:
 };
 
 std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
+  return fmt::format("{}", fmt::join(items, ", "));
 }
 
 } // namespace

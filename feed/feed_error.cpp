@@ -1,6 +1,7 @@
 #include "feed/feed_error.hpp"
 
 #include "foundation/vocabulary/enum_text.hpp"
+#include "foundation/vocabulary/error_text.hpp"
 
 namespace warpforge::feed {
 
@@ -28,12 +29,7 @@ std::optional<feed_errc> feed_errc_from_string(std::string_view text) {
 }
 
 std::string to_string(const feed_error& error) {
-  std::string text{to_string(error.code)};
-  if (!error.place.empty())
-    text.append(": ").append(error.place);
-  if (!error.message.empty())
-    text.append(": ").append(error.message);
-  return text;
+  return vocabulary::error_text(to_string(error.code), error.place, error.message);
 }
 
 } // namespace warpforge::feed

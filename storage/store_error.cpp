@@ -1,6 +1,7 @@
 #include "storage/store_error.hpp"
 
 #include "foundation/vocabulary/enum_text.hpp"
+#include "foundation/vocabulary/error_text.hpp"
 
 #include <utility>
 
@@ -36,10 +37,7 @@ std::optional<store_error_code> from_string<store_error_code>(std::string_view t
 }
 
 std::string to_string(const store_error& error) {
-  std::string text{to_string(error.code)};
-  text += ": ";
-  text += error.message;
-  return text;
+  return vocabulary::error_text(to_string(error.code), {}, error.message);
 }
 
 store_error with_context(store_error error, std::string_view context) {

@@ -1,6 +1,7 @@
 #include "tuning/tuning_error.hpp"
 
 #include "foundation/vocabulary/enum_text.hpp"
+#include "foundation/vocabulary/error_text.hpp"
 
 namespace warpforge::tuning {
 
@@ -17,7 +18,7 @@ std::optional<tuning_error_code> tuning_error_code_from_string(std::string_view 
 }
 
 std::string to_string(const tuning_error& error) {
-  return std::string(to_string(error.code)) + ": " + error.message;
+  return vocabulary::error_text(to_string(error.code), {}, error.message);
 }
 
 } // namespace warpforge::tuning

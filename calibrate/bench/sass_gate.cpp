@@ -3,14 +3,14 @@
 #include "sass/method_check.hpp"
 #include "sass/parser.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace warpforge::calibrate {
 namespace {
 
 std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items)
-    text += (text.empty() ? "" : ", ") + item;
-  return text;
+  return fmt::format("{}", fmt::join(items, ", "));
 }
 
 // The parsed instructions, a kernel header before each kernel's code.

@@ -6,6 +6,9 @@
 #include "gpu/runner/child_process.hpp"
 #include "gpu/toolchain.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <csignal>
 #include <cstdio>
 #include <signal.h>
@@ -88,10 +91,7 @@ std::optional<rederived> rederive_value(const diagnosis::ncu_launch& launch, con
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (const auto& part : parts)
-    out += (out.empty() ? "" : std::string{separator}) + part;
-  return out;
+  return fmt::format("{}", fmt::join(parts, separator));
 }
 
 } // namespace

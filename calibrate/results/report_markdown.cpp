@@ -2,6 +2,9 @@
 #include "calibrate/results/number_format.hpp"
 #include "calibrate/results/report.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -26,10 +29,7 @@ std::string cell(std::string_view text) {
 }
 
 std::string joined(const std::vector<std::string>& notes) {
-  std::string out;
-  for (const auto& note : notes)
-    out += (out.empty() ? "" : "; ") + note;
-  return out;
+  return fmt::format("{}", fmt::join(notes, "; "));
 }
 
 // "not measured (no GPU)": what every cell of a value that was not measured says.

@@ -2,6 +2,9 @@
 
 #include "gpu/compile/cubin_resources.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -16,10 +19,7 @@ namespace {
 constexpr std::string_view kernel_return_type = "void ";
 
 std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
+  return fmt::format("{}", fmt::join(items, ", "));
 }
 
 } // namespace

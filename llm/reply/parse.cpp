@@ -5,6 +5,9 @@
 #include "llm/reply/json_text.hpp"
 #include "config/toml_reader/placed_error.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -43,10 +46,7 @@ std::string indexed(const std::string& where, std::size_t index) {
 }
 
 std::string joined(std::span<const std::string_view> words) {
-  std::string out;
-  for (const auto word : words)
-    out += (out.empty() ? "" : ", ") + std::string{word};
-  return out;
+  return fmt::format("{}", fmt::join(words, ", "));
 }
 
 // The words of a method id ("memory.tiling_smem" -> memory, smem, tiling), sorted.

@@ -14,6 +14,9 @@
 #include "pipeline/records.hpp"
 #include "config/toml_reader/placed_error.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -74,10 +77,7 @@ std::string first_lines(const std::string& text, std::size_t max_chars) {
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (const auto& p : parts)
-    out += (out.empty() ? "" : std::string{separator}) + p;
-  return out;
+  return fmt::format("{}", fmt::join(parts, separator));
 }
 
 // File-name safe: a method id in an ablation's file name.
