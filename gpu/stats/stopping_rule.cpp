@@ -44,6 +44,10 @@ stop_decision stopping_rule::decide(std::span<const round_summary> kernels, std:
         return kernel_converged(k, rounds);
       }))
     return stop_decision::converged;
+  // A race at its budget has no rounds left to project: it ran out, whatever the order says
+  // (checked before settled, which would otherwise read "no round could change it" there).
+  if (wall_s >= budget_s())
+    return stop_decision::budget_exhausted;
   // The rounds the budget allows at this pace: what the order rule projects the intervals to.
   const double rounds_at_budget = wall_s > 0.0 ? static_cast<double>(rounds) * budget_s() / wall_s
                                                : static_cast<double>(rounds);
@@ -52,8 +56,6 @@ stop_decision stopping_rule::decide(std::span<const round_summary> kernels, std:
                   [&](const round_summary& k) { return k.stats.count >= policy_.min_samples; }) &&
       order_settled(kernels, at_half, rounds, rounds_at_budget))
     return stop_decision::settled;
-  if (wall_s >= budget_s())
-    return stop_decision::budget_exhausted;
   if (std::any_of(kernels.begin(), kernels.end(),
                   [&](const round_summary& k) { return k.stats.count >= policy_.max_samples; }))
     return stop_decision::max_samples;

@@ -102,6 +102,31 @@ TEST(order_settled, a_drifting_race_of_near_identical_kernels_stops_at_the_rule_
   }
 }
 
+TEST(order_settled, a_race_that_reaches_its_budget_ran_out_it_did_not_settle) {
+  // Two equal kernels, 25 rounds, asked exactly at the budget (2 kernels x 3 s): their intervals
+  // overlap, and at the budget nothing is left to project, so the reason is the budget, not a
+  // settled order (which would read "no round could change it" when none was left).
+  const timing_policy policy;
+  const stopping_rule rule{policy, 2};
+  noise u;
+  std::vector<std::vector<std::vector<double>>> samples(2);
+  std::vector<round_summary> now, at_half;
+  constexpr std::size_t rounds = 25;
+  for (std::size_t r = 1; r <= rounds; ++r)
+    for (auto& kernel : samples) {
+      std::vector<double> round;
+      for (int i = 0; i < 20; ++i)
+        round.push_back(1e-3 * (1.0 + 0.05 * u.next()));
+      kernel.push_back(round);
+    }
+  for (auto& kernel : samples) {
+    now.push_back(summarize_rounds(kernel));
+    at_half.push_back(summarize_rounds({kernel.begin(), kernel.begin() + rounds / 2}));
+  }
+  ASSERT_GE(rounds, settle_min_rounds);
+  EXPECT_EQ(rule.decide(now, rounds, rule.budget_s(), at_half), stop_decision::budget_exhausted);
+}
+
 TEST(order_settled, without_the_pace_of_narrowing_the_same_race_runs_on) {
   const timing_policy policy;
   const stopping_rule rule{policy, 5};
