@@ -214,6 +214,21 @@ bool total_grew(const kernel_comparison& comparison) {
   return comparison.total && median_or_zero(comparison.total->after) > median_or_zero(comparison.total->before);
 }
 
+std::vector<const kernel_change*> launches_changed(const kernel_comparison& comparison) {
+  auto launches = [](const std::optional<kernel_time>& side) { return side ? side->launches : 0; };
+  std::vector<const kernel_change*> out;
+  for (const auto& row : comparison.rows)
+    if (launches(row.before) != launches(row.after))
+      out.push_back(&row);
+  return out;
+}
+
+std::string launches_text(const kernel_change& c) {
+  auto launches = [](const std::optional<kernel_time>& side) { return side ? side->launches : 0; };
+  return c.kernel + " " + std::to_string(launches(c.before)) + " -> " + std::to_string(launches(c.after)) +
+         " launches";
+}
+
 std::string change_text(const kernel_change& c) {
   auto side = [](const std::optional<kernel_time>& t) { return t ? milliseconds(t->median) : std::string{"not launched"}; };
   std::string text = c.kernel + " " + side(c.before) + " -> " + side(c.after) + " ms";

@@ -98,6 +98,14 @@ std::vector<const kernel_change*> slower_others(const kernel_comparison& compari
 /// Whether the program's total kernel time grew (after's median above before's, noise or not).
 bool total_grew(const kernel_comparison& comparison);
 
+/// The kernels (the named one included) launched a different number of times after than before,
+/// one that stopped or started being launched among them: the program did other work, so the
+/// times compare nothing (fewer solver iterations, a skipped kernel would read as a gain).
+std::vector<const kernel_change*> launches_changed(const kernel_comparison& comparison);
+
+/// "k 303 -> 0 launches" for a row launches_changed returned.
+std::string launches_text(const kernel_change& change);
+
 /// "optimized 0.0600 -> 0.0700 ms (+16.7%, noise 0.0010 ms)"; a missing side says "not launched".
 std::string change_text(const kernel_change& change);
 

@@ -337,6 +337,7 @@ private:
                                 "), noise " + number(noise);
     std::string every_kernel; // observed timing: each kernel's before and after, for the record
     std::string others_slower;
+    std::string launches_differ; // the program launched other work: its times compare nothing
     if (before_->kernels && after_->kernels) {
       auto& comparison = session_.report().kernels;
       comparison = compare_kernels(*before_->kernels, *after_->kernels);
@@ -344,17 +345,22 @@ private:
         every_kernel += "\n  " + line;
       for (const auto* slower : slower_others(*comparison))
         others_slower += (others_slower.empty() ? "" : "; ") + change_text(*slower);
+      for (const auto* changed : launches_changed(*comparison))
+        launches_differ += (launches_differ.empty() ? "" : "; ") + launches_text(*changed);
       if (total_grew(*comparison))
         others_slower += std::string{others_slower.empty() ? "" : "; "} + "the program's total kernel time grew: " +
                          change_text(*comparison->total);
     }
     const bool named_faster = after.median < before.median && gain > noise;
-    if (named_faster && others_slower.empty()) {
+    if (named_faster && others_slower.empty() && launches_differ.empty()) {
       session_.record(deploy_step::decide, step_status::passed,
                       "faster: " + numbers + (every_kernel.empty() ? "" : "; every kernel:" + every_kernel), began);
       return true;
     }
-    if (!named_faster)
+    if (!launches_differ.empty())
+      reason_ = "the program launched other work after the deploy: " + launches_differ + " over " +
+                std::to_string(before.samples.size()) + " runs; its times compare nothing";
+    else if (!named_faster)
       reason_ = (after.median > before.median ? "regression: " : "no measurable gain: ") + numbers;
     else
       reason_ = "other kernels got slower: " + others_slower + " (the deployed kernel: " + numbers +

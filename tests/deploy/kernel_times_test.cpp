@@ -57,6 +57,20 @@ TEST(kernel_times, a_total_that_grows_while_each_kernel_stays_within_its_noise_i
   EXPECT_TRUE(total_grew(c));
 }
 
+TEST(kernel_times, a_kernel_the_program_stopped_launching_or_launches_less_is_a_changed_workload) {
+  // A shared #define makes the host skip "other" (its time would read as a gain), and launch the
+  // named kernel once a run instead of twice (fewer solver iterations would read as a speed-up).
+  const auto before = tally_kernels(runs_of({1e-3, 1e-3, 1e-3}, {1e-4, 1e-4, 1e-4}));
+  std::vector<std::vector<launch_time>> fewer(3, std::vector<launch_time>{{"k", true, 1e-3}});
+  const auto c = compare_kernels(before, tally_kernels(fewer));
+  EXPECT_TRUE(slower_others(c).empty()) << "nothing got slower: only the launch counts tell";
+  const auto changed = launches_changed(c);
+  ASSERT_EQ(changed.size(), 2u);
+  EXPECT_EQ(launches_text(*changed[0]), "k 6 -> 3 launches");
+  EXPECT_EQ(launches_text(*changed[1]), "other 3 -> 0 launches");
+  EXPECT_TRUE(launches_changed(compare_kernels(before, before)).empty());
+}
+
 TEST(kernel_times, a_kernel_launched_on_one_side_only_has_no_number_on_the_other) {
   std::vector<std::vector<launch_time>> before{{{"k", true, 1e-3}}};
   std::vector<std::vector<launch_time>> after{{{"k", true, 5e-4}, {"extra", false, 2e-4}}};
