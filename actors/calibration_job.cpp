@@ -22,10 +22,12 @@ double seconds(milliseconds d) {
 }
 
 // `order` to the worker of GPU `ordinal`, asked again of its restarted successor when it dies
-// with it; the error says why there is no answer.
+// with it; the error says why there is no answer. `timed_out` is set when the worker did not
+// answer in time: it may still be on the order, so the next one would queue behind it.
 template <class Reply, class Order>
 expected<Reply, std::string> ask_worker(caf::blocking_actor* self, int ordinal, const Order& order,
-                                        milliseconds deadline, const job_gpu_options& options) {
+                                        milliseconds deadline, const job_gpu_options& options,
+                                        bool& timed_out) {
   const auto name = gpu_worker_name(ordinal);
   std::string last = name + " is not running";
   for (std::uint32_t attempt = 1; attempt <= options.attempts; ++attempt) {
@@ -35,7 +37,6 @@ expected<Reply, std::string> ask_worker(caf::blocking_actor* self, int ordinal, 
     if (!worker)
       continue; // being restarted: look again after the delay
     std::optional<Reply> reply;
-    bool timed_out = false;
     self->request(worker, deadline, order)
       .receive([&](Reply& r) { reply = std::move(r); },
                [&](caf::error& e) {
@@ -75,7 +76,10 @@ gpu_worker_steps::run_trials(const calibrate::built_benchmark& built, const cali
   order.watchdog_s = seconds(options_.trial_watchdog);
   order.output_dir = log_dir;
   const auto deadline = options_.lock_timeout + (options_.trial_watchdog + options_.reply_slack) * trials;
-  auto reply = ask_worker<messages::program_reply>(self_, gpu.ordinal, order, deadline, options_);
+  bool timed_out = false;
+  auto reply = ask_worker<messages::program_reply>(self_, gpu.ordinal, order, deadline, options_, timed_out);
+  if (timed_out) // still on this order: the GPU's next parameters would wait behind it and fail
+    service_ = messages::worker_service::out_of_service;
   if (!reply)
     return unexpected{reply.error()};
   if (reply->status == messages::program_run_status::out_of_service)
@@ -102,7 +106,10 @@ std::string gpu_worker_steps::validate_counters(const calibrate::built_benchmark
   order.dir = log_dir;
   order.pass_timeout_s = seconds(options_.counter_pass_timeout);
   const auto deadline = options_.lock_timeout + (options_.counter_pass_timeout + options_.reply_slack) * 2;
-  auto reply = ask_worker<messages::counter_reply>(self_, gpu.ordinal, order, deadline, options_);
+  bool timed_out = false;
+  auto reply = ask_worker<messages::counter_reply>(self_, gpu.ordinal, order, deadline, options_, timed_out);
+  if (timed_out)
+    service_ = messages::worker_service::out_of_service;
   return reply ? reply->verdict : "not validated: " + reply.error();
 }
 

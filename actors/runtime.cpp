@@ -76,9 +76,9 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
                         }});
   children.push_back({std::string{profiler_name}, [](caf::actor_system& sys) { return untyped(sys.spawn(profiler)); }});
   children.push_back({std::string{scheduler_name}, [o = p.scheduler, spec = p.spec](caf::actor_system& sys) {
-                        auto options = o;
-                        options.spec = spec;
-                        return untyped(sys.spawn(scheduler, std::move(options)));
+                        auto with_spec = o;
+                        with_spec.spec = spec;
+                        return untyped(sys.spawn(scheduler, std::move(with_spec)));
                       }});
   children.push_back({std::string{campaign_name}, [spec = p.spec](caf::actor_system& sys) {
                         return untyped(sys.spawn(campaign, spec));

@@ -143,6 +143,7 @@ expected<void, store_error> statement::run() {
 
 void statement::reset() {
   sqlite3_reset(handle_);
+  sqlite3_clear_bindings(handle_); // a later use that binds fewer values gets NULLs, not these
   bind_error_.reset();
 }
 

@@ -184,8 +184,10 @@ std::vector<file_reference> named_files(std::string_view text) {
   return out;
 }
 
-// Where NVRTC finds a file a directive names: the including file's own folder first, then the
-// -I folders in order (angle brackets too: looking in one more place only adds refusals).
+// Where NVRTC finds a file a directive names: for "quotes" the including file's own folder first,
+// then the -I folders in order; for <angle brackets> the -I folders only (as the preprocessor
+// does: looking in the own folder first could walk and key a file NVRTC never reads, and miss the
+// one it does).
 struct resolution {
   fs::path lexical;   // <folder>/<name>, normalised, as NVRTC opens it; empty: found nowhere
   fs::path canonical; // links resolved
@@ -193,8 +195,11 @@ struct resolution {
   bool regular = false;
 };
 
-resolution resolve(std::string_view name, const fs::path& own_folder, const std::vector<fs::path>& roots) {
-  std::vector<fs::path> folders{own_folder};
+resolution resolve(std::string_view name, bool angled, const fs::path& own_folder,
+                   const std::vector<fs::path>& roots) {
+  std::vector<fs::path> folders;
+  if (!angled)
+    folders.push_back(own_folder);
   folders.insert(folders.end(), roots.begin(), roots.end());
   for (const auto& folder : folders) {
     const fs::path lexical = (folder / std::string{name}).lexically_normal();
@@ -219,14 +224,14 @@ header_walk walk_included_headers(std::string_view source, std::string_view sour
                                   std::span<const std::string> walked_folders) {
   header_walk out;
   auto canonical_folders = [](std::span<const std::string> folders) {
-    std::vector<fs::path> out;
+    std::vector<fs::path> canonical;
     for (const auto& folder : folders) {
       std::error_code ec;
       auto root = fs::canonical(folder, ec);
       if (!ec)
-        out.push_back(std::move(root));
+        canonical.push_back(std::move(root));
     }
-    return out;
+    return canonical;
   };
   const auto roots = canonical_folders(search_folders);
   const auto walked = canonical_folders(walked_folders);
@@ -250,7 +255,7 @@ header_walk walk_included_headers(std::string_view source, std::string_view sour
     const std::string prefix = file.label.empty() ? "" : file.label + ": ";
     for (const auto& reference : named_files(file.text)) {
       const auto name = std::string_view{reference.target}.substr(1, reference.target.size() - 2);
-      const auto found = resolve(name, file.folder, roots);
+      const auto found = resolve(name, reference.target.front() == '<', file.folder, roots);
       if (found.lexical.empty() || !found.regular)
         continue; // a header NVRTC carries, or one NVRTC will say it cannot open
       const std::string where = prefix + place_of(file.text, reference.offset) + ": " + spelled(reference) + ": ";
