@@ -358,8 +358,10 @@ void campaign_engine::raced(ticket id, const gpu::device_info& device, const gpu
   first_measured_ = true;
   const std::size_t offset = o.with_incumbent ? 1 : 0;
   race_outcome outcome;
-  if (o.with_incumbent && !result.kernels.empty() && result.kernels[0].outcome == branch_outcome::passed)
+  if (o.with_incumbent && !result.kernels.empty() && result.kernels[0].outcome == branch_outcome::passed) {
     outcome.incumbent_s = result.kernels[0].stats.median_s;
+    outcome.incumbent_ci_low_s = result.kernels[0].stats.median_ci.low;
+  }
   for (std::size_t i = 0; i < result.kernels.size(); ++i) {
     gpu.usage.kernel_s += result.kernels[i].kernel_s;
     // A candidate measured: a branch of the race the GPU gave a verdict (docs/report.md); the

@@ -20,13 +20,23 @@ bool passed(const branch_result& r) {
   return r.outcome == branch_outcome::passed && r.median_s.has_value();
 }
 
-// A raced result in the job's time frame: scaled by best / incumbent-in-this-race.
-branch_result in_frame(branch_result r, std::optional<double> factor) {
-  if (!factor)
+// A raced result in the job's time frame: scaled by best / incumbent-in-this-race. The high end
+// is scaled by best / the incumbent's low end instead, so the incumbent's own uncertainty in the
+// race counts against the challenger: a challenger whose high end is below the best is then below
+// the incumbent's interval in the same race (two equal kernels are not told apart by noise).
+struct race_frame {
+  double factor = 1.0;      // best / incumbent median
+  double high_factor = 1.0; // best / incumbent low end (>= factor)
+};
+
+branch_result in_frame(branch_result r, std::optional<race_frame> frame) {
+  if (!frame)
     return r;
-  for (auto* t : {&r.median_s, &r.ci_low_s, &r.ci_high_s})
+  for (auto* t : {&r.median_s, &r.ci_low_s})
     if (*t)
-      **t *= *factor;
+      **t *= frame->factor;
+  if (r.ci_high_s)
+    *r.ci_high_s *= frame->high_factor;
   return r;
 }
 
@@ -142,15 +152,19 @@ void job_driver::measured(const race_plan& race, const race_outcome& outcome) {
   if (outcome.branches.size() != race.ordinals.size())
     throw std::logic_error("job_driver::measured: " + std::to_string(outcome.branches.size()) +
                            " results for a race of " + std::to_string(race.ordinals.size()));
-  std::optional<double> factor;
-  if (race.with_incumbent && outcome.incumbent_s && *outcome.incumbent_s > 0 && best_s_)
-    factor = *best_s_ / *outcome.incumbent_s;
+  std::optional<race_frame> frame;
+  if (race.with_incumbent && outcome.incumbent_s && *outcome.incumbent_s > 0 && best_s_) {
+    frame = race_frame{*best_s_ / *outcome.incumbent_s, *best_s_ / *outcome.incumbent_s};
+    if (outcome.incumbent_ci_low_s && *outcome.incumbent_ci_low_s > 0 &&
+        *outcome.incumbent_ci_low_s <= *outcome.incumbent_s)
+      frame->high_factor = *best_s_ / *outcome.incumbent_ci_low_s;
+  }
   for (std::size_t i = 0; i < race.ordinals.size(); ++i) {
     auto it = branches_.find({race.iteration, race.ordinals[i]});
     if (it == branches_.end() || it->second.state != branch_state::racing)
       throw std::logic_error("job_driver::measured: branch " + std::to_string(race.ordinals[i]) +
                              " was not racing");
-    it->second.result = in_frame(outcome.branches[i], factor);
+    it->second.result = in_frame(outcome.branches[i], frame);
     it->second.state = branch_state::ended;
   }
   if (phase_complete())

@@ -61,6 +61,7 @@ struct race_outcome {
   std::vector<branch_result> branches;
   std::optional<double> incumbent_s; // the incumbent's median in this race; none: it was not
                                      // raced or did not pass (the others then stand as measured)
+  std::optional<double> incumbent_ci_low_s; // the low end of its median's interval in this race
 };
 
 /// The end of an iteration, for the store, the feed and the job's memory file.

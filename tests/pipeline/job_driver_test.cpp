@@ -115,6 +115,29 @@ TEST(JobDriver, ChallengersAreTimedAgainstTheIncumbentOfTheirOwnRace) {
   EXPECT_EQ(job.best().ordinal, 1);
 }
 
+TEST(JobDriver, AChallengerInsideTheIncumbentsIntervalOfItsRaceIsNotCrowned) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
+  to_first_proposal(job, 1e-3);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  // Two kernels told apart by noise only: the incumbent's median 1.010 ms (interval from 0.990),
+  // the challenger's 0.975 ms (up to 1.005): their intervals overlap. Scaled by the incumbent's
+  // median alone the challenger would read 0.965 ms, high end 0.995 ms < 1 ms, a 3.5% win;
+  // against the incumbent's low end its high end is 1.015 ms, above the best.
+  auto race = job.next_race(false, 0);
+  ASSERT_TRUE(race && race->with_incumbent);
+  race_outcome outcome;
+  outcome.branches.push_back({branch_outcome::passed, 0.975e-3, 0.960e-3, 1.005e-3, "", {}});
+  outcome.incumbent_s = 1.010e-3;
+  outcome.incumbent_ci_low_s = 0.990e-3;
+  job.measured(*race, outcome);
+  auto finished = job.take_finished();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_FALSE(finished[0].champion) << "its interval overlaps the incumbent's in the same race";
+  EXPECT_NEAR(*job.best_s(), 1e-3, 1e-12);
+}
+
 TEST(JobDriver, TheChampionsAblationsAreRacedWithItAndAttributed) {
   job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
   to_first_proposal(job, 1e-3);
