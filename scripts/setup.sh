@@ -21,6 +21,8 @@ packages=(
   # dashboard test drives a headless chromium (28 packages, about 124 MB to download and 16 s to
   # install on a CI runner).
   python3-zmq chromium
+  # tests/architecture reads the include graph with python3 (the folder-cycle check).
+  python3
 )
 
 missing=()
