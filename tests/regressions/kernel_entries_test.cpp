@@ -16,6 +16,7 @@
 #include "gpu/compile/cubin_resources.hpp"
 #include "tests/apps/cli/campaign_fixture.hpp"
 #include "tests/llm/support/loopback_server.hpp"
+#include "tests/llm/chat/scripted_provider.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -137,20 +138,6 @@ TEST_F(KernelEntries, ATemplateEntryWithATunableAndProjectHeadersCompilesEveryPo
                                                       "_Z6scaledILi64EEvPfPKfi"}));
 }
 
-/// A whole chat-completions stream carrying `text` (the OpenAI-compatible wire format).
-void openai_reply(connection& c, std::string_view text) {
-  std::string content;
-  warpforge::json::append_quoted(content, text);
-  c.start_sse();
-  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","model":"scripted",)"
-                   R"("choices":[{"index":0,"delta":{"role":"assistant","content":)" + content +
-                     R"(},"finish_reason":"stop"}]})");
-  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","choices":[],)"
-                   R"("usage":{"prompt_tokens":100,"completion_tokens":50}})");
-  c.send_event("", "[DONE]");
-  c.end_chunked();
-}
-
 /// The reply: one variant of scaled that stages its input in shared memory, still a template of
 /// C++ linkage (its template parameter renamed), including the project's header.
 std::string template_variant_reply() {
@@ -176,7 +163,7 @@ std::string template_variant_reply() {
 TEST_F(KernelEntries, AModelsVariantOfATemplateEntryKeepsItsFormIsCompiledToItsInstantiationAndMeasured) {
   const auto spec = write_project();
   const auto reply = template_variant_reply();
-  loopback_server server{[&](connection& c) { openai_reply(c, reply); }};
+  loopback_server server{[&](connection& c) { warpforge::llm::scripted::openai_reply(c, reply); }};
   const auto campaign = write_llm_campaign_of(spec, server.base_url() + "/v1");
   const auto pid = start({"run", campaign.string()});
   const auto code = wait_exit_within(pid, campaign_deadline);

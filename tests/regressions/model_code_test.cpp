@@ -14,7 +14,7 @@
 #include "tests/llm/support/loopback_server.hpp"
 #include "tests/llm/support/variant_envelope.hpp"
 
-#include "foundation/json/writer.hpp"
+#include "tests/llm/chat/scripted_provider.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -38,20 +38,6 @@ std::string read_text(const fs::path& file) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-/// A whole chat-completions stream carrying `text` (the OpenAI-compatible wire format).
-void openai_reply(connection& c, std::string_view text) {
-  std::string content;
-  warpforge::json::append_quoted(content, text);
-  c.start_sse();
-  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","model":"scripted",)"
-                   R"("choices":[{"index":0,"delta":{"role":"assistant","content":)" + content +
-                     R"(},"finish_reason":"stop"}]})");
-  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","choices":[],)"
-                   R"("usage":{"prompt_tokens":100,"completion_tokens":50}})");
-  c.send_event("", "[DONE]");
-  c.end_chunked();
 }
 
 /// The example's own kernel: a valid answer once the include in front of it is removed.
@@ -116,7 +102,7 @@ TEST_F(ModelCode, AHostFileIncludedThroughEveryBypassIsRefusedAndItsContentsGoNo
     replies.push_back(warpforge::llm::testing::one_variant_envelope(bypass + kernel, "the tile needs a header"));
   }
   // Every request gets the next bypass: the propose of each iteration and each fix_compile after it.
-  loopback_server server{[&](connection& c) { openai_reply(c, replies[c.index() % replies.size()]); }};
+  loopback_server server{[&](connection& c) { warpforge::llm::scripted::openai_reply(c, replies[c.index() % replies.size()]); }};
   const auto campaign = write_llm_campaign("includes", "kind = \"llm\"", server.base_url() + "/v1",
                                            "iterations = 2\nbranches = 4\npatience = 2",
                                            "max_fix_tries = 4\nmax_reasks = 0\n");
@@ -160,7 +146,9 @@ TEST_F(ModelCode, AReplyOfSixtyThousandSpacesOrOverTheBoundIsRefusedAndTheCampai
     warpforge::llm::testing::one_variant_envelope(kernel, "padded") +
       std::string(warpforge::llm::max_reply_bytes, ' '),
     warpforge::llm::testing::one_variant_envelope("// same" + spaces + "\n" + kernel, "the kernel as it is")};
-  loopback_server server{[&](connection& c) { openai_reply(c, replies[std::min(c.index(), replies.size() - 1)]); }};
+  loopback_server server{[&](connection& c) {
+    warpforge::llm::scripted::openai_reply(c, replies[std::min(c.index(), replies.size() - 1)]);
+  }};
   const auto campaign = write_llm_campaign("spaces", "kind = \"llm\"", server.base_url() + "/v1",
                                            "iterations = 1\nbranches = 4\npatience = 2",
                                            "max_fix_tries = 1\nmax_reasks = 2\n");

@@ -11,6 +11,7 @@
 #include "tests/llm/support/loopback_server.hpp"
 
 #include "foundation/json/writer.hpp"
+#include "tests/llm/chat/scripted_provider.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -30,20 +31,6 @@ std::string read_text(const fs::path& file) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-/// A whole chat-completions stream carrying `text` (the OpenAI-compatible wire format).
-void openai_reply(connection& c, std::string_view text) {
-  std::string content;
-  warpforge::json::append_quoted(content, text);
-  c.start_sse();
-  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","model":"scripted",)"
-                   R"("choices":[{"index":0,"delta":{"role":"assistant","content":)" + content +
-                     R"(},"finish_reason":"stop"}]})");
-  c.send_event("", R"({"id":"chatcmpl-test","object":"chat.completion.chunk","choices":[],)"
-                   R"("usage":{"prompt_tokens":100,"completion_tokens":50}})");
-  c.send_event("", "[DONE]");
-  c.end_chunked();
 }
 
 /// One variant of the transpose example's kernel, with its own defines.
@@ -68,7 +55,9 @@ TEST_F(ModelRepeat, AKernelSentAgainIsADuplicateNeitherCompiledNorRacedAndTheNex
     again.replace(at, 3, "\n    "); // re-indented
   const std::vector<std::string> replies{envelope("tiled", kernel, 0), envelope("tiled_again", again, 0),
                                          envelope("padded", kernel, 1)};
-  loopback_server server{[&](connection& c) { openai_reply(c, replies[std::min(c.index(), replies.size() - 1)]); }};
+  loopback_server server{[&](connection& c) {
+    warpforge::llm::scripted::openai_reply(c, replies[std::min(c.index(), replies.size() - 1)]);
+  }};
   const auto campaign = dir / "repeat.toml";
   std::ofstream{campaign} << "name = \"repeat\"\nrun_root = \"" << (dir / "runs").string() << "\"\n"
                           << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/transpose/problem.toml\"\n"
