@@ -38,7 +38,7 @@ messages::profiler_actor::behavior_type profiler(messages::profiler_actor::state
         promise.deliver(self->state.finish(order, none));
         return promise;
       }
-      self->request(worker, caf::infinite, messages::metrics_order{order.ref, order.launch, {}, order.ask_ncu})
+      self->request(worker, caf::infinite, messages::metrics_order{order.ref, order.launch, {}, order.tool})
         .then([self, promise, order](gpu::metric_set& metrics) mutable {
                 promise.deliver(self->state.finish(order, metrics));
               },

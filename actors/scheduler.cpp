@@ -95,7 +95,7 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
                                     });
   for (auto& p : out.profiles)
     send<messages::profiler_actor, pipeline::diagnosis_summary>(self, std::string{profiler_name},
-                                  messages::profile_order{p.ref, p.device, p.launch, p.metrics_path, p.ask_ncu},
+                                  messages::profile_order{p.ref, p.device, p.launch, p.metrics_path, p.tool},
                                   [self, id = p.id](pipeline::diagnosis_summary& s) { self->state.engine->profiled(id, s); });
 }
 
@@ -237,6 +237,11 @@ scheduler(messages::scheduler_actor::stateful_pointer<scheduler_state> self, sch
       flush(self);
       self->delayed_send(self, st.asks.any_due() ? st.options.retry_delay : st.options.tick,
                          messages::tick_atom::value);
+    },
+    [self](messages::gpu_joined& joined) {
+      if (self->state.engine)
+        self->state.engine->gpu_joined(joined.device);
+      flush(self);
     },
     [self](messages::stop_atom) {
       if (self->state.engine && !self->state.engine->finished()) {

@@ -3,6 +3,7 @@
 #include "feed/endpoint.hpp"
 #include "foundation/vocabulary/enum_text.hpp"
 
+#include "config/hosts_spec_toml.hpp"
 #include "config/spec_file.hpp"
 #include "config/toml_reader/reader.hpp"
 
@@ -67,6 +68,18 @@ std::string_view to_string(log_level level) { return vocabulary::word_of(log_lev
 
 std::optional<log_level> log_level_from_string(std::string_view text) {
   return vocabulary::value_of(log_level_words, text);
+}
+
+constexpr vocabulary::enum_word<profile_tool> profile_tool_words[] = {
+    {profile_tool::cupti, "cupti"},
+    {profile_tool::ncu, "ncu"},
+};
+static_assert(vocabulary::covers(profile_tool_words, all_profile_tools));
+
+std::string_view to_string(profile_tool tool) { return vocabulary::word_of(profile_tool_words, tool); }
+
+std::optional<profile_tool> profile_tool_from_string(std::string_view text) {
+  return vocabulary::value_of(profile_tool_words, text);
 }
 
 constexpr vocabulary::enum_word<campaign_kind> campaign_kind_words[] = {
@@ -144,7 +157,7 @@ public:
   void parse(const toml::table& root, campaign_spec& spec) {
     static constexpr std::string_view root_keys[] = {
       "name", "kind", "run_root", "run_dir_mode", "jobs", "gpus", "budget", "proposer", "llm", "feed", "log",
-      "supervision", "calibrate", "deploy", "verify"};
+      "supervision", "calibrate", "deploy", "verify", "profile", "hosts"};
     r_.set_root_keys(root_keys);
     r_.check_keys(root, "", root_keys);
     if (auto name = r_.string(root, "", "name", presence::required)) {
@@ -196,6 +209,15 @@ public:
       if (auto sanitize = r_.boolean(*verify, "verify", "sanitize", presence::optional))
         spec.sanitize_champion = *sanitize;
     }
+    if (const auto* profile = r_.table(root, "", "profile", presence::optional)) {
+      static constexpr std::string_view profile_keys[] = {"tool"};
+      r_.check_keys(*profile, "profile", profile_keys);
+      if (auto tool = r_.enumeration(*profile, "profile", "tool", presence::optional, all_profile_tools,
+                                     &profile_tool_from_string))
+        spec.profiler = *tool;
+    }
+    if (const auto* hosts = r_.table(root, "", "hosts", presence::optional))
+      spec.hosts = read_hosts_table(*hosts, r_);
     if (auto kind = r_.enumeration(root, "", "kind", presence::optional, all_campaign_kinds,
                                    &campaign_kind_from_string))
       spec.kind = *kind;

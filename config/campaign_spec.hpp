@@ -7,6 +7,7 @@
 //   if (!campaign) for (auto& e : campaign.error()) log(to_string(e));
 
 #include "config/defaults.hpp"
+#include "config/hosts_spec.hpp"
 #include "config/problem_spec.hpp"
 #include "config/toml_reader/placed_error.hpp"
 #include "config/supervision_policy.hpp"
@@ -64,6 +65,16 @@ std::string_view to_string(gpu_selection_kind kind);
 std::optional<gpu_selection_kind> gpu_selection_kind_from_string(std::string_view text);
 inline constexpr gpu_selection_kind all_gpu_selection_kinds[] = {gpu_selection_kind::all,
                                                                  gpu_selection_kind::listed};
+
+/// [profile] tool: who reads a profile's hardware counters (docs/measurement.md, "Metrics").
+enum class profile_tool : std::uint8_t {
+  cupti, // the runner's CUPTI and the CUBIN, in the process that races; Nsight Compute only when
+         // CUPTI cannot profile at all (counters restricted, not supported, failed)
+  ncu,   // Nsight Compute's CLI for every profile (~2 s of start-up each; a fallback by choice)
+};
+std::string_view to_string(profile_tool tool);
+std::optional<profile_tool> profile_tool_from_string(std::string_view text);
+inline constexpr profile_tool all_profile_tools[] = {profile_tool::cupti, profile_tool::ncu};
 
 enum class campaign_kind : std::uint8_t {
   optimize,  // make the jobs' kernels faster (the default)
@@ -174,8 +185,11 @@ struct campaign_spec {
   supervision_policy supervision;
   bool sanitize_champion = false; // [verify] sanitize: a champion runs once under
                                   // compute-sanitizer memcheck before it is crowned (slow)
+  profile_tool profiler = profile_tool::cupti; // [profile] tool
   bool deploy_at_end = false; // [deploy] at_end: a finished campaign deploys every job whose
                               // problem declares [deploy] (docs/observe-deploy.md)
+  hosts_spec hosts; // [hosts]: GPU hosts already running, or submitted to Slurm; none: this
+                    // machine's GPUs only (docs/hosts.md)
 
   bool operator==(const campaign_spec&) const = default;
 };

@@ -6,6 +6,7 @@
 // under the same lock. The race travels typed (gpu::race_request, docs/runner-protocol.md); it
 // becomes JSON only inside the runner client, at the process boundary.
 
+#include "config/campaign_spec.hpp"
 #include "gpu/device_report.hpp"
 #include "gpu/profiling/metric_collection.hpp"
 #include "gpu/runner/program_run.hpp"
@@ -216,13 +217,13 @@ struct metrics_order {
   pipeline::branch_ref ref;
   gpu::race_request launch;             // its arguments and seeds, as for a race
   std::vector<std::string> metric_keys; // metric-schema keys; empty: every measured key
-  bool ask_ncu = true;                  // for what CUPTI cannot give (gpu::ncu_supplement)
+  config::profile_tool tool = config::profile_tool::cupti; // who reads the counters ([profile] tool)
   friend bool operator==(const metrics_order&, const metrics_order&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metrics_order& x) {
-  return f(caf::meta::type_name("metrics_order"), x.ref, x.launch, x.metric_keys, x.ask_ncu);
+  return f(caf::meta::type_name("metrics_order"), x.ref, x.launch, x.metric_keys, x.tool);
 }
 
 /// A whole program on the worker's GPU (program mode, gpu/runner/program_run.hpp): run `trials`

@@ -22,13 +22,13 @@ struct profile_order {
   gpu::device_info device;   // the GPU (its worker) to profile on
   gpu::race_request launch;  // kernels[0]: that kernel, with the problem's arguments and seeds
   std::string metrics_path;  // where the metric set is kept (JSON), in the branch's folder
-  bool ask_ncu = true;       // for the metrics CUPTI cannot give: the job's first profile only
+  config::profile_tool tool = config::profile_tool::cupti; // who reads the counters ([profile] tool)
   friend bool operator==(const profile_order&, const profile_order&) = default;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, profile_order& x) {
-  return f(caf::meta::type_name("profile_order"), x.ref, x.device, x.launch, x.metrics_path, x.ask_ncu);
+  return f(caf::meta::type_name("profile_order"), x.ref, x.device, x.launch, x.metrics_path, x.tool);
 }
 
 using profiler_actor = caf::typed_actor<

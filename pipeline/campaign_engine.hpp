@@ -63,7 +63,7 @@ struct profile_dispatch {
   gpu::device_info device;     // where
   gpu::race_request launch;    // its kernel (kernels[0]) with the problem's arguments
   std::string metrics_path;    // where the metric set is kept
-  bool ask_ncu = true;         // the job's first profile: ncu for what CUPTI cannot give
+  config::profile_tool tool = config::profile_tool::cupti; // who reads the counters ([profile] tool)
 };
 
 struct proposal_dispatch {
@@ -109,6 +109,10 @@ public:
   /// diagnose's, ends not_run with the reason). With no healthy GPU left every open job fails,
   /// saying so.
   void gpu_out_of_service(ticket id, int gpu, const std::string& why);
+  /// A GPU joined the running campaign (a remote host's, docs/hosts.md): one out of service under
+  /// that ordinal is back in service, a new one is added to the placement. A GPU of another
+  /// architecture than the campaign compiles for is not taken (a warning says so).
+  void gpu_joined(const gpu::device_info& device);
   /// Looks at the wall-time budget and idle GPUs again.
   void tick();
   /// Ctrl-C: every branch in flight ends interrupted, every open job interrupted; the campaign

@@ -194,13 +194,9 @@ bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
     auto launch = race_request_for(*job, one, false, at);
     launch.kernels = {launch_of(*job, slot, at)};
     const auto folder = branch_folder(setup_.run_dir, job->setup.name, b.iteration, b.ordinal);
-    // ncu's ~2 s start-up for the SASS and launch metrics CUPTI cannot give, once per job in a
-    // campaign (the baseline's profile: where coalescing and occupancy are worth knowing);
-    // later champions get CUPTI's counters alone. diagnose and bench always ask.
-    const bool ask_ncu = setup_.mode != campaign_mode::optimize || job->profiles_sent++ == 0;
     out_.profiles.push_back({t, ref_of(*job, b.iteration, b.ordinal), gpu.device, std::move(launch),
                              (folder / ("metrics-gpu" + std::to_string(gpu.device.ordinal) + ".json")).string(),
-                             ask_ncu});
+                             setup_.spec.profiler});
     feed::detail leased;
     leased.add("profile", true);
     if (job->setup.configs.size() > 1)

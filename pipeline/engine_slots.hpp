@@ -37,7 +37,6 @@ struct campaign_engine::job_slot {
   std::set<std::int64_t> iterations_started;         // iteration_started sent
   std::set<std::int64_t> iterations_ended;           // recorded finished (or, at the job's end, failed)
   std::optional<profile_plan> pending_profile;       // asked of the plan, waiting for a GPU
-  std::size_t profiles_sent = 0;                     // the first asks ncu for what CUPTI lacks
   std::string problem_id;                            // the tuner cache's identity of the problem
   bool closed = false;                               // its end is recorded
   std::string failed_earlier;                        // why it failed in an earlier run (resume)

@@ -312,5 +312,23 @@ TEST(CampaignSpec, VerifySanitizeSetsSanitizeChampionAndIsOffByDefault) {
   EXPECT_NE(testing::find_error(wrong.error(), "verify.sanitize"), nullptr) << to_string(wrong.error());
 }
 
+TEST(CampaignSpec, ProfileToolIsCuptiByDefaultNcuOnRequestAndAnythingElseIsAnErrorAtTheKey) {
+  const std::string job = "[[jobs]]\nproblem = \"valid_problem.toml\"\n";
+  auto plain = parse_campaign("name = \"p\"\n" + job, fixture("minimal.toml"));
+  ASSERT_TRUE(plain.has_value()) << to_string(plain.error());
+  EXPECT_EQ(plain->profiler, profile_tool::cupti);
+  auto ncu = parse_campaign("name = \"p\"\n" + job + "[profile]\ntool = \"ncu\"\n", fixture("minimal.toml"));
+  ASSERT_TRUE(ncu.has_value()) << to_string(ncu.error());
+  EXPECT_EQ(ncu->profiler, profile_tool::ncu);
+  auto unknown = parse_campaign("name = \"p\"\n" + job + "[profile]\ntool = \"nsys\"\n", fixture("minimal.toml"));
+  ASSERT_FALSE(unknown.has_value());
+  const auto* error = testing::find_error(unknown.error(), "profile.tool");
+  ASSERT_NE(error, nullptr) << to_string(unknown.error());
+  EXPECT_NE(to_string(unknown.error()).find("cupti"), std::string::npos) << "the error names the choices";
+  auto typo = parse_campaign("name = \"p\"\n" + job + "[profile]\ntools = \"ncu\"\n", fixture("minimal.toml"));
+  ASSERT_FALSE(typo.has_value());
+  EXPECT_NE(testing::find_error(typo.error(), "profile.tools"), nullptr) << to_string(typo.error());
+}
+
 } // namespace
 } // namespace warpforge::config

@@ -169,7 +169,7 @@ TEST_F(MessagesSerialization, RacesAndTheirResultsRoundTripWithEveryOptionalAndV
 
   gpu::metric_set metrics{gpu::metric_source::ncu, {{"dram_throughput", 0.915}}, "ncu fallback"};
   expect_round_trip(metrics);
-  expect_round_trip(profile_order{{"c", "j", 1, 0}, reply.device, sample_race(), "metrics-gpu1.json", false});
+  expect_round_trip(profile_order{{"c", "j", 1, 0}, reply.device, sample_race(), "metrics-gpu1.json", config::profile_tool::ncu});
 }
 
 TEST_F(MessagesSerialization, CampaignAndStoreMessagesRoundTrip) {

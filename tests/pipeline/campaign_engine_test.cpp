@@ -93,7 +93,7 @@ struct answering_loop {
   bool time_scales_with_size = false;          // a kernel's time x its first buffer's Mi elements
   std::vector<std::uint64_t> raced_elements;   // per race request: its first buffer's elements
   std::vector<std::vector<std::string>> raced_cubins; // per race request: its kernels' CUBINs
-  std::map<std::string, std::vector<bool>> ncu_asked_by_job; // per profile, in order
+  std::map<std::string, std::vector<config::profile_tool>> tool_by_job; // per profile, in order
   std::set<int> out_of_service;                // GPUs whose worker answers out of service
   std::vector<std::pair<std::int64_t, std::size_t>> memory_sent; // per proposal: memory_from, entries
 
@@ -194,7 +194,7 @@ struct answering_loop {
       for (auto& r : out.races)
         answer_race(r);
       for (auto& p : out.profiles) {
-        ncu_asked_by_job[p.ref.job].push_back(p.ask_ncu);
+        tool_by_job[p.ref.job].push_back(p.tool);
         answer_profile(p.id);
       }
       if (out.empty())
@@ -305,15 +305,28 @@ TEST_F(CampaignEngine, EachGpuIsLeasedAndReleasedInTurnForRacesAndProfilesAlike)
   }
   EXPECT_EQ(races, loop.races);
   EXPECT_EQ(profiles, loop.profiles);
-  std::size_t most_profiles = 0;
-  for (const auto& [job, asked] : loop.ncu_asked_by_job)
-    most_profiles = std::max(most_profiles, asked.size());
-  EXPECT_GE(most_profiles, 2u) << "a job profiled more than one champion";
-  for (const auto& [job, asked] : loop.ncu_asked_by_job) {
-    ASSERT_FALSE(asked.empty());
-    EXPECT_TRUE(asked.front()) << job << ": the first profile asks ncu for what CUPTI cannot give";
-    for (std::size_t i = 1; i < asked.size(); ++i)
-      EXPECT_FALSE(asked[i]) << job << ": profile " << i + 1 << " spares ncu's start-up";
+}
+
+// [profile] tool reaches every profile order: CUPTI by default (no ncu start-up in the steady
+// state), Nsight Compute for every profile when the spec asks for it.
+TEST_F(CampaignEngine, EveryProfileIsReadByTheToolTheSpecNames) {
+  for (const auto tool : config::all_profile_tools) {
+    auto s = setup(3, 2);
+    if (tool == config::profile_tool::ncu)
+      s.spec = *config::parse_campaign(s.spec.raw_text + "[profile]\ntool = \"ncu\"\n", dir / "campaign.toml");
+    ASSERT_EQ(s.spec.profiler, tool);
+    campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+    engine.start();
+    answering_loop loop{engine};
+    loop.run();
+    ASSERT_TRUE(engine.finished());
+    std::size_t most_profiles = 0;
+    for (const auto& [job, tools] : loop.tool_by_job) {
+      most_profiles = std::max(most_profiles, tools.size());
+      for (std::size_t i = 0; i < tools.size(); ++i)
+        EXPECT_EQ(tools[i], tool) << job << ": profile " << i + 1;
+    }
+    EXPECT_GE(most_profiles, 2u) << "a job profiled more than one champion";
   }
 }
 

@@ -210,8 +210,9 @@ TEST_F(EngineGate, a_fresh_remeasure_whose_gpu_goes_out_of_service_is_raced_whol
   std::map<std::pair<std::int64_t, std::int64_t>, int> ended;
   for (const auto& o : outcomes()) {
     ++ended[{o.key.iteration, o.key.ordinal}];
-    if (o.key.ordinal != 0 || o.key.iteration != 1)
+    if (o.key.ordinal != 0 || o.key.iteration != 1) {
       EXPECT_EQ(o.outcome, branch_outcome::suspicious) << o.key.iteration << "/" << o.key.ordinal << ": " << o.detail;
+    }
   }
   for (const auto& [key, n] : ended)
     EXPECT_EQ(n, 1) << key.first << "/" << key.second;
