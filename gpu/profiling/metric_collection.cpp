@@ -118,16 +118,12 @@ metric_set metric_set_from(metric_source source, const profile_result& result, c
   return set;
 }
 
-metric_set collect_metrics(profile_request launch, const std::vector<std::string>& keys, counter_source& cupti,
-                           counter_source* ncu, const diagnosis::metric_schema& schema, ncu_supplement supplement) {
-  const auto selection = nsight_names_for(keys, schema);
-  if (selection.names.empty()) {
-    std::string unknown;
-    for (const auto& key : selection.unknown_keys)
-      unknown += (unknown.empty() ? "" : ", ") + key;
-    return nothing("no metric to collect: not keys of the metric schema: " + unknown);
-  }
-  launch.metrics = selection.names;
+namespace {
+
+// Tool cupti: the runner for everything; ncu for the gaps when `supplement` asks, and for
+// everything when CUPTI cannot profile at all.
+metric_set cupti_first(const profile_request& launch, const nsight_selection& selection, counter_source& cupti,
+                       counter_source* ncu, const diagnosis::metric_schema& schema, ncu_supplement supplement) {
   auto attempt = cupti.collect(launch);
   if (attempt && attempt->status == profile_status::ok) {
     auto result = std::move(*attempt);
@@ -165,6 +161,45 @@ metric_set collect_metrics(profile_request launch, const std::vector<std::string
   if (fallback && fallback->status == profile_status::ok)
     return metric_set_from(ncu->kind(), *fallback, selection, schema, cupti_note + "; values from the ncu fallback");
   return nothing(cupti_note + "; ncu: " + describe(fallback));
+}
+
+// Tool ncu: Nsight Compute for everything; the runner's CUPTI when ncu is not here or cannot
+// profile at all.
+metric_set ncu_first(const profile_request& launch, const nsight_selection& selection, counter_source& cupti,
+                     counter_source* ncu, const diagnosis::metric_schema& schema) {
+  std::string ncu_note;
+  if (ncu == nullptr) {
+    ncu_note = "[profile] tool = \"ncu\", but ncu was not found on PATH or in the CUDA home's bin/";
+  } else {
+    auto attempt = ncu->collect(launch);
+    if (attempt && attempt->status == profile_status::ok)
+      return metric_set_from(ncu->kind(), *attempt, selection, schema, attempt->note);
+    ncu_note = "ncu: " + describe(attempt);
+    if (!ncu->worth_a_second_opinion(attempt))
+      return nothing(ncu_note + "; no CUPTI fallback: the kernel itself failed under the profiler");
+  }
+  auto fallback = cupti.collect(launch);
+  if (fallback && fallback->status == profile_status::ok)
+    return metric_set_from(cupti.kind(), *fallback, selection, schema, ncu_note + "; values from the runner's CUPTI");
+  return nothing(ncu_note + "; CUPTI: " + describe(fallback));
+}
+
+} // namespace
+
+metric_set collect_metrics(profile_request launch, const std::vector<std::string>& keys, counter_source& cupti,
+                           counter_source* ncu, const diagnosis::metric_schema& schema, ncu_supplement supplement,
+                           config::profile_tool tool) {
+  const auto selection = nsight_names_for(keys, schema);
+  if (selection.names.empty()) {
+    std::string unknown;
+    for (const auto& key : selection.unknown_keys)
+      unknown += (unknown.empty() ? "" : ", ") + key;
+    return nothing("no metric to collect: not keys of the metric schema: " + unknown);
+  }
+  launch.metrics = selection.names;
+  if (tool == config::profile_tool::ncu)
+    return ncu_first(launch, selection, cupti, ncu, schema);
+  return cupti_first(launch, selection, cupti, ncu, schema, supplement);
 }
 
 } // namespace warpforge::gpu

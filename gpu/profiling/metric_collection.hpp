@@ -1,19 +1,27 @@
 #pragma once
 // Which counters a profile needs and where they come from (docs/measurement.md, "Metrics"): the
 // request's metric-schema keys become Nsight names (a derived key asks for the measured metrics
-// its formula reads; no keys: every measured key of the schema), the runner's CUPTI range
-// profiler collects them, and when it cannot (counters_unavailable, not_supported, failed, the
-// runner could not answer) Nsight Compute is asked instead, when it is here. Not when the kernel
-// itself faulted or hung under the profiler: ncu would see the same. When CUPTI answers but
-// leaves metrics out (the range profiler has no SASS-patching smsp__sass_* metrics and no
-// launch__* attributes), ncu is asked for just those, and the source stays cupti with the note
-// saying how many ncu supplied. Values come back in schema units; the note says why any
-// requested metric has no value. Clocks are never locked, by either source.
+// its formula reads; no keys: every measured key of the schema), and the primary tool collects
+// them ([profile] tool, config::profile_tool):
+//   cupti (default): the runner answers everything itself: CUPTI's range profiler for the
+//     counters, CUPTI's SASS Metrics API for the smsp__sass_* metrics, the CUBIN and the driver
+//     for the launch__* attributes. Nsight Compute is asked only when CUPTI cannot profile at all
+//     (counters_unavailable, not_supported, failed, the runner could not answer), when it is
+//     here; not when the kernel itself faulted or hung under the profiler (ncu would see the
+//     same). With ncu_supplement::ask, metrics CUPTI left without a value (a chip whose SASS
+//     metrics lack a counter) are asked of ncu too; the source stays cupti and the note says how
+//     many ncu supplied.
+//   ncu: Nsight Compute for everything (~2 s of start-up per profile); CUPTI only when ncu is not
+//     here or cannot profile at all, named in the note.
+// Values come back in schema units; the note says why any requested metric has no value. Clocks
+// are never locked, by either source.
 //
 //   cupti_source cupti{[&](const profile_request& r) { return keeper.profile(r, timeout); }};
 //   auto ncu = ncu_source::locate(options);                  // nullopt: no ncu here
-//   metric_set set = collect_metrics(request, keys, cupti, ncu ? &*ncu : nullptr);
+//   metric_set set = collect_metrics(request, keys, cupti, ncu ? &*ncu : nullptr, schema,
+//                                    ncu_supplement::skip, config::profile_tool::cupti);
 
+#include "config/campaign_spec.hpp"
 #include "diagnosis/metric_schema.hpp"
 #include "diagnosis/ncu_csv.hpp"
 #include "foundation/expected/expected.hpp"
@@ -102,19 +110,19 @@ nsight_selection nsight_names_for(const std::vector<std::string>& keys, const di
 metric_set metric_set_from(metric_source source, const profile_result& result, const nsight_selection& selection,
                            const diagnosis::metric_schema& schema, std::string note);
 
-/// Whether ncu is asked for the metrics CUPTI answered without (the SASS-patching smsp__sass_*
-/// and the launch__* attributes). ncu costs about 2 s of fixed start-up per profile, however few
-/// metrics (measured on an H100), so a campaign asks for them once per job (docs/campaigns.md).
+/// With tool cupti: whether ncu is asked for the metrics CUPTI answered without a value. The
+/// runner answers every metric of the schema on chips whose CUPTI has the SASS counters
+/// (docs/measurement.md), so on those ncu is never started either way.
 enum class ncu_supplement : std::uint8_t {
-  ask,  // CUPTI's values, then ncu for the rest
+  ask,  // CUPTI's values, then ncu for any CUPTI left without a value
   skip, // CUPTI's values alone; the rest are named in the note as not collected
 };
 
 /// The policy above. `launch.run` is the launch to profile; its `metrics` are replaced by the
-/// selection. `ncu` may be null (no fallback here); it stays the fallback when CUPTI cannot
-/// profile at all, whatever `supplement` says.
+/// selection. `ncu` may be null (not installed). `supplement` applies to tool cupti only.
 metric_set collect_metrics(profile_request launch, const std::vector<std::string>& keys, counter_source& cupti,
                            counter_source* ncu, const diagnosis::metric_schema& schema,
-                           ncu_supplement supplement = ncu_supplement::ask);
+                           ncu_supplement supplement = ncu_supplement::ask,
+                           config::profile_tool tool = config::profile_tool::cupti);
 
 } // namespace warpforge::gpu

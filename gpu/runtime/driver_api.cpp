@@ -33,6 +33,7 @@ expected<driver_api, call_error> load() {
                  fetch("cuFuncGetAttribute", api.func_get_attribute),
                  fetch("cuLaunchKernel", api.launch_kernel),
                  fetch("cuCtxGetCurrent", api.ctx_get_current),
+                 fetch("cuOccupancyMaxActiveBlocksPerMultiprocessor", api.occupancy_max_active_blocks),
                  fetch("cuGetErrorName", api.get_error_name),
                  fetch("cuGetErrorString", api.get_error_string)})
     if (!r)

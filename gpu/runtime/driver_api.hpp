@@ -24,6 +24,8 @@ struct driver_api {
   decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
   decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr; // the context CUPTI profiles
+  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy_max_active_blocks =
+    nullptr; // cross-checks the launch attributes (launch_attributes.hpp)
   decltype(&::cuGetErrorName) get_error_name = nullptr;
   decltype(&::cuGetErrorString) get_error_string = nullptr;
 

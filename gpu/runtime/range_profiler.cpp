@@ -3,6 +3,9 @@
 #include "gpu/runtime/single_launch.hpp"
 #include "gpu/runtime/counter_probe.hpp"
 #include "gpu/runtime/cuda_call.hpp"
+#include "gpu/runtime/launch_attributes.hpp"
+#include "gpu/runtime/sass_aggregates.hpp"
+#include "gpu/runtime/sass_metrics.hpp"
 
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -385,6 +388,132 @@ void evaluate_all(const metric_config& config, const std::vector<std::uint8_t>& 
   }
 }
 
+// The range profiler's part: steps 4-7 for `metrics` (no launch__ or smsp__sass_ name), their
+// values and gaps into `result`, its passes and remarks into `remarks`. A profile_result: the
+// profile ends with it (a CUPTI failure, the kernel failed).
+std::optional<profile_result> run_range_profiler(const profile_request& request, const std::vector<std::string>& metrics,
+                                                 single_launch& candidate, CUcontext context, const chip_info& chip,
+                                                 profile_result& result, std::string& remarks) {
+  // 4. Host object and config image.
+  auto config = build_config(chip, metrics, result.missing);
+  if (!config) {
+    auto failed = from_cupti_failure(request, config.error(), "configuring the metrics");
+    failed.missing = std::move(result.missing);
+    return failed;
+  }
+  if (config->metrics.empty()) {
+    remarks += "; the range profiler knows none of its " + std::to_string(metrics.size()) + " metrics";
+    return std::nullopt;
+  }
+
+  // 5. Range profiler, counter data, configuration.
+  auto range = enable_range_profiler(context);
+  if (!range)
+    return from_cupti_failure(request, range.error(), "enabling the range profiler");
+  auto counter_data = make_counter_data(range->get(), config->metrics);
+  if (!counter_data)
+    return from_cupti_failure(request, counter_data.error(), "creating the counter data image");
+  if (auto r = set_config(range->get(), *config, *counter_data, request.replay); !r)
+    return from_cupti_failure(request, r.error(), "setting the range profiler's configuration");
+
+  // 6. The passes. Kernel replay submits every pass in one start/stop; user replay needs one
+  // start/launch/stop per pass, each from the same inputs.
+  const auto& run = request.run;
+  const std::size_t pass_limit = config->passes + 1;
+  std::size_t launches = 0;
+  bool all_submitted = false;
+  while (!all_submitted && launches < pass_limit) {
+    if (request.replay == profile_replay::user && launches > 0)
+      if (auto f = candidate.refresh())
+        return from_candidate_failure(request, *f);
+    if (auto r = start(range->get()); !r)
+      return from_cupti_failure(request, r.error(), "starting pass " + std::to_string(launches));
+    if (auto r = launch_and_wait(candidate); !r)
+      return from_candidate_failure(
+        request, cuda_failure(r.error(), "kernel 0 '" + run.kernels.front().entry + "' under the profiler (pass " +
+                                           std::to_string(launches) + ")"));
+    auto stopped = stop(range->get());
+    if (!stopped)
+      return from_cupti_failure(request, stopped.error(), "stopping pass " + std::to_string(launches));
+    all_submitted = *stopped;
+    ++launches;
+  }
+  if (!all_submitted)
+    return make_profile(request, profile_status::failed,
+                        "CUPTI still wanted passes after " + std::to_string(launches) +
+                          " launches; the config image announced " + std::to_string(config->passes));
+
+  // 7. Decode and evaluate.
+  CUpti_RangeProfiler_DecodeData_Params decode{};
+  decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+  decode.pRangeProfilerObject = range->get();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerDecodeData(&decode)); !r)
+    return from_cupti_failure(request, r.error(), "decoding the counter data");
+  CUpti_RangeProfiler_GetCounterDataInfo_Params info{};
+  info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+  info.pCounterDataImage = counter_data->data();
+  info.counterDataImageSize = counter_data->size();
+  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerGetCounterDataInfo(&info)); !r)
+    return from_cupti_failure(request, r.error(), "reading the counter data");
+  if (info.numTotalRanges == 0)
+    return make_profile(request, profile_status::failed, "the counter data holds no range: the launch was not profiled");
+  evaluate_all(*config, *counter_data, result);
+
+  result.passes = static_cast<std::uint32_t>(config->passes);
+  remarks += "; auto range, " + std::string{to_string(request.replay)} + " replay, " + std::to_string(launches) +
+             " launch(es)";
+  if (decode.numOfRangeDropped > 0)
+    remarks += "; " + std::to_string(decode.numOfRangeDropped) + " range(s) dropped";
+  if (info.numTotalRanges > profiled_ranges)
+    remarks += "; " + std::to_string(info.numTotalRanges) + " ranges recorded, range 0 used";
+  return std::nullopt;
+}
+
+// The launch attributes among `names`, from the CUBIN and the launch (launch_attributes.hpp).
+void answer_launch_attributes(const std::vector<std::string>& names, const single_launch& candidate,
+                              profile_result& result, std::string& remarks) {
+  auto attributes = read_launch_attributes(candidate.kernel);
+  if (!attributes) {
+    for (const auto& name : names)
+      result.missing[name] = "launch attributes: " + attributes.error();
+    return;
+  }
+  std::map<std::string, double> all;
+  for (const auto& [name, value] : nsight_values(attributes->occupancy))
+    all.emplace(name, value);
+  for (const auto& name : names)
+    result.values[name] = all.at(name);
+  if (!attributes->note.empty())
+    remarks += "; " + attributes->note;
+}
+
+// The SASS aggregates among `names`, from one patched launch (sass_metrics.hpp). A profile_result:
+// the kernel failed under patching.
+std::optional<profile_result> answer_sass_aggregates(const profile_request& request, const std::vector<std::string>& names,
+                                                     single_launch& candidate, CUcontext context, const chip_info& chip,
+                                                     profile_result& result, std::string& remarks) {
+  auto sums = collect_sass_counters(context, chip.name, sass_counters_for(names),
+                                    [&] { return launch_and_wait(candidate); });
+  if (!sums && sums.error().in_launch)
+    return from_candidate_failure(request, cuda_failure(sums.error().error, "kernel 0 '" +
+                                                                              request.run.kernels.front().entry +
+                                                                              "' under SASS patching"));
+  if (!sums) {
+    for (const auto& name : names)
+      result.missing[name] = "CUPTI SASS metrics, " + sums.error().step + ": " + sums.error().error.to_string();
+    return std::nullopt;
+  }
+  auto evaluated = evaluate_sass_aggregates(names, sums->totals, sums->chip_counters);
+  for (auto& [name, value] : evaluated.values)
+    result.values[name] = value;
+  for (auto& [name, why] : evaluated.missing)
+    result.missing[name] = std::move(why);
+  remarks += "; SASS metrics: 1 patched launch, " + std::to_string(sums->records) + " instruction records";
+  if (sums->functions.size() > 1)
+    remarks += ", " + std::to_string(sums->functions.size()) + " functions patched (all counted)";
+  return std::nullopt;
+}
+
 } // namespace
 
 expected<profile_result, std::string> profile_candidate(const profile_request& request) {
@@ -400,14 +529,12 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   const device_session* device = &(*workspace)->device();
 
   // 1. Counter access: a restricted driver or an unsupported device is an answer.
-  auto verdict = probe_counter_access(0, read_profiling_restriction(),
-                                      static_cast<std::uint32_t>(::geteuid()));
+  auto verdict = probe_counter_access(0, read_profiling_restriction(), static_cast<std::uint32_t>(::geteuid()));
   if (verdict.access == counter_access::restricted_admin_only)
     return make_profile(request, profile_status::counters_unavailable,
                         "counter access check: " + verdict.reason + "; " + counter_permission_hint);
   if (verdict.access == counter_access::unsupported)
-    return make_profile(request, profile_status::not_supported,
-                        "counter access check: " + verdict.reason);
+    return make_profile(request, profile_status::not_supported, "counter access check: " + verdict.reason);
 
   // 2. The kernel, as run_race prepares it.
   single_launch candidate;
@@ -418,92 +545,39 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   CUcontext context = nullptr;
   if (auto r = WARPFORGE_GPU_CALL(device->api->ctx_get_current(&context)); !r || !context)
     return make_profile(request, profile_status::failed,
-                        "cuCtxGetCurrent: " + (r ? std::string{"no current context"}
-                                                 : r.error().to_string()));
+                        "cuCtxGetCurrent: " + (r ? std::string{"no current context"} : r.error().to_string()));
   if (auto init = cupti_profiler_initialized(); !init)
     return from_cupti_failure(request, init.error(), "initializing the CUPTI profiler");
   auto chip = read_chip(context);
   if (!chip)
     return from_cupti_failure(request, chip.error(), "reading the chip and counter availability");
 
-  // 4. Host object and config image.
+  // Each name goes to the source that answers it: the launch attributes, the SASS metrics, the
+  // range profiler for the rest.
+  std::vector<std::string> launch_names, sass_names, counter_names;
+  for (const auto& metric : request.metrics)
+    (is_launch_attribute(metric) ? launch_names : is_sass_aggregate(metric) ? sass_names : counter_names)
+      .push_back(metric);
+
   profile_result result = make_profile(request, profile_status::ok, "");
-  auto config = build_config(*chip, request.metrics, result.missing);
-  if (!config) {
-    auto failed = from_cupti_failure(request, config.error(), "configuring the metrics");
-    failed.missing = std::move(result.missing);
-    return failed;
-  }
-  if (config->metrics.empty()) {
-    result.status = profile_status::not_supported;
-    result.note = "none of the requested metrics can be collected on chip " + chip->name +
-                  " (see missing)";
-    return result;
-  }
-
-  // 5. Range profiler, counter data, configuration.
-  auto range = enable_range_profiler(context);
-  if (!range)
-    return from_cupti_failure(request, range.error(), "enabling the range profiler");
-  auto counter_data = make_counter_data(range->get(), config->metrics);
-  if (!counter_data)
-    return from_cupti_failure(request, counter_data.error(), "creating the counter data image");
-  if (auto r = set_config(range->get(), *config, *counter_data, request.replay); !r)
-    return from_cupti_failure(request, r.error(), "setting the range profiler's configuration");
-
-  // 6. The passes. Kernel replay submits every pass in one start/stop; user replay needs one
-  // start/launch/stop per pass, each from the same inputs.
-  const std::size_t pass_limit = config->passes + 1;
-  std::size_t launches = 0;
-  bool all_submitted = false;
-  while (!all_submitted && launches < pass_limit) {
-    if (request.replay == profile_replay::user && launches > 0)
+  std::string remarks = "chip " + chip->name;
+  if (!launch_names.empty())
+    answer_launch_attributes(launch_names, candidate, result, remarks);
+  if (!counter_names.empty())
+    if (auto end = run_range_profiler(request, counter_names, candidate, context, *chip, result, remarks))
+      return *end;
+  if (!sass_names.empty()) {
+    if (!counter_names.empty()) // the range profiler's launches changed the outputs (and maybe inputs)
       if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
-    if (auto r = start(range->get()); !r)
-      return from_cupti_failure(request, r.error(), "starting pass " + std::to_string(launches));
-    if (auto r = launch_and_wait(candidate); !r)
-      return from_candidate_failure(
-        request, cuda_failure(r.error(), "kernel 0 '" + run.kernels.front().entry +
-                                           "' under the profiler (pass " +
-                                           std::to_string(launches) + ")"));
-    auto stopped = stop(range->get());
-    if (!stopped)
-      return from_cupti_failure(request, stopped.error(),
-                                "stopping pass " + std::to_string(launches));
-    all_submitted = *stopped;
-    ++launches;
+    if (auto end = answer_sass_aggregates(request, sass_names, candidate, context, *chip, result, remarks))
+      return *end;
   }
-  if (!all_submitted)
-    return make_profile(request, profile_status::failed,
-                        "CUPTI still wanted passes after " + std::to_string(launches) +
-                          " launches; the config image announced " +
-                          std::to_string(config->passes));
-
-  // 7. Decode and evaluate.
-  CUpti_RangeProfiler_DecodeData_Params decode{};
-  decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
-  decode.pRangeProfilerObject = range->get();
-  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerDecodeData(&decode)); !r)
-    return from_cupti_failure(request, r.error(), "decoding the counter data");
-  CUpti_RangeProfiler_GetCounterDataInfo_Params info{};
-  info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
-  info.pCounterDataImage = counter_data->data();
-  info.counterDataImageSize = counter_data->size();
-  if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerGetCounterDataInfo(&info)); !r)
-    return from_cupti_failure(request, r.error(), "reading the counter data");
-  if (info.numTotalRanges == 0)
-    return make_profile(request, profile_status::failed,
-                        "the counter data holds no range: the launch was not profiled");
-  evaluate_all(*config, *counter_data, result);
-
-  result.passes = static_cast<std::uint32_t>(config->passes);
-  result.note = "chip " + chip->name + ", auto range, " + std::string{to_string(request.replay)} +
-                " replay, " + std::to_string(launches) + " launch(es); clocks not locked";
-  if (decode.numOfRangeDropped > 0)
-    result.note += "; " + std::to_string(decode.numOfRangeDropped) + " range(s) dropped";
-  if (info.numTotalRanges > profiled_ranges)
-    result.note += "; " + std::to_string(info.numTotalRanges) + " ranges recorded, range 0 used";
+  result.note = remarks + "; clocks not locked";
+  if (result.values.empty()) {
+    result.status = profile_status::not_supported;
+    result.note = "none of the requested metrics can be collected on chip " + chip->name + " (see missing); " + remarks;
+  }
   return result;
 }
 

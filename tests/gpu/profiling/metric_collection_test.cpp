@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 namespace warpforge::gpu {
@@ -150,6 +151,75 @@ TEST(CollectMetrics, WithoutNcuTheNoteSaysWhereItWasLookedFor) {
   auto set = collect_metrics({}, {"duration"}, cupti, nullptr, schema);
   EXPECT_TRUE(set.values.empty());
   EXPECT_NE(set.note.find("ncu not found on PATH or in the CUDA home's bin/"), std::string::npos) << set.note;
+}
+
+
+TEST(CollectMetrics, ToolCuptiNeverStartsNcuWhenCuptiAnswersEveryMetric) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  // What the runner answers now: counters, a launch attribute and a SASS aggregate.
+  scripted_source cupti{metric_source::cupti, ok_with({{"gpu__time_duration.sum", 1000.0},
+                                                       {"launch__registers_per_thread", 32.0},
+                                                       {"smsp__sass_inst_executed_op_local_ld.sum", 0.0}})};
+  scripted_source ncu{metric_source::ncu, ok_with({{"gpu__time_duration.sum", 9.0}})};
+  for (auto supplement : {ncu_supplement::ask, ncu_supplement::skip}) {
+    auto set = collect_metrics({}, {"duration", "registers_per_thread", "local_load_instructions"}, cupti, &ncu, schema,
+                               supplement, config::profile_tool::cupti);
+    EXPECT_EQ(set.source, metric_source::cupti);
+    auto values = by_key(set);
+    EXPECT_DOUBLE_EQ(values.at("registers_per_thread"), 32.0);
+    EXPECT_DOUBLE_EQ(values.at("local_load_instructions"), 0.0);
+    EXPECT_EQ(set.note.find("no value"), std::string::npos) << set.note;
+  }
+  EXPECT_TRUE(ncu.asked.empty());
+  EXPECT_EQ(cupti.asked.size(), 2u);
+}
+
+TEST(CollectMetrics, ToolNcuAsksNcuForEverythingAndNotCupti) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  scripted_source cupti{metric_source::cupti, ok_with({{"gpu__time_duration.sum", 1000.0}})};
+  scripted_source ncu{metric_source::ncu, ok_with({{"gpu__time_duration.sum", 3000.0},
+                                                   {"launch__registers_per_thread", 40.0}})};
+  auto set = collect_metrics({}, {"duration", "registers_per_thread"}, cupti, &ncu, schema, ncu_supplement::skip,
+                             config::profile_tool::ncu);
+  EXPECT_EQ(set.source, metric_source::ncu);
+  EXPECT_TRUE(cupti.asked.empty());
+  ASSERT_EQ(ncu.asked.size(), 1u);
+  const std::vector<std::string> both{"gpu__time_duration.sum", "launch__registers_per_thread"};
+  std::vector<std::string> asked = ncu.asked[0];
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, both);
+  EXPECT_DOUBLE_EQ(by_key(set).at("duration"), 3e-6);
+  EXPECT_DOUBLE_EQ(by_key(set).at("registers_per_thread"), 40.0);
+}
+
+TEST(CollectMetrics, ToolNcuFallsBackToCuptiWhenNcuIsMissingOrCannotProfile) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  scripted_source cupti{metric_source::cupti, ok_with({{"gpu__time_duration.sum", 1000.0}})};
+  auto absent = collect_metrics({}, {"duration"}, cupti, nullptr, schema, ncu_supplement::skip, config::profile_tool::ncu);
+  EXPECT_EQ(absent.source, metric_source::cupti);
+  EXPECT_NE(absent.note.find("tool = \"ncu\", but ncu was not found"), std::string::npos) << absent.note;
+
+  profile_result busy;
+  busy.status = profile_status::failed;
+  busy.note = "ERR_NVGPUCTRBUSY";
+  scripted_source ncu{metric_source::ncu, busy};
+  auto set = collect_metrics({}, {"duration"}, cupti, &ncu, schema, ncu_supplement::skip, config::profile_tool::ncu);
+  EXPECT_EQ(set.source, metric_source::cupti);
+  EXPECT_NE(set.note.find("ncu: failed: ERR_NVGPUCTRBUSY; values from the runner's CUPTI"), std::string::npos)
+    << set.note;
+  EXPECT_EQ(cupti.asked.size(), 2u);
+}
+
+TEST(CollectMetrics, ToolNcuDoesNotReprofileAKernelThatFailedUnderNcu) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  profile_result faulted;
+  faulted.status = profile_status::failed;
+  faulted.runner_exits = true;
+  scripted_source cupti{metric_source::cupti, ok_with({{"gpu__time_duration.sum", 1000.0}})};
+  scripted_source ncu{metric_source::ncu, faulted};
+  auto set = collect_metrics({}, {"duration"}, cupti, &ncu, schema, ncu_supplement::skip, config::profile_tool::ncu);
+  EXPECT_FALSE(set.source.has_value());
+  EXPECT_TRUE(cupti.asked.empty());
 }
 
 } // namespace
