@@ -16,11 +16,13 @@ namespace {
 using toml_reader::presence;
 
 constexpr std::array<std::string_view, 1> root_keys{"parameter"};
-constexpr std::array<std::string_view, 13> parameter_keys{
+constexpr std::array<std::string_view, 15> parameter_keys{
     "name",        "category", "unit",          "priority",           "technique", "depends_on",
     "description", "range",    "expected_sass", "validation_metrics", "known",     "method",
-    "rederive"};
+    "rederive",    "literature", "literature_not_found"};
 constexpr std::array<std::string_view, 3> known_keys{"arch", "value", "source"};
+constexpr std::array<std::string_view, 6> literature_keys{"figure", "arch",   "gpu",
+                                                          "value",  "method", "source"};
 constexpr std::array<std::string_view, 3> rederive_keys{"count", "over", "scale"};
 
 std::vector<std::string> plain(std::optional<std::vector<toml_reader::placed_string>> strings) {
@@ -69,6 +71,33 @@ std::vector<known_value> read_known(toml_reader::reader& reader, const toml::tab
   return out;
 }
 
+// literature = [ { figure, arch, gpu, value, method, source }, ... ]: studies' figures.
+std::vector<published_value> read_literature(toml_reader::reader& reader, const toml::table& entry,
+                                             const std::string& path) {
+  std::vector<published_value> out;
+  const auto* list = reader.array(entry, path, "literature", presence::optional);
+  if (list == nullptr)
+    return out;
+  for (std::size_t index = 0; index < list->size(); ++index) {
+    const std::string key = toml_reader::index_key(path + ".literature", index);
+    const auto* table = (*list)[index].as_table();
+    if (table == nullptr) {
+      reader.wrong_type((*list)[index], key, "a table { figure, arch, gpu, value, method, source }");
+      continue;
+    }
+    reader.check_keys(*table, key, literature_keys);
+    published_value figure;
+    figure.figure = reader.string(*table, key, "figure", presence::required).value_or("");
+    figure.arch = reader.string(*table, key, "arch", presence::required).value_or("");
+    figure.gpu = reader.string(*table, key, "gpu", presence::required).value_or("");
+    figure.value = reader.number(*table, key, "value", presence::required).value_or(0);
+    figure.method = reader.string(*table, key, "method", presence::required).value_or("");
+    figure.source = reader.string(*table, key, "source", presence::required).value_or("");
+    out.push_back(std::move(figure));
+  }
+  return out;
+}
+
 // rederive = { count = "...", over = "...", scale = 1.0 }: the value from the launch's counters.
 std::optional<counter_formula> read_rederive(toml_reader::reader& reader, const toml::table& entry,
                                              const std::string& path) {
@@ -107,6 +136,9 @@ parameter read_parameter(toml_reader::reader& reader, const toml::table& entry,
   out.known = read_known(reader, entry, path);
   out.method = reader.string(entry, path, "method", presence::optional).value_or("");
   out.rederive = read_rederive(reader, entry, path);
+  out.literature = read_literature(reader, entry, path);
+  out.literature_not_found =
+      reader.string(entry, path, "literature_not_found", presence::optional).value_or("");
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include "foundation/expected/expected.hpp"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -56,6 +57,23 @@ struct known_value {
   bool operator==(const known_value&) const = default;
 };
 
+/// A figure published by a microbenchmark study, set beside the warpforge figure measured the
+/// same way. Not a known value: it never decides a status (papers measure latencies with loops
+/// and clocks of their own, so only the figure of the same method compares).
+struct published_value {
+  std::string figure; // the warpforge figure it compares with: "value", "raw_chase", "index_chase"
+  std::string arch;   // "sm_90"
+  std::string gpu;    // the card the source measured ("H100 SXM")
+  double value = 0;   // in the parameter's unit
+  std::string method; // how the source measured it (its loop, clock, data layout)
+  std::string source; // the citation: where the number stands
+
+  bool operator==(const published_value&) const = default;
+};
+
+/// The figures a latency benchmark reports besides its value (RESULT lines of the same names).
+inline constexpr std::array<std::string_view, 3> published_figures{"value", "raw_chase", "index_chase"};
+
 /// How a parameter's value is recomputed from the counters of its benchmark's own measured launch
 /// (engine/counter_check): count x scale / over, with a byte or time counter first put in bytes
 /// or seconds. "bytes / seconds x 1e-9" is GB/s; "thread instructions / SM cycles summed over
@@ -87,6 +105,8 @@ struct parameter {
   // a clocked chase per step or a window over thousands of steps); "" when the technique says it.
   std::string method;
   std::optional<counter_formula> rederive;  // the value recomputed from counters; none: not re-derivable
+  std::vector<published_value> literature;  // microbenchmark studies' figures, each with its method
+  std::string literature_not_found;         // where none was found: which sources were searched
   std::uint32_t line = 0;          // where its [[parameter]] starts in its file (1-based); 0: built
                                    // in code
 
@@ -127,7 +147,10 @@ inline constexpr std::string_view built_in_catalog_file = "<builtin>/calibrate/d
 /// with a larger priority number than its dependent, a duplicate name, a name not [a-z0-9_], an
 /// empty unit / technique / description / validation_metrics / source / arch, expected_sass empty
 /// at priority 1-3 (those have built-in benchmarks), priority 0 or above 4, two known values for
-/// one arch. Empty when the catalog is sound.
+/// one arch, a literature figure other than value / raw_chase / index_chase or without its
+/// method or source, a memory latency or cache size (a cache_hierarchy or shared_memory entry in
+/// cycles, KiB or MiB) without its method or without any published figure (known, literature)
+/// or a literature_not_found saying what was searched. Empty when the catalog is sound.
 std::vector<std::string> self_check(const catalog& parameters);
 
 /// The value published for `arch` ("sm_90"); an "sm_90a" target matches "sm_90" (the suffix only

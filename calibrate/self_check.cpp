@@ -88,6 +88,28 @@ void check_range_and_known(const parameter& p, problems& out) {
   }
 }
 
+// A memory latency or a cache size: the figures whose value depends on how it is measured.
+bool is_memory_latency_or_size(const parameter& p) {
+  return (p.group == category::cache_hierarchy || p.group == category::shared_memory) &&
+         (p.unit == "cycles" || p.unit == "KiB" || p.unit == "MiB");
+}
+
+void check_literature(const parameter& p, problems& out) {
+  for (const auto& figure : p.literature) {
+    if (std::find(published_figures.begin(), published_figures.end(), figure.figure) ==
+        published_figures.end())
+      out.add(p, "literature figure '" + figure.figure + "' is not value, raw_chase or index_chase");
+    if (figure.method.empty() || figure.source.empty() || figure.arch.empty() || figure.gpu.empty())
+      out.add(p, "a literature figure lacks its method, source, arch or gpu");
+  }
+  if (!is_memory_latency_or_size(p))
+    return;
+  if (p.method.empty())
+    out.add(p, "a memory latency or cache size needs its method");
+  if (p.known.empty() && p.literature.empty() && p.literature_not_found.empty())
+    out.add(p, "no published figure (known, literature) and no literature_not_found saying what was searched");
+}
+
 void check_dependencies(const catalog& parameters, const parameter& p, problems& out) {
   std::set<std::string_view> seen;
   for (const auto& name : p.depends_on) {
@@ -164,6 +186,7 @@ std::vector<std::string> self_check(const catalog& parameters) {
       out.add(p, "duplicate name (first at line " + std::to_string(it->second) + ")");
     check_fields(p, out);
     check_range_and_known(p, out);
+    check_literature(p, out);
     check_dependencies(parameters, p, out);
   }
   cycle_finder{parameters}.run(out);

@@ -32,6 +32,10 @@ benchmark_output read_output(const std::string& stdout_text) {
       if (out.raw_chase_cycles)
         note(out, "more than one RESULT raw_chase_cycles");
       out.raw_chase_cycles = number;
+    } else if (name == "index_chase_cycles") {
+      if (out.index_chase_cycles)
+        note(out, "more than one RESULT index_chase_cycles");
+      out.index_chase_cycles = number;
     } else if (name == "sm_clock_mhz") {
       out.sm_clock_mhz = number;
     } else if (name == "curve_x") {

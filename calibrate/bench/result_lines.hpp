@@ -7,7 +7,10 @@
 //   curve_x, curve_y  one point of a sweep (working-set bytes or the sweep's x -> cycles); a
 //                 curve_x is always followed by its curve_y in the same line
 //   raw_chase_cycles  a latency benchmark's second figure: the median step of a chase timed by a
-//                 clock64 pair per step, the published p-chase tables' method (at most one)
+//                 clock64 pair per step, chasing pointers (no address arithmetic; at most one)
+//   index_chase_cycles  a latency benchmark's third figure: the same clocked steps chasing
+//                 32-bit indices, j = A[j] (index-to-address arithmetic in every step), the
+//                 published p-chase tables' method (at most one)
 // Other names are allowed and ignored.
 
 #include <optional>
@@ -27,10 +30,11 @@ struct benchmark_output {
   std::optional<double> sm_clock_mhz;         // MHz
   std::vector<benchmark_curve_point> curve;   // in printed order
   std::optional<double> raw_chase_cycles;     // cycles; latency benchmarks only
+  std::optional<double> index_chase_cycles;   // cycles; latency benchmarks only
   std::string problem;                        // empty when the output is usable; else what is wrong
 };
 
-/// Reads a trial's stdout. A malformed RESULT line, a second value or raw chase figure, a curve_x without its
+/// Reads a trial's stdout. A malformed RESULT line, a second value, raw or index chase figure, a curve_x without its
 /// curve_y, a missing value, or a clock <= 0 is a `problem` (the parts that could be read are
 /// still filled in).
 benchmark_output read_output(const std::string& stdout_text);

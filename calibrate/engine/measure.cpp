@@ -98,6 +98,8 @@ trial_harvest harvest_trials(const std::vector<trial_output>& outputs) {
     harvest.trials.push_back(trial{*read.value, read.sm_clock_mhz.value_or(0.0)});
     if (read.raw_chase_cycles)
       harvest.raw_chase_cycles.push_back(*read.raw_chase_cycles);
+    if (read.index_chase_cycles)
+      harvest.index_chase_cycles.push_back(*read.index_chase_cycles);
     std::vector<curve_point> curve;
     for (const auto& point : read.curve)
       curve.push_back(curve_point{point.x, point.y});
@@ -156,21 +158,49 @@ std::vector<curve_point> representative_curve(const trial_harvest& harvest, doub
 }
 
 std::vector<std::string> method_notes(const parameter& what, const trial_harvest& harvest,
-                                      const std::vector<curve_point>& curve) {
+                                      const std::vector<curve_point>& curve, std::string_view arch) {
   std::vector<std::string> out;
   if (!what.method.empty())
     out.push_back("method: " + what.method);
-  if (!harvest.raw_chase_cycles.empty()) {
-    std::vector<double> raw = harvest.raw_chase_cycles;
-    std::sort(raw.begin(), raw.end());
-    const std::size_t n = raw.size();
-    const double median = n % 2 == 1 ? raw[n / 2] : (raw[n / 2 - 1] + raw[n / 2]) / 2;
+  const auto median_of = [](std::vector<double> figures) -> std::optional<double> {
+    if (figures.empty())
+      return std::nullopt;
+    std::sort(figures.begin(), figures.end());
+    const std::size_t n = figures.size();
+    return n % 2 == 1 ? figures[n / 2] : (figures[n / 2 - 1] + figures[n / 2]) / 2;
+  };
+  const auto number = [](double value) {
     char text[48];
-    std::snprintf(text, sizeof text, "%.4g", median);
-    out.push_back(std::string{"raw chase (a clock64 pair around each load, the published p-chase tables' "
-                              "method): "} + text + " " + what.unit + ", median of " + std::to_string(n) +
-                  " trial(s)");
+    std::snprintf(text, sizeof text, "%.4g", value);
+    return std::string{text};
+  };
+  const auto raw = median_of(harvest.raw_chase_cycles), index = median_of(harvest.index_chase_cycles);
+  if (raw)
+    out.push_back("raw pointer chase (a clock64 pair around each dependent load, no address arithmetic): " +
+                  number(*raw) + " " + what.unit + ", median of " +
+                  std::to_string(harvest.raw_chase_cycles.size()) + " trial(s)");
+  if (index)
+    out.push_back("index chase (j = A[j], one clock64 window around the hops, loop and address arithmetic "
+                  "included: the figure the published tables compare with): " +
+                  number(*index) + " " + what.unit + ", median of " +
+                  std::to_string(harvest.index_chase_cycles.size()) + " trial(s)");
+  const std::string base = base_arch(arch);
+  bool cited = false;
+  for (const auto& figure : what.literature) {
+    if (!arch.empty() && figure.arch != base)
+      continue;
+    cited = true;
+    std::string note = "published " + figure.figure + " figure: " + number(figure.value) + " " + what.unit +
+                       " on " + figure.gpu + " (" + figure.method + "; " + figure.source + ")";
+    const std::optional<double> ours = figure.figure == "index_chase" ? index
+                                       : figure.figure == "raw_chase" ? raw
+                                                                      : std::optional<double>{};
+    if (ours)
+      note += "; warpforge's " + figure.figure + " " + number(*ours) + " " + what.unit;
+    out.push_back(std::move(note));
   }
+  if (!cited && !what.literature_not_found.empty())
+    out.push_back("published figures: not found (" + what.literature_not_found + ")");
   if (const double unit = bytes_per(what.unit); unit > 0 && !curve.empty())
     if (auto onset = find_onset(curve))
       out.push_back(describe_onset(*onset, unit, what.unit) + " (the representative trial's curve)");
@@ -299,7 +329,7 @@ void trials_step(const measure_request& request, const built_benchmark& built, b
   }
   out.value = out.stats.median;
   out.curve = representative_curve(harvest, out.stats.median);
-  const auto how = method_notes(*request.what, harvest, out.curve);
+  const auto how = method_notes(*request.what, harvest, out.curve, out.arch);
   out.notes.insert(out.notes.end(), how.begin(), how.end());
   out.counter_verdict = request.what->validation_metrics.empty()
                           ? "not validated: the catalog lists no validation metric"

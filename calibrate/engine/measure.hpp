@@ -49,6 +49,7 @@ struct trial_harvest {
   std::vector<trial> trials;                    // one per trial that gave a value
   std::vector<std::vector<curve_point>> curves; // the same trials' sweeps (possibly empty each)
   std::vector<double> raw_chase_cycles;         // the latency benchmarks' raw chase figure, per trial that printed one
+  std::vector<double> index_chase_cycles;       // their index chase figure, likewise
   std::vector<std::string> notes;               // trials that failed or printed nothing usable
   std::optional<status> failure;                // set when no trial gave a value: why
 };
@@ -68,11 +69,13 @@ void apply_knees(const parameter& what, trial_harvest& harvest);
 /// The sweep of the trial whose value is nearest the median (the raw curve the report keeps).
 std::vector<curve_point> representative_curve(const trial_harvest& harvest, double median);
 
-/// The notes that say how a value was measured, beside it: the catalog's method, the raw chase
-/// figure (median over the trials that printed one) and, for a cache size, the knee's position
-/// and sharpness on `curve`. Empty when there is nothing to add.
+/// The notes that say how a value was measured, beside it: the catalog's method, the raw pointer
+/// chase and index chase figures (medians over the trials that printed one), the published
+/// figures for `arch` ("sm_90a" matches "sm_90") each with its method, source and the warpforge
+/// figure of the same method beside it (or the catalog's literature_not_found), and, for a cache
+/// size, the knee's position and sharpness on `curve`. Empty when there is nothing to add.
 std::vector<std::string> method_notes(const parameter& what, const trial_harvest& harvest,
-                                      const std::vector<curve_point>& curve);
+                                      const std::vector<curve_point>& curve, std::string_view arch = "");
 
 struct measure_request {
   const parameter* what = nullptr;      // from the catalog

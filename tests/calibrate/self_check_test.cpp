@@ -21,13 +21,15 @@ struct entry {
   std::string description = "what it is";
   std::string expected_sass = "[\"FFMA\"]";
   std::string metrics = "[\"smsp__inst_executed_pipe_fma.sum\"]";
+  std::string category = "instruction_latency";
+  std::string extra = ""; // more lines (method, literature, ...)
 
   std::string text() const {
-    return "[[parameter]]\nname = \"" + name + "\"\ncategory = \"instruction_latency\"\nunit = \"" +
+    return "[[parameter]]\nname = \"" + name + "\"\ncategory = \"" + category + "\"\nunit = \"" +
            unit + "\"\npriority = " + std::to_string(priority) + "\ntechnique = \"" + technique +
            "\"\ndepends_on = " + depends_on + "\nrange = " + range +
            "\nexpected_sass = " + expected_sass + "\nvalidation_metrics = " + metrics +
-           "\ndescription = \"" + description + "\"\nknown = " + known + "\n\n";
+           "\ndescription = \"" + description + "\"\nknown = " + known + "\n" + extra + "\n";
   }
 };
 
@@ -54,6 +56,30 @@ TEST(CalibrateSelfCheck, ASoundCatalogHasNoProblem) {
   entry b{.name = "b", .depends_on = "[\"a\"]",
           .known = "[ { arch = \"sm_90\", value = 4.0, source = \"[X]\" } ]"};
   EXPECT_TRUE(check({entry{}, b}).empty());
+}
+
+TEST(CalibrateSelfCheck, AMemoryLatencyNeedsItsMethodAndACitationOrWhatWasSearched) {
+  entry bare{.category = "cache_hierarchy"};
+  const auto problems = check({bare});
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("needs its method"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("literature_not_found"), std::string::npos) << problems[1];
+  entry searched{.category = "cache_hierarchy",
+                 .extra = "method = \"one window\"\nliterature_not_found = \"papers unread\"\n"};
+  EXPECT_TRUE(check({searched}).empty());
+  entry cited{.category = "shared_memory",
+              .extra = "method = \"one window\"\nliterature = [ { figure = \"index_chase\", arch = \"sm_90\", "
+                       "gpu = \"H100\", value = 30.0, method = \"j = A[j]\", source = \"[Y]\" } ]\n"};
+  EXPECT_TRUE(check({cited}).empty());
+}
+
+TEST(CalibrateSelfCheck, ALiteratureFigureNamesAFigureWarpforgeReportsAndItsMethod) {
+  entry odd{.extra = "literature = [ { figure = \"bulk\", arch = \"sm_90\", gpu = \"H100\", value = 30.0, "
+                     "method = \"\", source = \"[Y]\" } ]\n"};
+  const auto problems = check({odd});
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("'bulk' is not value, raw_chase or index_chase"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("lacks its method"), std::string::npos) << problems[1];
 }
 
 TEST(CalibrateSelfCheck, AKnownValueOutsideItsOwnRangeIsFlaggedWithItsPlace) {

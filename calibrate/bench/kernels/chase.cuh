@@ -17,6 +17,12 @@
 //            stored to shared memory between the two reads, as the published fine-grained
 //            p-chase tables time it (Jia et al., arXiv:1804.06826; Luo et al., arXiv:2402.13499);
 //            the median step: the "raw chase" figure, which includes a clock read and a store.
+//   index    (wf_index_chase): j = A[j] over 32-bit indices, one clock64 window around N
+//            dependent hops of a loop that is not unrolled, as published latency tables' loops
+//            are written (for (i = 0; i < n; i++) j = A[j]): every hop turns the index into an
+//            address (base + 4 x j) before its load and runs the loop's counter, compare and
+//            branch; cycles / hops, loop and address arithmetic included: the "index chase"
+//            figure, the one to set beside those tables.
 #include "common.cuh"
 
 #include <numeric>
@@ -217,9 +223,83 @@ static wf_chase_result wf_chase_working_set(std::size_t bytes, int steps,
   return wf_chase<CacheAll>(nodes, count, wf_shuffled_order(count), steps, true, 0, mode);
 }
 
-// A latency benchmark's two figures: the value (bulk: overhead removed) and, beside it, the raw
-// clocked chase (RESULT raw_chase_cycles, the figure the published tables compare with).
-static void wf_print_latency(const wf_chase_result& bulk, const wf_chase_result& clocked) {
+// The index chase: 32-bit words, node i's index word at word i x wf_node_slots x 2 (32 bytes
+// apart, as the pointer chase's nodes), each holding the word index of the next node of `order`.
+template <bool CacheAll>
+__device__ __forceinline__ unsigned wf_index_load(const unsigned* words, unsigned j) {
+  unsigned next;
+  if (CacheAll)
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(next) : "l"(words + j));
+  else
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(next) : "l"(words + j));
+  return next;
+}
+
+constexpr std::size_t wf_node_words = wf_node_bytes / sizeof(unsigned);
+
+__global__ void wf_link_index_ring(unsigned* words, const unsigned* order, std::size_t count) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < count)
+    words[order[i] * wf_node_words] = order[(i + 1) % count] * static_cast<unsigned>(wf_node_words);
+}
+
+// Thread 0 runs `steps` hops j = words[j] in one clock64 window; the loop is kept rolled (one
+// index-to-address computation, load, counter, compare and branch per hop).
+template <bool CacheAll>
+__global__ void wf_index_chase_kernel(const unsigned* words, std::size_t span_nodes, unsigned start,
+                                      int steps, bool warm, unsigned* sink, wf_window* window) {
+  unsigned seen = 0;
+  if (warm)
+    for (std::size_t i = threadIdx.x; i < span_nodes; i += blockDim.x)
+      seen ^= wf_index_load<CacheAll>(words, static_cast<unsigned>(i * wf_node_words));
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned j = start;
+    const wf_window_start begin = wf_open_window();
+#pragma unroll 1
+    for (int s = 0; s < steps; ++s)
+      j = wf_index_load<CacheAll>(words, j);
+    *window = wf_close_window(begin);
+    seen ^= j;
+  }
+  sink[threadIdx.x] = seen;
+}
+
+// The index chase over `order` within a span of `span_nodes` nodes: cycles per hop over `steps`
+// hops. Warmed first when `warm`; the L2 flushed by writing `flush_bytes` elsewhere when non-zero.
+template <bool CacheAll>
+static double wf_index_chase(std::size_t span_nodes, const std::vector<unsigned>& order, int steps,
+                             bool warm, std::size_t flush_bytes = 0) {
+  wf_buffer<unsigned> words(span_nodes * wf_node_words);
+  wf_buffer<unsigned> device_order(order.size());
+  WF_CHECK(cudaMemcpy(device_order.data, order.data(), order.size() * sizeof(unsigned),
+                      cudaMemcpyHostToDevice));
+  wf_link_index_ring<<<static_cast<int>((order.size() + 255) / 256), 256>>>(words.data, device_order.data,
+                                                                           order.size());
+  wf_sync_kernel("linking the index ring");
+  if (flush_bytes > 0) {
+    wf_buffer<unsigned char> flush(flush_bytes);
+    wf_sync_kernel("flushing the L2");
+  }
+  auto kernel = wf_index_chase_kernel<CacheAll>;
+  WF_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  wf_buffer<unsigned> sink(1024);
+  wf_buffer<wf_window> window(1);
+  kernel<<<1, 1024>>>(words.data, span_nodes, order[0] * static_cast<unsigned>(wf_node_words), steps,
+                      warm, sink.data, window.data);
+  wf_sync_kernel("the index chase");
+  const wf_window measured = window.to_host()[0];
+  if (measured.cycles <= 0 || steps <= 0)
+    wf_fail("the index chase measured no cycles");
+  return static_cast<double>(measured.cycles) / steps;
+}
+
+// A latency benchmark's three figures: the value (bulk: overhead removed) and, beside it, the
+// raw clocked pointer chase (RESULT raw_chase_cycles) and the clocked index chase (RESULT
+// index_chase_cycles, the figure the published tables compare with).
+static void wf_print_latency(const wf_chase_result& bulk, const wf_chase_result& clocked,
+                             double index_cycles) {
   wf_print_result(bulk.cycles_per_step, wf_clock_mhz({bulk.window}));
   std::printf("RESULT: raw_chase_cycles=%.6g\n", clocked.cycles_per_step);
+  std::printf("RESULT: index_chase_cycles=%.6g\n", index_cycles);
 }

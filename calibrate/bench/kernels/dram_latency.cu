@@ -3,7 +3,8 @@
 // every step misses L1 and L2 (kernels/chase.cuh). Includes the TLB lookups a random access
 // sees. The value: 8192 steps in one clock64 window, cycles / steps (overhead removed); RESULT
 // raw_chase_cycles: after a second flush, the median of 512 steps each timed by its own clock64
-// pair (the published tables' method).
+// pair (a pointer chase); RESULT index_chase_cycles: after a third flush, 8192 hops j = A[j] over
+// 32-bit indices in one clock64 window, the loop not unrolled (the published tables' method).
 #include "chase.cuh"
 
 int main() {
@@ -15,5 +16,6 @@ int main() {
   const wf_chase_result bulk = wf_chase<false>(nodes, span_nodes, order, 8192, false, flush_bytes);
   const wf_chase_result clocked = wf_chase<false>(nodes, span_nodes, order, 0, false, flush_bytes,
                                                   wf_chase_mode::clocked);
-  wf_print_latency(bulk, clocked);
+  const double index = wf_index_chase<false>(span_nodes, order, 8192, false, flush_bytes);
+  wf_print_latency(bulk, clocked, index);
 }

@@ -71,6 +71,18 @@ TEST(calibrate_bench_result_lines, empty_output_has_no_value) {
   EXPECT_EQ(read_output("").problem, "no RESULT value");
 }
 
+TEST(calibrate_bench_result_lines, reads_a_latencys_index_chase_figure_apart_from_the_raw_one) {
+  const auto out = read_output("RESULT: value=32 sm_clock_mhz=1980\nRESULT: raw_chase_cycles=35\n"
+                               "RESULT: index_chase_cycles=39\n");
+  ASSERT_TRUE(out.index_chase_cycles);
+  EXPECT_DOUBLE_EQ(*out.index_chase_cycles, 39);
+  EXPECT_DOUBLE_EQ(*out.raw_chase_cycles, 35);
+  EXPECT_TRUE(out.problem.empty());
+  const auto twice = read_output("RESULT: value=32 sm_clock_mhz=1980\nRESULT: index_chase_cycles=39\n"
+                                 "RESULT: index_chase_cycles=40\n");
+  EXPECT_EQ(twice.problem, "more than one RESULT index_chase_cycles");
+}
+
 TEST(calibrate_bench_result_lines, reads_a_latencys_raw_chase_figure_and_refuses_a_second) {
   const auto out = read_output("# ring seed: 123\nRESULT: value=32.0031 sm_clock_mhz=1980\n"
                                "RESULT: raw_chase_cycles=41\n");

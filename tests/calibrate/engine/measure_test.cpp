@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <unistd.h>
 
@@ -270,12 +271,67 @@ TEST(method_notes, state_the_method_and_the_raw_chase_median_of_a_latency) {
   l1.method = "one window over 32768 loads";
   trial_harvest harvest;
   harvest.raw_chase_cycles = {41, 43, 42};
+  harvest.index_chase_cycles = {39, 39.5};
   const auto notes = method_notes(l1, harvest, {});
-  ASSERT_EQ(notes.size(), 2u);
+  ASSERT_EQ(notes.size(), 3u);
   EXPECT_EQ(notes[0], "method: one window over 32768 loads");
-  EXPECT_EQ(notes[1], "raw chase (a clock64 pair around each load, the published p-chase tables' method): 42 cycles, "
-                      "median of 3 trial(s)");
+  EXPECT_EQ(notes[1], "raw pointer chase (a clock64 pair around each dependent load, no address arithmetic): "
+                      "42 cycles, median of 3 trial(s)");
+  EXPECT_EQ(notes[2], "index chase (j = A[j], one clock64 window around the hops, loop and address arithmetic "
+                      "included: the figure the published tables compare with): 39.25 cycles, median of 2 trial(s)");
   EXPECT_TRUE(method_notes(testing::test_parameter("x"), trial_harvest{}, {}).empty());
+}
+
+TEST(method_notes, set_a_published_figure_beside_the_warpforge_figure_of_the_same_method) {
+  parameter l2 = testing::test_parameter("l2_hit_latency");
+  l2.unit = "cycles";
+  l2.literature = {{"index_chase", "sm_90", "H100 SXM", 291, "j = A[j], 2^25 hops", "a README, row H100"},
+                   {"index_chase", "sm_80", "A100 SXM", 210, "j = A[j], 2^25 hops", "a README, row A100"}};
+  l2.literature_not_found = "papers unread";
+  trial_harvest harvest;
+  harvest.index_chase_cycles = {290.8};
+  const auto notes = method_notes(l2, harvest, {}, "sm_90a");
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1], "published index_chase figure: 291 cycles on H100 SXM (j = A[j], 2^25 hops; a README, "
+                      "row H100); warpforge's index_chase 290.8 cycles");
+  // Another arch's figures stay out; with none for the arch, the search is reported.
+  const auto elsewhere = method_notes(l2, harvest, {}, "sm_75");
+  EXPECT_EQ(elsewhere.back(), "published figures: not found (papers unread)");
+}
+
+// Every memory latency and cache size of the built-in catalog renders its method and either a
+// published figure naming its source or what was searched.
+TEST(method_notes, every_memory_latency_and_cache_size_renders_its_method_and_citation) {
+  const auto built = catalog::built_in();
+  ASSERT_TRUE(built) << built.error();
+  int checked = 0;
+  for (const auto& p : built->parameters()) {
+    const bool latency_or_size = (p.group == category::cache_hierarchy || p.group == category::shared_memory) &&
+                                 (p.unit == "cycles" || p.unit == "KiB" || p.unit == "MiB");
+    if (!latency_or_size)
+      continue;
+    ++checked;
+    trial_harvest harvest;
+    harvest.index_chase_cycles = {1};
+    const auto notes = method_notes(p, harvest, {}, "sm_90a");
+    ASSERT_FALSE(notes.empty()) << p.name;
+    EXPECT_EQ(notes[0], "method: " + p.method) << p.name;
+    EXPECT_FALSE(p.method.empty()) << p.name;
+    const auto cited = std::find_if(notes.begin(), notes.end(), [](const std::string& note) {
+      return note.starts_with("published ") || note.starts_with("published figures: not found (");
+    });
+    const bool has_known = known_for(p, "sm_90").has_value();
+    EXPECT_TRUE(cited != notes.end() || has_known) << p.name << ": no citation and no published value";
+    for (const auto& figure : p.literature) {
+      if (figure.arch != "sm_90")
+        continue;
+      const bool rendered = std::any_of(notes.begin(), notes.end(), [&](const std::string& note) {
+        return note.find(figure.source) != std::string::npos && note.find(figure.method) != std::string::npos;
+      });
+      EXPECT_TRUE(rendered) << p.name << ": " << figure.source;
+    }
+  }
+  EXPECT_EQ(checked, 7); // smem, l1 hit, l1 size, l2 hit, l2 size, l2 partition, dram
 }
 
 TEST(method_notes, give_a_cache_sizes_knee_position_and_width) {
