@@ -98,12 +98,17 @@ std::optional<double> job_progress::champion_speedup() const {
   return *baseline_time_s / *champion_time_s;
 }
 
-double gpu_activity::busy_share(double since, double now_ts) const {
+double gpu_activity::occupied_share(double since, double now_ts) const {
   const double span = now_ts - since;
   if (span <= 0.0)
     return 0.0;
   const double open = leased_ts ? std::max(0.0, now_ts - *leased_ts) : 0.0;
-  return std::clamp((busy_s + open) / span, 0.0, 1.0);
+  return std::clamp((occupied_s + open) / span, 0.0, 1.0);
+}
+
+double gpu_activity::busy_share(double since, double now_ts) const {
+  const double span = now_ts - since;
+  return span <= 0.0 ? 0.0 : std::clamp(kernel_s / span, 0.0, 1.0);
 }
 
 campaign_view::campaign_view(campaign_view_options options) : options_(options) {}
@@ -227,14 +232,16 @@ void campaign_view::apply_to_gpu(gpu_activity& gpu, const event& e, const detail
   switch (e.type) {
     case event_type::gpu_leased:
       if (gpu.leased_ts) // a lease never released (an event lost for good): close it here
-        gpu.busy_s += std::max(0.0, e.ts - *gpu.leased_ts);
+        gpu.occupied_s += std::max(0.0, e.ts - *gpu.leased_ts);
       gpu.leased_ts = e.ts;
       ++gpu.leases;
       break;
     case event_type::gpu_released:
       if (gpu.leased_ts)
-        gpu.busy_s += std::max(0.0, e.ts - *gpu.leased_ts);
+        gpu.occupied_s += std::max(0.0, e.ts - *gpu.leased_ts);
       gpu.leased_ts.reset();
+      if (auto kernel = number_of(detail, "kernel_s"); kernel && *kernel > 0.0)
+        gpu.kernel_s += *kernel;
       break;
     case event_type::runner_failed: gpu.out_of_service = true; break;
     case event_type::runner_started: gpu.out_of_service = false; break;
@@ -267,7 +274,7 @@ bool campaign_view::apply(const event& e) {
       // Nothing runs after the end: a lease whose release never came (a profile's, say) ends here.
       for (auto& [index, gpu] : gpus_)
         if (gpu.leased_ts) {
-          gpu.busy_s += std::max(0.0, e.ts - *gpu.leased_ts);
+          gpu.occupied_s += std::max(0.0, e.ts - *gpu.leased_ts);
           gpu.leased_ts.reset();
         }
     };

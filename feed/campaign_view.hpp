@@ -128,12 +128,17 @@ struct gpu_activity {
   std::string summary;                  // its key detail, e.g. "1.234 ms" or a failure reason
   double since_ts = 0.0;                // when it happened, unix time [s]
   std::optional<double> leased_ts;      // the open lease's start, unix time [s]; none: not leased
-  double busy_s = 0.0;                  // time under closed leases [s]
+  double occupied_s = 0.0;              // time under closed leases [s]
+  double kernel_s = 0.0;                // GPU time of the kernels its released races ran
+                                        // (gpu_released's kernel_s) [s]
   std::uint64_t leases = 0;             // leases begun
   bool out_of_service = false;          // runner_failed: no more work for the rest of the campaign
 
-  /// Share of [since_ts, now_ts] this GPU was leased (the open lease counted up to now_ts),
-  /// 0..1 (1.0 = 100 %).
+  /// "occupied" (docs/report.md, "Throughput"): the share of [since, now_ts] this GPU was leased
+  /// to a race or a profile (the open lease counted up to now_ts), 0..1 (1.0 = 100 %).
+  double occupied_share(double since, double now_ts) const;
+  /// "busy": the share of [since, now_ts] the GPU executed kernels (kernel time over wall time).
+  /// A race's kernel time arrives with its release, so an open lease adds nothing yet.
   double busy_share(double since, double now_ts) const;
 };
 

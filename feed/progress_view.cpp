@@ -30,7 +30,7 @@ job_counts count_jobs(const campaign_view& view) {
   return counts;
 }
 
-std::size_t gpus_busy(const campaign_view& view) {
+std::size_t gpus_leased(const campaign_view& view) {
   return static_cast<std::size_t>(std::count_if(view.gpus().begin(), view.gpus().end(),
                                                 [](const auto& entry) { return entry.second.leased_ts.has_value(); }));
 }
@@ -115,7 +115,7 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
                   " running, " + std::to_string(counts.finished) + " finished, " +
                   std::to_string(counts.failed) + " failed)  candidates measured " +
                   std::to_string(counts.measured) + ", failed " + std::to_string(counts.branch_failures) +
-                  "  GPUs leased " + std::to_string(gpus_busy(view)) + "/" + std::to_string(view.gpus().size()));
+                  "  GPUs leased " + std::to_string(gpus_leased(view)) + "/" + std::to_string(view.gpus().size()));
 
   std::size_t name_width = 0;
   for (const auto& job : view.jobs())
@@ -128,8 +128,11 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
   const double since = campaign ? campaign->started_ts : view.first_ts().value_or(context.now_ts);
   const double until = campaign && campaign->ended_ts ? *campaign->ended_ts : context.now_ts;
   for (const auto& [index, gpu] : view.gpus()) {
-    std::string line = "  GPU " + std::to_string(index) + "  occupied " +
-                       pad(format_percent(gpu.busy_share(since, until)), 6) + "  ";
+    // busy and occupied as docs/report.md defines them ("Throughput"), the same words as the
+    // end-of-run table, status and the dashboard.
+    std::string line = "  GPU " + std::to_string(index) + "  busy " +
+                       pad(format_percent(gpu.busy_share(since, until)), 6) + "  occupied " +
+                       pad(format_percent(gpu.occupied_share(since, until)), 6) + "  ";
     if (gpu.out_of_service)
       line += "out of service (its runner failed)";
     else if (gpu.leased_ts) {
@@ -200,7 +203,7 @@ std::string render_progress_summary(const campaign_view& view, const progress_co
                      ": jobs " + std::to_string(counts.running) + " running, " +
                      std::to_string(counts.finished) + " finished, " + std::to_string(counts.failed) +
                      " failed; " + std::to_string(counts.measured) + " candidates measured; GPUs leased " +
-                     std::to_string(gpus_busy(view)) + "/" + std::to_string(view.gpus().size());
+                     std::to_string(gpus_leased(view)) + "/" + std::to_string(view.gpus().size());
   if (campaign) {
     if (auto budget = context.wall_budget_s ? context.wall_budget_s : campaign->wall_budget_s)
       line += "; wall budget left " + format_duration(*budget - (context.now_ts - campaign->started_ts));

@@ -228,7 +228,7 @@ std::string snapshot_json(const feed::campaign_view& view, const snapshot_contex
     finished += job.state == feed::run_state::finished;
     failed += job.state == feed::run_state::failed;
   }
-  const auto busy = std::count_if(view.gpus().begin(), view.gpus().end(),
+  const auto leased = std::count_if(view.gpus().begin(), view.gpus().end(),
                                   [](const auto& entry) { return entry.second.leased_ts.has_value(); });
   w.key("totals").begin_object();
   w.key("jobs").value(view.jobs().size());
@@ -238,7 +238,7 @@ std::string snapshot_json(const feed::campaign_view& view, const snapshot_contex
   w.key("measured").value(measured);
   w.key("branch_failures").value(failures);
   w.key("gpus").value(view.gpus().size());
-  w.key("gpus_busy").value(static_cast<std::uint64_t>(busy));
+  w.key("gpus_leased").value(static_cast<std::uint64_t>(leased));
   w.end_object();
 
   w.key("jobs").begin_array();
@@ -251,11 +251,12 @@ std::string snapshot_json(const feed::campaign_view& view, const snapshot_contex
     w.begin_object();
     w.key("index").value(index);
     w.key("name").value(gpu.name);
-    w.key("state").value(gpu.out_of_service ? "out_of_service" : gpu.leased_ts ? "busy" : "idle");
+    w.key("state").value(gpu.out_of_service ? "out_of_service" : gpu.leased_ts ? "leased" : "idle");
     w.key("job").value(gpu.leased_ts ? gpu.job : std::string{});
     optional_id(w, "iter", gpu.leased_ts ? gpu.iter : feed::no_iter);
     optional_id(w, "branch", gpu.leased_ts ? gpu.branch : feed::no_branch);
-    w.key("busy_share").value(gpu.busy_share(since, until));
+    w.key("busy_share").value(gpu.busy_share(since, until));         // kernel time over wall
+    w.key("occupied_share").value(gpu.occupied_share(since, until)); // leased over wall
     w.key("leases").value(gpu.leases);
     w.key("last_event").value(feed::to_string(gpu.last));
     w.key("summary").value(gpu.summary);

@@ -142,19 +142,25 @@ TEST(CampaignView, AFailedJobKeepsItsReason) {
   EXPECT_EQ(view.problems()[0].message, "baseline is incorrect");
 }
 
-TEST(CampaignView, AGpusBusyShareIsItsLeasedTimeOverTheCampaignsTime) {
+// docs/report.md's two words: occupied = leased over wall, busy = kernel time over wall.
+TEST(CampaignView, AGpuIsOccupiedForItsLeasedTimeAndBusyForItsKernelTimeOverTheCampaignsTime) {
   campaign_timeline t;
   t.add(event_type::campaign_started);                  // ts +1
   t.add(event_type::gpu_leased, "transpose", 1, 0, 0);  // ts +2
-  t.add(event_type::gpu_released, "transpose", 1, 0, 0); // ts +3: 1 s busy
+  t.add(event_type::gpu_released, "transpose", 1, 0, 0, // ts +3: 1 s leased, 0.25 s of kernels
+        detail{}.add("lease_s", 1.0).add("kernel_s", 0.25).json());
   t.add(event_type::gpu_leased, "transpose", 1, 1, 0);  // ts +4, still open
   auto view = applied(t);
   const auto& gpu = view.gpus().at(0);
-  EXPECT_EQ(gpu.busy_s, 1.0);
+  EXPECT_EQ(gpu.occupied_s, 1.0);
+  EXPECT_EQ(gpu.kernel_s, 0.25);
   ASSERT_TRUE(gpu.leased_ts);
   EXPECT_EQ(gpu.leases, 2u);
-  // From +1 to +6: 1 s closed + 2 s of the open lease = 3 of 5 s.
-  EXPECT_DOUBLE_EQ(gpu.busy_share(start_ts + 1, start_ts + 6), 0.6);
+  // From +1 to +6: 1 s closed + 2 s of the open lease = 3 of 5 s occupied; 0.25 of 5 s busy
+  // (the open lease's kernel time is not known before its release).
+  EXPECT_DOUBLE_EQ(gpu.occupied_share(start_ts + 1, start_ts + 6), 0.6);
+  EXPECT_DOUBLE_EQ(gpu.busy_share(start_ts + 1, start_ts + 6), 0.05);
+  EXPECT_EQ(gpu.occupied_share(start_ts + 1, start_ts + 1), 0.0) << "no time has passed";
   EXPECT_EQ(gpu.busy_share(start_ts + 1, start_ts + 1), 0.0) << "no time has passed";
 }
 
@@ -166,8 +172,8 @@ TEST(CampaignView, TheCampaignsEndClosesEveryLeaseStillOpen) {
   auto view = applied(t);
   const auto& gpu = view.gpus().at(0);
   EXPECT_FALSE(gpu.leased_ts);
-  EXPECT_EQ(gpu.busy_s, 1.0);
-  EXPECT_DOUBLE_EQ(gpu.busy_share(start_ts + 1, start_ts + 3), 0.5);
+  EXPECT_EQ(gpu.occupied_s, 1.0);
+  EXPECT_DOUBLE_EQ(gpu.occupied_share(start_ts + 1, start_ts + 3), 0.5);
 }
 
 TEST(CampaignView, AGpuNamesItselfAndAFailedRunnerTakesItOutOfService) {

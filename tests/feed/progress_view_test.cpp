@@ -32,7 +32,8 @@ campaign_view ten_seconds_in() {
   add(campaign_event(++seq, event_type::job_finished, "row_reduction", no_iter, no_branch, no_gpu,
            detail{}.add("stop", "patience").add("best_s", 1e-3).add("baseline_s", 1.5e-3).json()));
   add(campaign_event(++seq, event_type::gpu_leased, "row_reduction", 1, 2, 1));
-  add(campaign_event(++seq, event_type::gpu_released, "row_reduction", 1, 2, 1));
+  add(campaign_event(++seq, event_type::gpu_released, "row_reduction", 1, 2, 1,
+           detail{}.add("kernel_s", 0.5).json()));
   add(campaign_event(++seq, event_type::gpu_leased, "transpose", 2, 3, 0));
   return view;
 }
@@ -47,8 +48,8 @@ TEST(ProgressBlock, ShowsElapsedBudgetJobsCandidatesBestSpeedUpsAndGpus) {
                           "jobs 2 (1 running, 1 finished, 0 failed)  candidates measured 1, failed 0  GPUs leased 1/2",
                           "  transpose      iter 2      measured 1     best 2.00x",
                           "  row_reduction  finished (patience)  measured 0     best 1.50x",
-                          "  GPU 0  occupied 10.0%   transpose iter 2 branch 3",
-                          "  GPU 1  occupied 10.0%   idle"));
+                          "  GPU 0  busy 0.0%    occupied 10.0%   transpose iter 2 branch 3",
+                          "  GPU 1  busy 5.0%    occupied 10.0%   idle"));
 }
 
 TEST(ProgressBlock, AJobThatCalledALanguageModelShowsItsCallsAndDollars) {

@@ -70,12 +70,13 @@ TEST(Snapshot, CarriesTheCampaignItsJobsSpeedUpsRooflineAndGpus) {
 
   auto gpus = s["gpus"].get_array().value();
   ASSERT_EQ(gpus.size(), 2u);
-  EXPECT_EQ(std::string_view{gpus.at(0)["state"].get_string().value()}, "busy");
+  EXPECT_EQ(std::string_view{gpus.at(0)["state"].get_string().value()}, "leased");
   EXPECT_EQ(std::string_view{gpus.at(0)["name"].get_string().value()}, "NVIDIA H100");
   EXPECT_EQ(gpus.at(0)["branch"].get_int64().value(), 3);
-  EXPECT_DOUBLE_EQ(gpus.at(0)["busy_share"].get_double().value(), 0.3) << "leased at +8 until +11 of 10 s";
+  EXPECT_DOUBLE_EQ(gpus.at(0)["occupied_share"].get_double().value(), 0.3) << "leased at +8 until +11 of 10 s";
+  EXPECT_DOUBLE_EQ(gpus.at(0)["busy_share"].get_double().value(), 0.0) << "no kernel time released yet";
   EXPECT_EQ(std::string_view{gpus.at(1)["state"].get_string().value()}, "idle");
-  EXPECT_EQ(s["totals"]["gpus_busy"].get_int64().value(), 1);
+  EXPECT_EQ(s["totals"]["gpus_leased"].get_int64().value(), 1);
 
   auto recent = s["recent"].get_array().value();
   EXPECT_EQ(recent.at(0)["seq"].get_int64().value(), 8) << "newest first";
