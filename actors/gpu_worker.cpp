@@ -123,7 +123,7 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
   }
   auto set = gpu::collect_metrics(std::move(launch), order.metric_keys, cupti, ncu ? &*ncu : nullptr,
                                   diagnosis::builtin_metric_schema(),
-                                  order.tool == config::profile_tool::ncu ? gpu::ncu_supplement::ask : gpu::ncu_supplement::skip);
+                                  gpu::ncu_supplement::skip, order.tool); // no ncu start-up in the steady state
   if (keeper->gave_up())
     failure = keeper->give_up_reason();
   return set;

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The fleet on real GPUs (issue 24): a 12-job sweep — four example problems at three sizes each,
+# the tuner (random search, fixed seed: the same candidates whatever the GPU count), 3 iterations
+# of K = 4 — run by one warpforge install on 1 GPU and then on N GPUs of this host. Prints, per
+# run, the wall time, the candidates measured and per GPU-hour, and per GPU its measurements and
+# kernel time over wall time (busy), from the run's own store; then the speed-up N over 1 and
+# whether both runs crowned the same champions (the same end state).
+#
+#   scripts/fleet_sweep.sh <install-dir> [gpus...]    # default gpus: 0 1; e.g. 0 1 2 3
+#   ITERATIONS=3 BRANCHES=4 scripts/fleet_sweep.sh /tmp/W/warpforge-0.1.0-linux-x86_64 0 1
+#
+# Needs python3 (its sqlite3 module reads the store; works on installs from before the
+# throughput report). The examples come from <install-dir>/share/warpforge/examples, else the
+# repository this script is in.
+set -u
+install="$(cd "${1:?usage: fleet_sweep.sh <install-dir> [gpus...]}" && pwd)" || exit 2
+shift
+gpus=("$@")
+[[ ${#gpus[@]} -gt 0 ]] || gpus=(0 1)
+warpforge="$install/bin/warpforge"
+[[ -x "$warpforge" ]] || { echo "fleet_sweep: no $warpforge" >&2; exit 2; }
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+examples="$install/share/warpforge/examples"
+[[ -d "$examples" ]] || examples="$here/examples"
+work="${WORK:-$(mktemp -d)}"
+mkdir -p "$work"
+
+# One problem folder per (problem, size): the example's files with its [dims] changed.
+declare -A sizes=(
+  [transpose]="ROWS=4096,COLS=4096 ROWS=8192,COLS=8192 ROWS=12288,COLS=12288"
+  [row_reduction]="ROWS=8192 ROWS=16384 ROWS=32768"
+  [softmax]="ROWS=8192 ROWS=16384 ROWS=32768"
+  [sgemm]="M=1024,N=1024,K=1024 M=1536,N=1536,K=1536 M=2048,N=2048,K=2048"
+)
+jobs_toml=""
+for problem in transpose row_reduction softmax sgemm; do
+  for size in ${sizes[$problem]}; do
+    name="$problem-$(echo "$size" | tr ',=' '_-')"
+    mkdir -p "$work/problems/$name"
+    cp -r "$examples/$problem/." "$work/problems/$name/"
+    for assignment in ${size//,/ }; do
+      dim="${assignment%%=*}" value="${assignment#*=}"
+      sed -i -E "s/^$dim = [0-9]+/$dim = $value/" "$work/problems/$name/problem.toml"
+    done
+    jobs_toml+=$'[[jobs]]\n'"name = \"$name\""$'\n'"problem = \"$work/problems/$name/problem.toml\""$'\n'
+  done
+done
+
+write_campaign() { # label gpu-list
+  cat <<EOF
+name = "fleet-$1"
+run_root = "$work/runs-$1"
+gpus = [$2]
+$jobs_toml
+[budget]
+iterations = ${ITERATIONS:-3}
+branches = ${BRANCHES:-4}
+wall_time_s = 1800.0
+patience = 10
+
+[proposer]
+kind = "tune"
+strategy = "random"
+seed = 7
+
+[feed]
+endpoint = "tcp://127.0.0.1:*"
+EOF
+}
+
+# The run's figures from its store: wall, measurements per GPU, candidates measured (branches a
+# GPU gave a verdict: docs/report.md), kernel time per GPU (gpu_released kernel_s, where the
+# install records it), champions.
+summarise() { # label run-dir wall gpu-count
+  python3 - "$@" <<'EOF'
+import json, sqlite3, sys
+label, run, wall, ngpus = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+db = sqlite3.connect(f"{run}/warpforge.db")
+q = lambda sql: db.execute(sql).fetchall()
+per_gpu = dict(q("SELECT gpu, count(*) FROM measurements GROUP BY gpu"))
+verdicts = "('passed','incorrect','runtime_error','timeout','inconsistent','suspicious')"
+measured = q(f"SELECT count(*) FROM branches WHERE outcome IN {verdicts}")[0][0]
+kernel = {}
+for gpu, detail in q("SELECT gpu, json FROM events WHERE type = 'gpu_released'"):
+    k = json.loads(detail).get("kernel_s")
+    if k is not None:
+        kernel[gpu] = kernel.get(gpu, 0.0) + k
+per_hour = measured / (wall * ngpus / 3600.0)
+print(f"{label}: wall {wall:.1f} s, candidates measured {measured} ({per_hour:.0f} per GPU-hour)")
+for gpu in sorted(per_gpu):
+    busy = f"busy {100 * kernel[gpu] / wall:.1f}%" if gpu in kernel else "busy not recorded by this install"
+    print(f"  GPU {gpu}: {per_gpu[gpu]} measurements, {busy}")
+EOF
+}
+
+run_one() { # label gpu-list gpu-count
+  write_campaign "$1" "$2" > "$work/fleet-$1.toml"
+  local start end
+  start=$(date +%s.%N)
+  "$warpforge" run "$work/fleet-$1.toml" > "$work/fleet-$1.out" 2> "$work/fleet-$1.err"
+  local status=$?
+  end=$(date +%s.%N)
+  local run
+  run=$(ls -d "$work/runs-$1"/*/ | head -1)
+  echo "== $1 (exit $status): $warpforge run, gpus [$2]"
+  tail -n 12 "$work/fleet-$1.out"
+  [[ $status -eq 0 ]] || tail -n 5 "$work/fleet-$1.err"
+  local wall
+  wall=$(python3 -c "print($end - $start)")
+  echo "$wall" > "$work/wall-$1"
+  summarise "$1" "${run%/}" "$wall" "$3"
+  "$warpforge" report "${run%/}" > "$work/report-$1.md" 2>/dev/null || true
+}
+
+run_one one 0 1
+list="${gpus[0]}"
+for g in "${gpus[@]:1}"; do list+=", $g"; done
+run_one "n${#gpus[@]}" "$list" "${#gpus[@]}"
+python3 - "$work" "${#gpus[@]}" <<'EOF'
+import sqlite3, sys, glob
+work, n = sys.argv[1], int(sys.argv[2])
+def champions(label):
+    run = glob.glob(f"{work}/runs-{label}/*/")[0]
+    db = sqlite3.connect(f"{run}/warpforge.db")
+    rows = db.execute("""SELECT j.name, b.defines_json FROM jobs j JOIN iterations i ON i.job_id = j.id
+                         JOIN branches b ON b.iteration_id = i.id
+                         WHERE b.id IN (SELECT champion_branch_id FROM iterations WHERE champion_branch_id IS NOT NULL)
+                         ORDER BY j.name, i.number""").fetchall()
+    return rows
+one = float(open(f"{work}/wall-one").read())
+many = float(open(f"{work}/wall-n{n}").read())
+try:
+    same = champions("one") == champions(f"n{n}")
+    verdict = "the same champions" if same else "different champions (noise decided a close election)"
+except sqlite3.Error as e:
+    verdict = f"champions not compared ({e})"
+print(f"{verdict}; scaling: {n} GPUs {one / many:.2f}x")
+EOF
