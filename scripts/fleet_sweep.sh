@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # The fleet on real GPUs (issue 24): a 12-job sweep — four example problems at three sizes each,
 # the tuner (random search, fixed seed: the same candidates whatever the GPU count), 3 iterations
-# of K = 4 — run by one warpforge install on 1 GPU and then on N GPUs of this host. Prints, per
-# run, the wall time, the candidates measured and per GPU-hour, and per GPU its measurements and
-# kernel time over wall time (busy), from the run's own store; then the speed-up N over 1 and
-# whether both runs crowned the same champions (the same end state).
+# of K = 4 — run by one warpforge install on GPU 0 alone and then on the first N GPUs of this host
+# for each N given. Prints, per run, the wall time, the candidates measured and per GPU-hour, and
+# per GPU its measurements and kernel time over wall time (busy), from the run's own store; then
+# whether every run crowned the same champions as the one-GPU run (the same end state) and, last,
+# "scaling: 2 GPUs X.XXx, 4 GPUs Y.YYx" (wall time on one GPU over wall time on N).
 #
-#   scripts/fleet_sweep.sh <install-dir> [gpus...]    # default gpus: 0 1; e.g. 0 1 2 3
-#   ITERATIONS=3 BRANCHES=4 scripts/fleet_sweep.sh /tmp/W/warpforge-0.1.0-linux-x86_64 0 1
+#   scripts/fleet_sweep.sh <install-dir> [gpu-counts...]    # default: 2; e.g. 2 4
+#   ITERATIONS=3 BRANCHES=4 scripts/fleet_sweep.sh /tmp/W/warpforge-0.1.0-linux-x86_64 2 4
 #
 # Needs python3 (its sqlite3 module reads the store; works on installs from before the
 # throughput report). The examples come from <install-dir>/share/warpforge/examples, else the
 # repository this script is in.
 set -u
-install="$(cd "${1:?usage: fleet_sweep.sh <install-dir> [gpus...]}" && pwd)" || exit 2
+install="$(cd "${1:?usage: fleet_sweep.sh <install-dir> [gpu-counts...]}" && pwd)" || exit 2
 shift
-gpus=("$@")
-[[ ${#gpus[@]} -gt 0 ]] || gpus=(0 1)
+counts=("$@")
+[[ ${#counts[@]} -gt 0 ]] || counts=(2)
 warpforge="$install/bin/warpforge"
 [[ -x "$warpforge" ]] || { echo "fleet_sweep: no $warpforge" >&2; exit 2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -112,27 +113,29 @@ run_one() { # label gpu-list gpu-count
   "$warpforge" report "${run%/}" > "$work/report-$1.md" 2>/dev/null || true
 }
 
-run_one one 0 1
-list="${gpus[0]}"
-for g in "${gpus[@]:1}"; do list+=", $g"; done
-run_one "n${#gpus[@]}" "$list" "${#gpus[@]}"
-python3 - "$work" "${#gpus[@]}" <<'EOF'
-import sqlite3, sys, glob
-work, n = sys.argv[1], int(sys.argv[2])
+run_one n1 0 1
+labels=(n1)
+for n in "${counts[@]}"; do
+  list="0"
+  for ((g = 1; g < n; ++g)); do list+=", $g"; done
+  run_one "n$n" "$list" "$n"
+  labels+=("n$n")
+done
+python3 - "$work" "${labels[@]}" <<'EOF'
+import glob, sqlite3, sys
+work, labels = sys.argv[1], sys.argv[2:]
 def champions(label):
     run = glob.glob(f"{work}/runs-{label}/*/")[0]
     db = sqlite3.connect(f"{run}/warpforge.db")
-    rows = db.execute("""SELECT j.name, b.defines_json FROM jobs j JOIN iterations i ON i.job_id = j.id
-                         JOIN branches b ON b.iteration_id = i.id
-                         WHERE b.id IN (SELECT champion_branch_id FROM iterations WHERE champion_branch_id IS NOT NULL)
-                         ORDER BY j.name, i.number""").fetchall()
-    return rows
-one = float(open(f"{work}/wall-one").read())
-many = float(open(f"{work}/wall-n{n}").read())
-try:
-    same = champions("one") == champions(f"n{n}")
-    verdict = "the same champions" if same else "different champions (noise decided a close election)"
-except sqlite3.Error as e:
-    verdict = f"champions not compared ({e})"
-print(f"{verdict}; scaling: {n} GPUs {one / many:.2f}x")
+    return db.execute("""SELECT j.name, i.number, b.defines_json FROM jobs j JOIN iterations i ON i.job_id = j.id
+                         JOIN branches b ON b.id = i.champion_branch_id ORDER BY j.name, i.number""").fetchall()
+wall = {label: float(open(f"{work}/wall-{label}").read()) for label in labels}
+for label in labels[1:]:
+    try:
+        same = champions(label) == champions("n1")
+        print(f"{label}: " + ("the same champions as n1" if same else
+                              "champions differ from n1 (noise decided a close election)"))
+    except sqlite3.Error as e:
+        print(f"{label}: champions not compared ({e})")
+print("scaling: " + ", ".join(f"{label[1:]} GPUs {wall['n1'] / wall[label]:.2f}x" for label in labels[1:]))
 EOF
