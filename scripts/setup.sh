@@ -23,6 +23,11 @@ packages=(
   python3-zmq chromium
   # tests/architecture reads the include graph with python3 (the folder-cycle check).
   python3
+  # The tests labelled slurm start a one-node Slurm cluster on 127.0.0.1
+  # (tests/pipeline/hosts/slurm_cluster.sh): its controller, its node daemon, the client commands
+  # warpforge runs (sbatch, squeue, scancel) and munge, Slurm's authentication. Installing starts
+  # no daemon a test relies on: the fixture starts its own, with its own key and configuration.
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()
