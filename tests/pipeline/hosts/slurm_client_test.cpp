@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct scratch_run : ::testing::Test {
+struct RunFolder : ::testing::Test {
   fs::path run = fs::temp_directory_path() / ("wf-hosts-" + std::to_string(::getpid()) + "-" +
                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
   void SetUp() override { fs::create_directories(run); }
@@ -52,7 +52,7 @@ TEST(SlurmAnswers, EveryOutcomeHasItsOwnWord) {
   EXPECT_EQ(to_string(cancel_outcome::already_ended), "already_ended");
 }
 
-TEST_F(scratch_run, WithoutARecordThereIsNoJobToCancel) {
+TEST_F(RunFolder, WithoutARecordThereIsNoJobToCancel) {
   auto recorded = recorded_job(run);
   ASSERT_TRUE(recorded.has_value());
   EXPECT_EQ(*recorded, std::nullopt);
@@ -61,14 +61,14 @@ TEST_F(scratch_run, WithoutARecordThereIsNoJobToCancel) {
   EXPECT_EQ(cancelled->outcome, cancel_outcome::no_job);
 }
 
-TEST_F(scratch_run, TheRecordHoldsTheJobId) {
+TEST_F(RunFolder, TheRecordHoldsTheJobId) {
   record("4711\n");
   auto recorded = recorded_job(run);
   ASSERT_TRUE(recorded.has_value());
   EXPECT_EQ(*recorded, "4711");
 }
 
-TEST_F(scratch_run, ARecordThatHoldsNoJobIdIsAnErrorNamingTheFileAndItStays) {
+TEST_F(RunFolder, ARecordThatHoldsNoJobIdIsAnErrorNamingTheFileAndItStays) {
   record("4711; rm -rf /\n");
   auto cancelled = cancel_hosts(run);
   ASSERT_FALSE(cancelled.has_value());
@@ -77,7 +77,7 @@ TEST_F(scratch_run, ARecordThatHoldsNoJobIdIsAnErrorNamingTheFileAndItStays) {
   EXPECT_TRUE(fs::exists(hosts_folder(run) / paths::job_record));
 }
 
-TEST_F(scratch_run, ARunDirectoryWithASpaceIsRefusedBeforeAnythingIsSubmitted) {
+TEST_F(RunFolder, ARunDirectoryWithASpaceIsRefusedBeforeAnythingIsSubmitted) {
   const fs::path spaced = run / "my run";
   config::slurm_spec spec;
   spec.time_limit = "5";
