@@ -10,7 +10,7 @@
 // and the curve leaves the L2 level where both partitions are full: the capacity.
 //
 // How, in one process (every step prints a "#" line for the trial log):
-//   1. reference SM R = the SM of block 0. For candidate SMs C (spread over the %smid range):
+//   1. reference SM R = the SM of block 0. For 32 candidate SMs C (a fixed shuffle of the rest):
 //      flush the L2, C loads sector 0 of 512 probe lines, R times one load of each (a clock64
 //      pair around it). A sector homed on C's side is a far hit for R (no copy near R yet); one
 //      homed near R is a near hit. The first C whose probe splits into two levels (the upper
@@ -39,6 +39,7 @@ constexpr std::size_t wf_line_nodes = wf_line_bytes / wf_node_bytes;
 constexpr unsigned wf_max_smid = 1024;   // %smid bound for per-SM tables
 constexpr std::size_t wf_probe_lines = 512;
 constexpr std::size_t wf_chunk_lines = (8u << 20) / wf_line_bytes;
+constexpr int wf_candidates = 32;        // SMs tried as the far side
 constexpr int wf_timing_warps = 16;      // R times this many loads at once (one lane per warp)
 
 __device__ __forceinline__ unsigned wf_smid() {
@@ -192,11 +193,19 @@ public:
     homes.reference_sm = homes.smids[0];
     double near = 0, far = 0;
     std::vector<unsigned> sector0;
-    for (int k = 1; k <= 32 && !homes.partitioned; ++k) {
-      const unsigned candidate = homes.smids[(static_cast<std::size_t>(k) * 67) % sms];
-      if (candidate == homes.reference_sm)
+    // Every candidate is probed even after a split is found: the engine's counter pass profiles
+    // the last launch by counting launches in another run, so their number must not depend on
+    // which candidate splits first.
+    // Candidates in a fixed pseudo-random order: block order follows the GPCs, so a stride
+    // through it can keep landing on the reference's side.
+    std::vector<unsigned> candidates(homes.smids.begin() + 1, homes.smids.end());
+    std::shuffle(candidates.begin(), candidates.end(), std::mt19937{27});
+    candidates.resize(std::min<std::size_t>(candidates.size(), wf_candidates));
+    for (const unsigned candidate : candidates) {
+      const std::vector<unsigned> probed = probe(homes, candidate, 0);
+      if (homes.partitioned)
         continue;
-      sector0 = probe(homes, candidate, 0);
+      sector0 = probed;
       std::vector<double> sorted(sector0.begin(), sector0.end());
       std::sort(sorted.begin(), sorted.end());
       const double low = sorted[sorted.size() / 10], high = sorted[sorted.size() * 9 / 10];
