@@ -25,7 +25,8 @@ expected<int, std::string> function_attribute(const loaded_kernel& k, CUfunction
 
 } // namespace
 
-expected<launch_attributes, std::string> read_launch_attributes(const loaded_kernel& k) {
+expected<launch_attributes, std::string> read_launch_attributes(const loaded_kernel& k,
+                                                                std::optional<std::uint64_t> shared_config_bytes) {
   occupancy_device d;
   const struct {
     cudaDeviceAttr which;
@@ -80,6 +81,7 @@ expected<launch_attributes, std::string> read_launch_attributes(const loaded_ker
   launch.grid_blocks = std::uint64_t{g.grid[0]} * g.grid[1] * g.grid[2];
   launch.block_threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
   launch.dynamic_shared_bytes = g.dynamic_smem_bytes;
+  launch.shared_config_bytes_per_sm = shared_config_bytes;
 
   auto occupancy = compute_launch_occupancy(d, kernel, launch);
   if (!occupancy)
@@ -91,6 +93,8 @@ expected<launch_attributes, std::string> read_launch_attributes(const loaded_ker
                                                                      launch.dynamic_shared_bytes));
       !r)
     return unexpected("the driver's occupancy: " + r.error().to_string());
+  // The driver's answer assumes the maximum carveout; the launch's own may only lower the
+  // shared-memory limit where it does not bind, so the totals agree.
   if (static_cast<std::uint64_t>(out.driver_active_blocks_per_sm) != out.occupancy.active_blocks_per_sm)
     out.note = "launch attributes: the occupancy calculator's " + std::to_string(out.occupancy.active_blocks_per_sm) +
                " blocks per SM differ from the driver's " + std::to_string(out.driver_active_blocks_per_sm) +

@@ -34,9 +34,9 @@ std::uint64_t registers_limit(const occupancy_device& d, const allocation_granul
   return warps_per_sm / warps_per_block;
 }
 
-// cudaOccMaxBlocksPerSMSmemLimit at the default carveout (cudaSharedmemCarveoutDefault, no cache
-// preference): the whole configurable shared memory per SM.
-std::uint64_t shared_limit(const occupancy_device& d, std::uint64_t allocated, std::uint64_t static_and_dynamic) {
+// cudaOccMaxBlocksPerSMSmemLimit with `per_sm` bytes of shared memory configured per SM.
+std::uint64_t shared_limit(const occupancy_device& d, std::uint64_t per_sm, std::uint64_t allocated,
+                           std::uint64_t static_and_dynamic) {
   // A block may use the default per-block size, or the opt-in size when it needs more (the runner
   // opts in: gpu/runtime/kernel_module.cpp); the driver's reserve comes on top (Ampere on).
   const std::uint64_t per_block_cap =
@@ -46,7 +46,7 @@ std::uint64_t shared_limit(const occupancy_device& d, std::uint64_t allocated, s
     return 0;
   if (allocated == 0)
     return static_cast<std::uint64_t>(d.max_blocks_per_sm); // no shared memory: no shared-memory limit
-  return d.shared_bytes_per_sm / allocated;
+  return per_sm / allocated;
 }
 
 } // namespace
@@ -94,7 +94,11 @@ expected<launch_occupancy, std::string> compute_launch_occupancy(const occupancy
   const std::uint64_t used = k.static_shared_bytes + l.dynamic_shared_bytes;
   o.shared_bytes_per_block_allocated =
     round_up(used + d.reserved_shared_bytes_per_block, static_cast<std::uint64_t>(granularity->shared_unit_bytes));
-  o.limit_shared_mem = shared_limit(d, o.shared_bytes_per_block_allocated, used);
+  // The calculator's rule: a configuration smaller than one block's allocation is never used (the
+  // driver raises the carveout to fit a block).
+  const std::uint64_t per_sm = std::max(l.shared_config_bytes_per_sm.value_or(d.shared_bytes_per_sm),
+                                        std::min(o.shared_bytes_per_block_allocated, d.shared_bytes_per_sm));
+  o.limit_shared_mem = shared_limit(d, per_sm, o.shared_bytes_per_block_allocated, used);
 
   o.active_blocks_per_sm = std::min({o.limit_blocks, o.limit_warps, o.limit_registers, o.limit_shared_mem});
   // Nsight Compute's definition: the grid over what the whole GPU holds at once. No block fits: 0.

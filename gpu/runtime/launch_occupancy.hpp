@@ -11,14 +11,14 @@
 // The limits are the CUDA occupancy calculator's (cuda_occupancy.h of the CUDA toolkit,
 // cudaOccMaxBlocksPerSM{Warps,Regs,Smem}Limit), which is what Nsight Compute's "Block Limit"
 // rows report: blocks per SM allowed by each resource alone; the theoretical blocks per SM are
-// their minimum. Shared memory per SM is the default carveout's (the whole configurable size);
-// the driver may configure a smaller carveout for a launch when that costs no occupancy, and
-// ncu's launch__occupancy_limit_shared_mem then reports that smaller configuration's limit (it
-// reads the launch's configuration, which no public API gives).
+// their minimum. Shared memory per SM is the carveout the driver configured for the launch when
+// the caller knows it (ncu divides that configuration by a block's allocation), else the whole
+// configurable size (the calculator's default carveout).
 
 #include "foundation/expected/expected.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +53,10 @@ struct occupancy_launch {
   std::uint64_t grid_blocks = 0;            // x * y * z
   std::uint64_t block_threads = 0;          // x * y * z
   std::uint64_t dynamic_shared_bytes = 0;   // per block, as launched
+  /// Bytes of shared memory per SM the driver configured for this launch (its carveout,
+  /// kernel_activity.hpp; ncu's launch__shared_mem_config_size); none: the device's maximum, as
+  /// the occupancy calculator assumes at the default carveout.
+  std::optional<std::uint64_t> shared_config_bytes_per_sm;
 };
 
 /// The allocation constants the driver does not report, per architecture, from the CUDA

@@ -3,6 +3,7 @@
 #include "gpu/runtime/single_launch.hpp"
 #include "gpu/runtime/counter_probe.hpp"
 #include "gpu/runtime/cuda_call.hpp"
+#include "gpu/runtime/kernel_activity.hpp"
 #include "gpu/runtime/launch_attributes.hpp"
 #include "gpu/runtime/sass_aggregates.hpp"
 #include "gpu/runtime/sass_metrics.hpp"
@@ -469,14 +470,28 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   return std::nullopt;
 }
 
-// The launch attributes among `names`, from the CUBIN and the launch (launch_attributes.hpp).
-void answer_launch_attributes(const std::vector<std::string>& names, const single_launch& candidate,
-                              profile_result& result, std::string& remarks) {
-  auto attributes = read_launch_attributes(candidate.kernel);
+// The launch attributes among `names`, from the CUBIN, the launch and the carveout the driver
+// configured for one launch of the kernel (launch_attributes.hpp, kernel_activity.hpp). A
+// profile_result: the kernel failed.
+std::optional<profile_result> answer_launch_attributes(const profile_request& request,
+                                                       const std::vector<std::string>& names,
+                                                       single_launch& candidate, profile_result& result,
+                                                       std::string& remarks) {
+  std::optional<std::uint64_t> carveout;
+  if (auto bytes = driver_shared_memory_config([&] { return launch_and_wait(candidate); }); bytes) {
+    carveout = *bytes;
+    remarks += "; driver's shared memory configuration " + std::to_string(*bytes) + " bytes";
+  } else if (bytes.error().starts_with("the launch: ")) {
+    return make_profile(request, profile_status::failed, "kernel 0 '" + request.run.kernels.front().entry +
+                                                           "' with kernel activity records: " + bytes.error());
+  } else {
+    remarks += "; shared-memory limit at the device's maximum carveout (" + bytes.error() + ")";
+  }
+  auto attributes = read_launch_attributes(candidate.kernel, carveout);
   if (!attributes) {
     for (const auto& name : names)
       result.missing[name] = "launch attributes: " + attributes.error();
-    return;
+    return std::nullopt;
   }
   std::map<std::string, double> all;
   for (const auto& [name, value] : nsight_values(attributes->occupancy))
@@ -485,6 +500,7 @@ void answer_launch_attributes(const std::vector<std::string>& names, const singl
     result.values[name] = all.at(name);
   if (!attributes->note.empty())
     remarks += "; " + attributes->note;
+  return std::nullopt;
 }
 
 // The SASS aggregates among `names`, from one patched launch (sass_metrics.hpp). A profile_result:
@@ -492,25 +508,24 @@ void answer_launch_attributes(const std::vector<std::string>& names, const singl
 std::optional<profile_result> answer_sass_aggregates(const profile_request& request, const std::vector<std::string>& names,
                                                      single_launch& candidate, CUcontext context, const chip_info& chip,
                                                      profile_result& result, std::string& remarks) {
-  auto sums = collect_sass_counters(context, chip.name, sass_counters_for(names),
-                                    [&] { return launch_and_wait(candidate); });
-  if (!sums && sums.error().in_launch)
-    return from_candidate_failure(request, cuda_failure(sums.error().error, "kernel 0 '" +
-                                                                              request.run.kernels.front().entry +
-                                                                              "' under SASS patching"));
-  if (!sums) {
+  auto counts = collect_sass_counts(context, chip.name, [&] { return launch_and_wait(candidate); });
+  if (!counts && counts.error().in_launch)
+    return from_candidate_failure(request, cuda_failure(counts.error().error, "kernel 0 '" +
+                                                                                request.run.kernels.front().entry +
+                                                                                "' under SASS patching"));
+  if (!counts) {
     for (const auto& name : names)
-      result.missing[name] = "CUPTI SASS metrics, " + sums.error().step + ": " + sums.error().error.to_string();
+      result.missing[name] = "CUPTI SASS metrics, " + counts.error().step + ": " + counts.error().error.to_string();
     return std::nullopt;
   }
-  auto evaluated = evaluate_sass_aggregates(names, sums->totals, sums->chip_counters);
+  auto evaluated = evaluate_sass_aggregates(names, counts->instructions, counts->collected);
   for (auto& [name, value] : evaluated.values)
     result.values[name] = value;
   for (auto& [name, why] : evaluated.missing)
     result.missing[name] = std::move(why);
-  remarks += "; SASS metrics: 1 patched launch, " + std::to_string(sums->records) + " instruction records";
-  if (sums->functions.size() > 1)
-    remarks += ", " + std::to_string(sums->functions.size()) + " functions patched (all counted)";
+  remarks += "; SASS metrics: 1 patched launch, " + std::to_string(counts->instructions.size()) + " instructions counted";
+  if (counts->functions.size() > 1)
+    remarks += ", " + std::to_string(counts->functions.size()) + " functions patched (all counted)";
   return std::nullopt;
 }
 
@@ -561,15 +576,30 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
 
   profile_result result = make_profile(request, profile_status::ok, "");
   std::string remarks = "chip " + chip->name;
-  if (!launch_names.empty())
-    answer_launch_attributes(launch_names, candidate, result, remarks);
-  if (!counter_names.empty())
-    if (auto end = run_range_profiler(request, counter_names, candidate, context, *chip, result, remarks))
-      return *end;
-  if (!sass_names.empty()) {
-    if (!counter_names.empty()) // the range profiler's launches changed the outputs (and maybe inputs)
+  // Every phase launches the kernel; each after the first starts from fresh inputs and outputs.
+  bool launched = false;
+  auto fresh = [&]() -> std::optional<profile_result> {
+    if (launched)
       if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
+    launched = true;
+    return std::nullopt;
+  };
+  if (!launch_names.empty()) {
+    if (auto end = fresh(); end)
+      return *end;
+    if (auto end = answer_launch_attributes(request, launch_names, candidate, result, remarks))
+      return *end;
+  }
+  if (!counter_names.empty()) {
+    if (auto end = fresh(); end)
+      return *end;
+    if (auto end = run_range_profiler(request, counter_names, candidate, context, *chip, result, remarks))
+      return *end;
+  }
+  if (!sass_names.empty()) {
+    if (auto end = fresh(); end)
+      return *end;
     if (auto end = answer_sass_aggregates(request, sass_names, candidate, context, *chip, result, remarks))
       return *end;
   }

@@ -5,7 +5,9 @@
 #include <cupti_sass_metrics.h>
 
 #include <map>
-#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
 
 namespace warpforge::gpu {
 
@@ -15,34 +17,17 @@ constexpr std::uint32_t device_index = 0; // the runner's device
 
 sass_failure failed(std::string step, call_error error) { return {std::move(step), std::move(error), false}; }
 
-// Undoes cuptiSassMetricsSetConfig / cuptiSassMetricsEnable on every path out.
-struct config_guard {
-  ~config_guard() {
-    CUpti_SassMetricsUnsetConfig_Params p{};
-    p.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
-    p.deviceIndex = device_index;
-    (void)cuptiSassMetricsUnsetConfig(&p);
-  }
-};
-struct enable_guard {
-  CUcontext context = nullptr;
-  bool active = true;
-  ~enable_guard() {
-    if (!active)
-      return;
-    CUpti_SassMetricsDisable_Params p{};
-    p.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
-    p.ctx = context;
-    (void)cuptiSassMetricsDisable(&p); // fails after a lost context; the runner exits then
-  }
+// The configuration of the process: the counters and their ids. Set once, never unset (see the
+// header): the runner profiles one device, whose counters do not change.
+struct configuration {
+  std::set<std::string> collected;
+  std::map<std::uint64_t, std::string> names; // metric id -> counter
 };
 
-} // namespace
+std::mutex configuring;
+std::optional<configuration> configured;
 
-expected<sass_counter_sums, sass_failure> collect_sass_counters(CUcontext context, const std::string& chip,
-                                                                const std::vector<std::string>& wanted,
-                                                                const std::function<call_result()>& launch) {
-  sass_counter_sums out;
+expected<configuration, sass_failure> configure(const std::string& chip) {
   CUpti_SassMetrics_GetNumOfMetrics_Params count{};
   count.structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE;
   count.pChipName = chip.c_str();
@@ -58,22 +43,19 @@ expected<sass_counter_sums, sass_failure> collect_sass_counters(CUcontext contex
     return unexpected(failed("listing the chip's SASS metrics", r.error()));
   std::map<std::string, std::uint64_t> ids;
   for (const auto& m : listed)
-    if (m.pMetricName != nullptr) {
-      out.chip_counters.insert(m.pMetricName);
+    if (m.pMetricName != nullptr)
       ids.emplace(m.pMetricName, m.metricId);
-    }
 
+  configuration out;
   std::vector<CUpti_SassMetrics_Config> configs;
-  std::map<std::uint64_t, std::string> names;
-  for (const auto& name : wanted)
-    if (auto id = ids.find(name); id != ids.end()) {
+  for (const auto& counter : sass_counters_for({}))
+    if (auto id = ids.find(counter); id != ids.end()) {
       configs.push_back({id->second, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
-      names.emplace(id->second, name);
-      out.totals[name] = 0.0;
+      out.names.emplace(id->second, counter);
+      out.collected.insert(counter);
     }
   if (configs.empty())
     return out;
-
   CUpti_SassMetricsSetConfig_Params set{};
   set.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
   set.numOfMetricConfig = configs.size();
@@ -81,7 +63,38 @@ expected<sass_counter_sums, sass_failure> collect_sass_counters(CUcontext contex
   set.deviceIndex = device_index;
   if (auto r = WARPFORGE_GPU_CALL(cuptiSassMetricsSetConfig(&set)); !r)
     return unexpected(failed("configuring the SASS metrics", r.error()));
-  config_guard unset_config;
+  return out;
+}
+
+// Undoes cuptiSassMetricsEnable on every path out.
+struct enable_guard {
+  CUcontext context = nullptr;
+  bool active = true;
+  ~enable_guard() {
+    if (!active)
+      return;
+    CUpti_SassMetricsDisable_Params p{};
+    p.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
+    p.ctx = context;
+    (void)cuptiSassMetricsDisable(&p); // fails after a lost context; the runner exits then
+  }
+};
+
+} // namespace
+
+expected<sass_counts, sass_failure> collect_sass_counts(CUcontext context, const std::string& chip,
+                                                        const std::function<call_result()>& launch) {
+  std::lock_guard lock{configuring};
+  if (!configured) {
+    auto c = configure(chip);
+    if (!c)
+      return unexpected(c.error());
+    configured = std::move(*c);
+  }
+  sass_counts out;
+  out.collected = configured->collected;
+  if (out.collected.empty())
+    return out;
 
   CUpti_SassMetricsEnable_Params enable{};
   enable.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
@@ -99,7 +112,6 @@ expected<sass_counter_sums, sass_failure> collect_sass_counters(CUcontext contex
   props.ctx = context;
   if (auto r = WARPFORGE_GPU_CALL(cuptiSassMetricsGetDataProperties(&props)); !r)
     return unexpected(failed("reading the SASS data's size", r.error()));
-  out.records = props.numOfPatchedInstructionRecords;
   if (props.numOfPatchedInstructionRecords > 0 && props.numOfInstances > 0) {
     std::vector<CUpti_SassMetrics_Data> records(props.numOfPatchedInstructionRecords);
     std::vector<CUpti_SassMetrics_InstanceValue> instances(props.numOfPatchedInstructionRecords *
@@ -116,13 +128,20 @@ expected<sass_counter_sums, sass_failure> collect_sass_counters(CUcontext contex
     flush.pMetricsData = records.data();
     if (auto r = WARPFORGE_GPU_CALL(cuptiSassMetricsFlushData(&flush)); !r)
       return unexpected(failed("flushing the SASS data", r.error()));
+    // A record is one instruction's values of one or more counters; an instruction may come in
+    // several records (one per counter): merged by function and pc.
+    std::map<std::tuple<std::string, std::uint32_t>, sass_instruction> by_pc;
     for (const auto& record : records) {
-      if (record.functionName != nullptr)
-        out.functions.insert(record.functionName);
+      const std::string function = record.functionName != nullptr ? record.functionName : "";
+      out.functions.insert(function);
+      auto& instruction = by_pc[{function, record.pcOffset}];
+      instruction.pc_offset = record.pcOffset;
       for (std::size_t k = 0; k < props.numOfInstances; ++k)
-        if (auto n = names.find(record.pInstanceValues[k].metricId); n != names.end())
-          out.totals[n->second] += static_cast<double>(record.pInstanceValues[k].value);
+        if (auto n = configured->names.find(record.pInstanceValues[k].metricId); n != configured->names.end())
+          instruction.counters[n->second] += static_cast<double>(record.pInstanceValues[k].value);
     }
+    for (auto& [where, instruction] : by_pc)
+      out.instructions.push_back(std::move(instruction));
   }
   CUpti_SassMetricsDisable_Params off{};
   off.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
