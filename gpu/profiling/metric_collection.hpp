@@ -8,9 +8,9 @@
 //     for the launch__* attributes. Nsight Compute is asked only when CUPTI cannot profile at all
 //     (counters_unavailable, not_supported, failed, the runner could not answer), when it is
 //     here; not when the kernel itself faulted or hung under the profiler (ncu would see the
-//     same). With ncu_supplement::ask, metrics CUPTI left without a value (a chip whose SASS
-//     metrics lack a counter) are asked of ncu too; the source stays cupti and the note says how
-//     many ncu supplied.
+//     same). With ncu_supplement::ask, metrics CUPTI left without a value (a broadcast load's
+//     bytes per sector, a chip whose SASS metrics lack a counter) are asked of ncu too; the
+//     source stays cupti and the note says how many ncu supplied.
 //   ncu: Nsight Compute for everything (~2 s of start-up per profile); CUPTI only when ncu is not
 //     here or cannot profile at all, named in the note.
 // Values come back in schema units; the note says why any requested metric has no value. Clocks
@@ -111,8 +111,9 @@ metric_set metric_set_from(metric_source source, const profile_result& result, c
                            const diagnosis::metric_schema& schema, std::string note);
 
 /// With tool cupti: whether ncu is asked for the metrics CUPTI answered without a value. The
-/// runner answers every metric of the schema on chips whose CUPTI has the SASS counters
-/// (docs/measurement.md), so on those ncu is never started either way.
+/// runner answers every metric of the schema on chips whose CUPTI has the SASS counters, except
+/// a bytes-per-sector ratio over broadcast loads (docs/measurement.md, "SASS aggregates"), so
+/// with `ask` ncu starts only for such kernels, and with `skip` never.
 enum class ncu_supplement : std::uint8_t {
   ask,  // CUPTI's values, then ncu for any CUPTI left without a value
   skip, // CUPTI's values alone; the rest are named in the note as not collected
