@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # A one-node Slurm cluster on 127.0.0.1 from Debian's packages (slurmctld, slurmd, slurm-client,
-# munge), for the tests labelled `slurm` (tests/pipeline/hosts/README.md). Everything it makes —
-# munge key, slurm.conf, gres.conf, state, spool, logs, sockets, pid files — lies in one folder,
-# and `stop` ends the daemons it started (by their pid files) and removes that folder.
+# munge), for the tests labelled `slurm` (docs/hosts.md, "Testing with a one-node cluster").
+# Everything it makes — munge key, slurm.conf, gres.conf, state, spool, logs, sockets, pid files —
+# lies in one folder, and `stop` ends the daemons it started (by their pid files) and removes it.
 #
 #   slurm_cluster.sh start DIR   start munged, slurmctld and slurmd; wait until the node is idle;
 #                                print `SLURM_CONF=DIR/slurm.conf` (set it for sbatch, squeue, ...)
 #   slurm_cluster.sh stop DIR    stop them and remove DIR
 #
-# The node offers `gpu:2` with no device behind it (gres.conf: Name=gpu Count=2, no File), so the
-# hosts' `--gres=gpu:N` is scheduled on a machine without GPUs. Exit status 77 means the cluster
-# cannot run here (no Slurm installed, not root, a daemon that would not start): the reason and the
-# daemon's last log lines are printed, and the tests report themselves skipped with it.
+# The node offers `gpu:2` with no GPU behind it (gres.conf names two stand-in device files in DIR,
+# and task/none binds nothing), so the hosts' `--gres=gpu:N` is scheduled on any machine. Exit
+# status 77 means the cluster cannot run here (Slurm not installed, not root, a daemon that would
+# not start or a node that never became idle): the reason and the daemons' last log lines are
+# printed, and the tests report themselves skipped with it.
 set -euo pipefail
 
 readonly cannot_run=77
