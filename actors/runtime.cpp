@@ -91,6 +91,8 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
 expected<std::unique_ptr<runtime>, std::string> runtime::start(runtime_options options) {
   std::unique_ptr<runtime> rt{new runtime};
   rt->config_ = std::make_unique<system_config>();
+  if (options.pipeline && options.pipeline->configure)
+    options.pipeline->configure(*rt->config_);
   rt->system_ = std::make_unique<caf::actor_system>(*rt->config_);
   rt->self_ = std::make_unique<caf::scoped_actor>(*rt->system_);
 

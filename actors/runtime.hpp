@@ -53,6 +53,9 @@ struct pipeline_options {
   std::shared_ptr<llm::chat_client> model;   // the provider's client: an llm actor serves it
                                              // (none: no llm actor, as for tune and replay)
   scheduler_options scheduler;
+  // Applied to the system's configuration before it starts: the network and TLS of a coordinator
+  // whose GPUs are remote hosts' (actors/hosts/network.hpp, enable_network); none: no network.
+  std::function<void(caf::actor_system_config&)> configure;
 };
 
 struct runtime_options {

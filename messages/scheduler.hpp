@@ -6,6 +6,7 @@
 
 #include "messages/atoms.hpp"
 #include "messages/campaign.hpp"
+#include "messages/hosts.hpp"
 #include "messages/status.hpp"
 
 #include <caf/replies_to.hpp>
@@ -17,6 +18,7 @@ using scheduler_actor = caf::typed_actor<
   caf::replies_to<campaign_plan>::with<pipeline::campaign_result>, // run (or resume, or re-attach) to the end
   caf::reacts_to<interrupt_atom>,                        // Ctrl-C: in-flight work ends interrupted
   caf::reacts_to<tick_atom>,                             // internal: budgets and idle GPUs
+  caf::reacts_to<gpu_joined>,                            // a host's GPU joined (or came back)
   caf::reacts_to<stop_atom>,                             // quit (a running campaign is interrupted)
   status_handler>;
 

@@ -7,6 +7,7 @@
 #include "messages/compiler.hpp"
 #include "messages/feed.hpp"
 #include "messages/gpu_worker.hpp"
+#include "messages/hosts.hpp"
 #include "messages/ids.hpp"
 #include "messages/llm.hpp"
 #include "messages/profiler.hpp"
@@ -81,4 +82,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(warpforge, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_order))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_answer))
   CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::deploy_done))
+  // hosts (docs/hosts.md)
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::host_offer))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::remote_race))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::remote_profile))
+  CAF_ADD_TYPE_ID(warpforge, (warpforge::messages::gpu_joined))
 CAF_END_TYPE_ID_BLOCK(warpforge)

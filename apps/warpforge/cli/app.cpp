@@ -68,6 +68,13 @@ void add_run(CLI::App& app, exit_code& result) {
                       "trace|debug|info|warn|error (overrides the spec's [log] level)");
   command->add_option("--wait-subscribers", opts->wait_subscribers_s,
                       "Seconds to wait for a feed subscriber before the first event");
+  command->add_option("--host", opts->hosts,
+                      "HOST:PORT of a `warpforge host --listen`: measure on its GPUs (repeat for more; docs/hosts.md)");
+  command->add_option("--hosts-listen", opts->hosts_listen,
+                      "[ADDR:]PORT where `warpforge host --coordinator` processes call back (docs/hosts.md)");
+  command->add_option("--credential", opts->credential, "The hosts' campaign credential folder (docs/hosts.md)");
+  command->add_option("--hosts-wait", opts->hosts_wait_s,
+                      "Seconds to wait for every host before the campaign starts with those that came");
   auto flags = std::make_shared<output_flags>();
   add_output_flags(*command, *flags);
   command->callback([opts, flags, &result] {
@@ -87,6 +94,24 @@ void add_resume(CLI::App& app, exit_code& result) {
     opts->quiet = flags->quiet;
     result = run_with_output_flags("resume", *flags, [&] { return resume(*opts); });
   });
+}
+
+void add_host(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<host_options>();
+  auto* command = app.add_subcommand(
+    "host", "Offer this node's GPUs to a campaign's coordinator over TLS (docs/hosts.md); or make a credential");
+  command->add_option("--credential", opts->credential,
+                      "The campaign's credential folder (ca.pem, member.pem, member.key; docs/hosts.md)");
+  auto* listen = command->add_option("--listen", opts->listen,
+                                     "[ADDR:]PORT to wait for the coordinator on (ADDR default 127.0.0.1)");
+  auto* coordinator = command->add_option("--coordinator", opts->coordinator, "HOST:PORT of the coordinator to call back");
+  listen->excludes(coordinator);
+  command->add_option("--gpus", opts->gpus, "GPUs of this node to offer: all, or a comma list of ordinals");
+  command->add_option("--runner", opts->runner, "The warpforge-runner executable (default: as `warpforge run` finds it)");
+  command->add_option("--work-dir", opts->work_dir, "Where the kernels compiled here go (default: a temporary folder)");
+  command->add_option("--new-credential", opts->new_credential,
+                      "Make a fresh campaign credential in this folder (0600) and exit");
+  command->callback([opts, &result] { result = host(*opts); });
 }
 
 void add_deploy(CLI::App& app, exit_code& result) {
@@ -411,6 +436,7 @@ int run_command_line(int argc, char** argv) {
   add_tail(app, result);
   add_dashboard(app, result);
   add_runs(app, result);
+  add_host(app, result);
   // Build time only (cmake/WarpforgeShellDocs.cmake): the completions and the man page, written
   // from the definition above; not in --help.
   if (argc == 4 && argv[1] == generate_shell_docs_option)

@@ -64,8 +64,23 @@ struct run_options {
   std::string log_level;      // overrides the spec's [log] level when set
   double wait_subscribers_s = 0; // hold events until a monitor subscribes, at most this long
   bool quiet = false;         // no progress on the terminal (feed/progress_display.hpp)
+  std::vector<std::string> hosts; // `warpforge host --listen` addresses: their GPUs, not this machine's
+  std::string hosts_listen;   // [ADDR:]PORT where `warpforge host --coordinator` processes call back
+  std::string credential;     // the hosts' campaign credential (docs/hosts.md)
+  double hosts_wait_s = 120;  // how long to wait for the hosts before the campaign starts
 };
 exit_code run(const run_options& options);
+
+struct host_options {
+  std::string credential;     // the campaign's credential folder (ca.pem, member.pem, member.key)
+  std::string listen;         // [ADDR:]PORT: wait for the coordinator here (ADDR default 127.0.0.1)
+  std::string coordinator;    // HOST:PORT: call back the coordinator there (Slurm)
+  std::string gpus = "all";   // "all" or a comma list of this node's ordinals
+  std::string runner;         // the runner executable; empty: as `warpforge run` finds it
+  std::string work_dir;       // where the CUBINs compiled here go; empty: a temporary folder
+  std::string new_credential; // make a campaign credential in this folder and exit
+};
+exit_code host(const host_options& options);
 
 struct resume_options {
   std::string run_dir;

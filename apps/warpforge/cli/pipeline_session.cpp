@@ -101,7 +101,15 @@ messages::campaign_plan plan_for(const session_request& request, const gpu_fleet
 
 expected<session_outcome, recording_failure> run_session(const session_request& request) {
   const auto& spec = request.spec;
-  auto fleet = discover_gpus(request.gpus);
+  // With hosts, the GPUs are theirs (docs/hosts.md): this machine's are not asked.
+  std::optional<remote_hosts> hosts;
+  if (request.hosts) {
+    auto prepared = remote_hosts::prepare(*request.hosts);
+    if (!prepared)
+      return unexpected{recording_failure{exit_code::bad_input, prepared.error() + "; nothing was created"}};
+    hosts = std::move(*prepared);
+  }
+  auto fleet = hosts ? expected<gpu_fleet, std::string>{gpu_fleet{}} : discover_gpus(request.gpus);
   if (!fleet)
     return unexpected{recording_failure{request.gpus_origin == "--gpus" ? exit_code::usage : exit_code::bad_input,
                                         request.gpus_origin + ": " + fleet.error() + "; nothing was created"}};
@@ -112,6 +120,8 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   if (auto usable = check_feed_endpoint(feed); !usable)
     return unexpected{usable.error()};
   auto pipeline = pipeline_for(request, *fleet);
+  if (hosts)
+    hosts->configure(pipeline);
   if (auto attached = attach_model(request, pipeline); !attached)
     return unexpected{attached.error()};
   const auto command = "warpforge " + request.verb + " " +
@@ -126,6 +136,17 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   const auto dir = started->dir.path();
   watch_for_interrupt();
   note_run_directory(dir); // for --json
+  std::vector<gpu::device_info> remote_gpus;
+  if (hosts) {
+    auto offered = hosts->start(runtime.system());
+    if (!offered) {
+      hosts->stop();
+      runtime.stop();
+      return unexpected{recording_failure{exit_code::failure, offered.error() + "\n  recorded in " + dir.string() +
+                                                              " (resumable: warpforge resume " + dir.string() + ")"}};
+    }
+    remote_gpus = std::move(*offered);
+  }
   if (!quiet_mode())
     std::cerr << "warpforge " << request.verb << ": " << spec.name << " → " << dir.string()
               << "\n  feed: " << runtime.feed_endpoint() << "   (watch: warpforge tail " << dir.string() << ")\n";
@@ -137,12 +158,17 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   // a GPU it stays quiet: each job would only fail with the same reason, which the command says
   // once at the end (apps/warpforge/cli/gpu_fleet.hpp, say_no_gpu).
   auto progress = feed::start_progress(runtime.feed_endpoint(),
-                                       {.quiet = request.quiet || quiet_mode() || !fleet->usable(), .wall_budget_s = spec.budget.wall_time_s, .run_dir = dir});
+                                       {.quiet = request.quiet || quiet_mode() || (!fleet->usable() && !hosts), .wall_budget_s = spec.budget.wall_time_s, .run_dir = dir});
 
   session_outcome outcome;
   outcome.run_dir = dir;
   outcome.why_no_gpu = fleet->why_none;
-  const auto plan = plan_for(request, *fleet, dir);
+  auto plan = plan_for(request, *fleet, dir);
+  if (hosts) {
+    plan.gpus = remote_gpus;
+    plan.why_no_gpu.clear();
+    outcome.why_no_gpu.clear();
+  }
   outcome.gpus = plan.gpus;
   bool stop_said = false;
   auto result = runtime.run(plan, [&] {
@@ -152,6 +178,8 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
     }
     return interrupted();
   });
+  if (hosts)
+    hosts->stop();
   runtime.stop();
   progress.stop(); // the final block stays above what the command prints next
   if (!result)

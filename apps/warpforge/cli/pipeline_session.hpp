@@ -6,6 +6,7 @@
 
 #include "apps/warpforge/cli/exit_codes.hpp"
 #include "apps/warpforge/cli/recording.hpp"
+#include "apps/warpforge/cli/remote_hosts.hpp"
 #include "config/campaign_spec.hpp"
 #include "foundation/expected/expected.hpp"
 #include "gpu/device_report.hpp"
@@ -35,6 +36,8 @@ struct session_request {
   std::optional<std::chrono::milliseconds> watchdog; // per-kernel reply deadline; none: default
   double wait_subscribers_s = 0;
   bool quiet = false;                      // no progress on the terminal
+  std::optional<hosts_request> hosts;      // GPUs of `warpforge host` processes instead of this
+                                           // machine's (docs/hosts.md)
 };
 
 struct session_outcome {

@@ -218,6 +218,8 @@ exit_code run(const run_options& options) {
   request.spec_path = options.campaign_path;
   request.wait_subscribers_s = options.wait_subscribers_s;
   request.quiet = options.quiet;
+  if (!options.hosts.empty() || !options.hosts_listen.empty() || !options.credential.empty())
+    request.hosts = hosts_request{options.hosts, options.hosts_listen, options.credential, options.hosts_wait_s};
   return run_campaign(std::move(request), options.log_level);
 }
 

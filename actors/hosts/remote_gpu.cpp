@@ -1,0 +1,161 @@
+#include "actors/hosts/remote_gpu.hpp"
+
+#include "actors/exceptions.hpp"
+#include "actors/gpu_worker.hpp"
+#include "actors/hosts/network.hpp"
+#include "foundation/logging/logging.hpp"
+
+#include <caf/exit_reason.hpp>
+
+namespace warpforge::actors::hosts {
+
+namespace {
+
+using remote_pointer = messages::gpu_worker_actor::stateful_pointer<remote_gpu_state>;
+
+// Ask the host whether it is there; no answer in time: lost. Stops once it is lost.
+void heartbeat(remote_pointer self) {
+  if (!self->state.lost.empty())
+    return;
+  self->request(self->state.config.host, heartbeat_timeout, messages::heartbeat_atom::value)
+    .then(
+      [self](messages::heartbeat_atom) { self->delayed_send(self, heartbeat_interval, messages::restart_atom::value); },
+      [self](caf::error& e) {
+        self->state.lose("host " + self->state.config.host_name + " did not answer its heartbeat within " +
+                         std::to_string(heartbeat_timeout.count()) + " ms (" + self->system().render(e) + ")");
+      });
+}
+
+} // namespace
+
+void remote_gpu_state::lose(const std::string& why) {
+  if (!lost.empty())
+    return;
+  lost = why;
+  logging::get("hosts")->warn("{}: {}; {} order(s) in flight go back to the queue", gpu_worker_name(config.device.ordinal),
+                              why, in_flight.size());
+  for (auto& [id, answer] : std::exchange(in_flight, {}))
+    answer(why);
+}
+
+messages::race_reply remote_gpu_state::out_of_service(const messages::race_order& order, const std::string& why) const {
+  messages::race_reply reply;
+  reply.device = config.device;
+  reply.service = messages::worker_service::out_of_service;
+  reply.why_out_of_service = why;
+  for (std::size_t i = 0; i < order.request.kernels.size(); ++i) {
+    gpu::kernel_result k;
+    k.outcome = vocabulary::branch_outcome::not_run;
+    k.detail = why;
+    reply.result.kernels.push_back(std::move(k));
+  }
+  return reply;
+}
+
+messages::component_status remote_gpu_state::status() const {
+  messages::component_status s;
+  s.component = gpu_worker_name(config.device.ordinal);
+  s.state = lost.empty() ? messages::component_state::running : messages::component_state::failed;
+  s.detail = lost.empty() ? config.device.name + " on " + config.host_name : lost;
+  s.counters = {{"races", races}, {"profiles", profiles}, {"given_back", given_back},
+                {"in_flight", static_cast<std::int64_t>(in_flight.size())}};
+  return s;
+}
+
+messages::gpu_worker_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_config config) {
+  keep_exception_text(self);
+  self->state.config = std::move(config);
+  self->monitor(self->state.config.host);
+  self->set_down_handler([self](caf::down_msg& m) {
+    if (m.source == self->state.config.host.address())
+      self->state.lose("host " + self->state.config.host_name + " is lost (" + self->system().render(m.reason) + ")");
+  });
+  heartbeat(self);
+  return {
+    [self](messages::race_order& order) -> caf::typed_response_promise<messages::race_reply> {
+      auto& st = self->state;
+      auto promise = self->make_response_promise<messages::race_reply>();
+      ++st.races;
+      if (!st.lost.empty()) {
+        ++st.given_back;
+        promise.deliver(st.out_of_service(order, st.lost));
+        return promise;
+      }
+      auto builds = st.config.ledger->builds_for(order.request);
+      if (!builds) { // a CUBIN the coordinator did not make: no host can build it
+        promise.deliver(st.out_of_service(order, builds.error()));
+        return promise;
+      }
+      const auto id = st.next_order++;
+      st.in_flight[id] = [self, promise, order](const std::string& why) mutable {
+        ++self->state.given_back;
+        promise.deliver(self->state.out_of_service(order, why));
+      };
+      self->request(st.config.host, caf::infinite, messages::remote_race{order, st.config.host_ordinal, std::move(*builds)})
+        .then(
+          [self, id, promise](messages::race_reply& reply) mutable {
+            if (self->state.in_flight.erase(id) == 0)
+              return; // answered out of service already
+            reply.device.ordinal = self->state.config.device.ordinal;
+            promise.deliver(std::move(reply));
+          },
+          [self](caf::error& e) {
+            self->state.lose("host " + self->state.config.host_name + " failed: " + self->system().render(e));
+          });
+      return promise;
+    },
+    [self](messages::metrics_order& order) -> caf::typed_response_promise<gpu::metric_set> {
+      auto& st = self->state;
+      auto promise = self->make_response_promise<gpu::metric_set>();
+      ++st.profiles;
+      auto none = [](const std::string& why) {
+        gpu::metric_set set;
+        set.note = why;
+        return set;
+      };
+      if (!st.lost.empty()) {
+        promise.deliver(none(st.lost));
+        return promise;
+      }
+      auto builds = st.config.ledger->builds_for(order.launch);
+      if (!builds) {
+        promise.deliver(none(builds.error()));
+        return promise;
+      }
+      const auto id = st.next_order++;
+      st.in_flight[id] = [promise, none](const std::string& why) mutable { promise.deliver(none(why)); };
+      self->request(st.config.host, caf::infinite, messages::remote_profile{order, st.config.host_ordinal, std::move(*builds)})
+        .then(
+          [self, id, promise](gpu::metric_set& set) mutable {
+            if (self->state.in_flight.erase(id) != 0)
+              promise.deliver(std::move(set));
+          },
+          [self](caf::error& e) {
+            self->state.lose("host " + self->state.config.host_name + " failed: " + self->system().render(e));
+          });
+      return promise;
+    },
+    [self](messages::program_order&) {
+      messages::program_reply reply;
+      reply.device = self->state.config.device;
+      reply.status = messages::program_run_status::out_of_service;
+      reply.detail = "a remote host's GPU runs races and profiles only; calibrate measures on local GPUs";
+      return reply;
+    },
+    [self](messages::counter_order&) {
+      messages::counter_reply reply;
+      reply.device = self->state.config.device;
+      reply.verdict = "not validated: a remote host's GPU runs races and profiles only";
+      return reply;
+    },
+    [self](messages::query_atom) { return self->state.config.device; },
+    [self](messages::restart_atom) { heartbeat(self); }, // the heartbeat's timer
+    [self](messages::stop_atom) {
+      self->state.lose("the coordinator stopped " + gpu_worker_name(self->state.config.device.ordinal));
+      self->quit(caf::exit_reason::user_shutdown);
+    },
+    [self](messages::status_atom) { return self->state.status(); },
+  };
+}
+
+} // namespace warpforge::actors::hosts
