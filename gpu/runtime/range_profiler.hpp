@@ -1,8 +1,11 @@
 #pragma once
-// profile_candidate inside warpforge-runner: Nsight metrics for one launch of a candidate, with
-// CUPTI's Range Profiler (cupti_range_profiler.h) for collection and the Profiler Host API
-// (cupti_profiler_host.h) for configuration and evaluation (CUDA 13 has no Event/Metric API).
-// docs/measurement.md, "Metrics". Runner-only (warpforge_gpu_runtime).
+// profile_candidate inside warpforge-runner: Nsight metrics for one launch of a candidate. The
+// counters come from CUPTI's Range Profiler (cupti_range_profiler.h) for collection and the
+// Profiler Host API (cupti_profiler_host.h) for configuration and evaluation (CUDA 13 has no
+// Event/Metric API); what the range profiler cannot give comes from the runner too: the
+// launch__* attributes (launch_attributes.hpp) and the smsp__sass_* aggregates (CUPTI's SASS
+// Metrics API, sass_metrics.hpp). docs/measurement.md, "Metrics". Runner-only
+// (warpforge_gpu_runtime).
 //
 // The steps, each named in its failure:
 //   1. counter access (counter_probe.hpp): restricted → counters_unavailable, unsupported device
@@ -11,14 +14,20 @@
 //      the device from run.seeds.front() (cached in the runner), outputs poisoned;
 //   3. chip name and counter availability image (before the range profiler is enabled: CUPTI
 //      refuses that query while a session is active);
-//   4. a host object for the chip; every metric name checked on its own (an unknown one goes to
-//      `missing`, the others go on); the config image and its number of passes;
-//   5. range profiler enabled on the primary context; a counter data image for one range;
-//      auto range (one range = the one launch), kernel or user replay;
-//   6. start → launch → stop until CUPTI says every pass was submitted (kernel replay: CUPTI
-//      replays the launch itself, saving and restoring device memory; user replay: the runner
-//      copies the seed's pristine inputs and re-poisons the outputs before every pass);
-//   7. decode, then evaluate range 0 for every configured metric.
+//   then each requested name goes to its part, one launch each, every launch after the first
+//   from fresh inputs and poisoned outputs:
+//   - launch__*: one launch with kernel activity records on (the driver's shared-memory
+//     carveout), then the attributes and the occupancy arithmetic;
+//   - the range profiler's names:
+//     4. a host object for the chip; every metric name checked on its own (an unknown one goes
+//        to `missing`, the others go on); the config image and its number of passes;
+//     5. range profiler enabled on the primary context; a counter data image for one range;
+//        auto range (one range = the one launch), kernel or user replay;
+//     6. start → launch → stop until CUPTI says every pass was submitted (kernel replay: CUPTI
+//        replays the launch itself, saving and restoring device memory; user replay: the runner
+//        copies the seed's pristine inputs and re-poisons the outputs before every pass);
+//     7. decode, then evaluate range 0 for every configured metric;
+//   - smsp__sass_*: one lazily patched launch, its per-instruction counts aggregated.
 // Clocks are never locked: CUDA 13.0's range profiler has no clock control, and CUPTI 13.4's
 // opt-in cuptiClockControlLock is never called. Caches are not flushed between passes.
 
