@@ -478,12 +478,15 @@ std::optional<profile_result> answer_launch_attributes(const profile_request& re
                                                        single_launch& candidate, profile_result& result,
                                                        std::string& remarks) {
   std::optional<std::uint64_t> carveout;
-  if (auto bytes = driver_shared_memory_config([&] { return launch_and_wait(candidate); }); bytes) {
+  call_result launched;
+  auto bytes = driver_shared_memory_config([&] { return launched = launch_and_wait(candidate); });
+  if (!launched) // the kernel's own failure (a fault loses the context: the runner exits)
+    return from_candidate_failure(request, cuda_failure(launched.error(), "kernel 0 '" +
+                                                                            request.run.kernels.front().entry +
+                                                                            "' with kernel activity records"));
+  if (bytes) {
     carveout = *bytes;
     remarks += "; driver's shared memory configuration " + std::to_string(*bytes) + " bytes";
-  } else if (bytes.error().starts_with("the launch: ")) {
-    return make_profile(request, profile_status::failed, "kernel 0 '" + request.run.kernels.front().entry +
-                                                           "' with kernel activity records: " + bytes.error());
   } else {
     remarks += "; shared-memory limit at the device's maximum carveout (" + bytes.error() + ")";
   }
