@@ -220,6 +220,16 @@ TEST_F(SlurmHosts, ResumeSubmitsAgainAndCancelsTheJobOfTheKilledProcessFirst) {
   EXPECT_TRUE(process_gone(std::stoi(second_marker["pid"])));
 }
 
+TEST_F(SlurmHosts, ASubmissionSlurmRefusesIsAnErrorQuotingSbatchAndLeavesNoRecord) {
+  auto spec = one_node();
+  spec.partition = "no-such-partition";
+  auto job = submit_hosts(spec, stand_in(), run);
+  ASSERT_FALSE(job.has_value());
+  EXPECT_NE(job.error().message.find("sbatch did not submit"), std::string::npos) << job.error().message;
+  EXPECT_NE(job.error().message.find("Invalid partition name"), std::string::npos) << job.error().message;
+  EXPECT_FALSE(fs::exists(hosts_folder(run) / paths::job_record));
+}
+
 TEST_F(SlurmHosts, AnInterruptedSubmitterCancelsItsHostsAndLeavesNoJob) {
   const fs::path output = run / "submitter.log";
   auto submitter = gpu::child_process::spawn({.executable = WARPFORGE_SUBMIT_UNTIL_INTERRUPT,
