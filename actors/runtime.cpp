@@ -60,8 +60,10 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
     children.push_back({compiler_name(i), [name = compiler_name(i), compile = p.compile](caf::actor_system& sys) {
                           return untyped(sys.spawn<caf::detached>(compiler, name, compile));
                         }});
-  children.push_back({std::string{sass_checker_name},
-                      [](caf::actor_system& sys) { return untyped(sys.spawn<caf::detached>(sass_checker)); }});
+  for (std::size_t i = 0; i < p.compilers; ++i) // a disassembly per candidate, side by side as its compile
+    children.push_back({sass_checker_name(i), [name = sass_checker_name(i)](caf::actor_system& sys) {
+                          return untyped(sys.spawn<caf::detached>(sass_checker, name));
+                        }});
   if (p.model)
     children.push_back({std::string{llm_name}, [model = p.model](caf::actor_system& sys) {
                           return untyped(sys.spawn(llm, model));

@@ -77,7 +77,7 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
                                   [self, id = id](pipeline::built_kernel& k) { self->state.engine->built(id, k); });
   }
   for (auto& [id, order] : out.sass_checks)
-    send<messages::sass_actor, pipeline::sass_verdict>(self, std::string{sass_checker_name}, order,
+    send<messages::sass_actor, pipeline::sass_verdict>(self, sass_checker_name(st.next_sass_checker++ % std::max<std::size_t>(1, st.options.compilers)), order,
                               [self, id = id](pipeline::sass_verdict& v) { self->state.engine->checked(id, v); });
   for (auto& p : out.proposals)
     send<messages::proposer_actor, pipeline::proposal>(self, std::string{proposer_name}, p.request,

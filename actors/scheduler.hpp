@@ -32,7 +32,8 @@ namespace warpforge::actors {
 inline constexpr std::string_view scheduler_name = "scheduler";
 
 struct scheduler_options {
-  std::size_t compilers = 1;                         // compiler actors: "compile.0" ...
+  std::size_t compilers = 1;                         // compiler actors: "compile.0" ..., and as
+                                                     // many SASS checkers: "sass.0" ...
   std::chrono::milliseconds tick{500};               // how often budgets and idle GPUs are looked at
   std::chrono::milliseconds retry_delay{200};        // before repeating an order whose actor failed
   std::filesystem::path tuner_cache;                 // the cross-run result cache; empty: none
@@ -51,6 +52,7 @@ struct scheduler_state {
   pending_asks asks;                          // orders out, and those to send again
   std::size_t writes_in_flight = 0;           // store writes not yet acknowledged
   std::size_t next_compiler = 0;
+  std::size_t next_sass_checker = 0;
   std::vector<std::string> failed_jobs;       // jobs whose problem could not be opened
 
   /// The engine for `plan` over the spec of `options`: its jobs opened (a job that cannot be is

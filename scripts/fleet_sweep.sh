@@ -26,15 +26,23 @@ examples="$install/share/warpforge/examples"
 work="${WORK:-$(mktemp -d)}"
 mkdir -p "$work"
 
-# One problem folder per (problem, size): the example's files with its [dims] changed.
+# One problem folder per (problem, size): the example's files with its [dims] changed. SIZES=6
+# gives six sizes per problem (a 24-job sweep): more jobs than the longest job's chain of races.
 declare -A sizes=(
   [transpose]="ROWS=4096,COLS=4096 ROWS=8192,COLS=8192 ROWS=12288,COLS=12288"
   [row_reduction]="ROWS=8192 ROWS=16384 ROWS=32768"
   [softmax]="ROWS=8192 ROWS=16384 ROWS=32768"
   [sgemm]="M=1024,N=1024,K=1024 M=1536,N=1536,K=1536 M=2048,N=2048,K=2048"
+  [vector_add]="N=8388608 N=16777216 N=33554432"
 )
+if [[ "${SIZES:-3}" == 6 ]]; then
+  sizes[transpose]="ROWS=2048,COLS=2048 ROWS=4096,COLS=4096 ROWS=6144,COLS=6144 ROWS=8192,COLS=8192 ROWS=10240,COLS=10240 ROWS=12288,COLS=12288"
+  sizes[row_reduction]="ROWS=4096 ROWS=8192 ROWS=12288 ROWS=16384 ROWS=24576 ROWS=32768"
+  sizes[softmax]="ROWS=4096 ROWS=8192 ROWS=12288 ROWS=16384 ROWS=24576 ROWS=32768"
+  sizes[sgemm]="M=512,N=512,K=512 M=768,N=768,K=768 M=1024,N=1024,K=1024 M=1280,N=1280,K=1280 M=1536,N=1536,K=1536 M=2048,N=2048,K=2048"
+fi
 jobs_toml=""
-for problem in transpose row_reduction softmax sgemm; do
+for problem in ${PROBLEMS:-transpose row_reduction softmax sgemm}; do
   for size in ${sizes[$problem]}; do
     name="$problem-$(echo "$size" | tr ',=' '_-')"
     mkdir -p "$work/problems/$name"
@@ -88,9 +96,33 @@ for gpu, detail in q("SELECT gpu, json FROM events WHERE type = 'gpu_released'")
         kernel[gpu] = kernel.get(gpu, 0.0) + k
 per_hour = measured / (wall * ngpus / 3600.0)
 print(f"{label}: wall {wall:.1f} s, candidates measured {measured} ({per_hour:.0f} per GPU-hour)")
+leased = {}
+for gpu, detail in q("SELECT gpu, json FROM events WHERE type = 'gpu_released'"):
+    leased[gpu] = leased.get(gpu, 0.0) + json.loads(detail).get("lease_s", 0.0)
 for gpu in sorted(per_gpu):
     busy = f"busy {100 * kernel[gpu] / wall:.1f}%" if gpu in kernel else "busy not recorded by this install"
-    print(f"  GPU {gpu}: {per_gpu[gpu]} measurements, {busy}")
+    occupied = f", occupied {100 * leased[gpu] / wall:.1f}%" if leased.get(gpu) else ""
+    print(f"  GPU {gpu}: {per_gpu[gpu]} measurements, {busy}{occupied}")
+# Where each job's time went (DETAIL=1): its chain of races and profiles is what no number of
+# GPUs shortens, so the longest job bounds the wall time.
+if __import__("os").environ.get("DETAIL"):
+    start = q("SELECT min(ts) FROM events")[0][0]
+    jobs = {}
+    for job, typ, ts, detail in q("SELECT job, type, ts, json FROM events WHERE job IS NOT NULL ORDER BY seq"):
+        j = jobs.setdefault(job, {"races": 0, "race_s": 0.0, "max_race_s": 0.0, "profiles": 0, "profile_s": 0.0,
+                                  "kernel_s": 0.0, "end": 0.0})
+        j["end"] = ts - start
+        if typ == "gpu_released":
+            d = json.loads(detail)
+            lease = d.get("lease_s", 0.0)
+            if d.get("profile"):
+                j["profiles"] += 1; j["profile_s"] += lease
+            else:
+                j["races"] += 1; j["race_s"] += lease; j["max_race_s"] = max(j["max_race_s"], lease)
+                j["kernel_s"] += d.get("kernel_s", 0.0)
+    for name, j in sorted(jobs.items(), key=lambda kv: -kv[1]["end"]):
+        print(f"    {name}: ends at {j['end']:.1f} s; {j['races']} races {j['race_s']:.1f} s (longest {j['max_race_s']:.1f} s, "
+              f"kernels {j['kernel_s']:.1f} s), {j['profiles']} profiles {j['profile_s']:.1f} s")
 EOF
 }
 

@@ -287,7 +287,7 @@ TEST_P(PipelineCrash, AnActorThatDiesMidCampaignIsRestartedAndTheCampaignEndsAsI
 }
 
 INSTANTIATE_TEST_SUITE_P(EachActorKind, PipelineCrash,
-                         ::testing::Values("compile.0", "sass", "proposer", "profiler", "gpu.0", "scheduler",
+                         ::testing::Values("compile.0", "sass.0", "proposer", "profiler", "gpu.0", "scheduler",
                                            "store", "feed", "campaign"),
                          [](const auto& test_param) { // not `info`: the macro's own parameter
                            auto name = test_param.param;
