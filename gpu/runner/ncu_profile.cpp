@@ -282,6 +282,10 @@ profile_result profile_with_ncu(const profile_request& request, const ncu_option
   spawn.arguments = ncu_arguments(request, options);
   if (options.visible_devices)
     spawn.environment.emplace_back(std::string{visible_devices_env}, *options.visible_devices);
+  // ncu serializes profiling through a lock under $TMPDIR (docs/measurement.md): one TMPDIR per
+  // GPU's work folder, so an ncu on one GPU never waits for another GPU's. Two on one GPU cannot
+  // happen: that GPU's worker holds its lock around the profile.
+  spawn.environment.emplace_back("TMPDIR", options.work_dir.string());
   spawn.output_file = output_file;
   auto child = child_process::spawn(spawn);
   if (!child)

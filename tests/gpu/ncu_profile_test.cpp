@@ -249,6 +249,26 @@ echo "the runner's own output"
   EXPECT_EQ(*written, request.run);
 }
 
+// ncu's cross-process profiling lock lives under $TMPDIR: each GPU's ncu gets its own work folder
+// as TMPDIR, so the ncu of one GPU never waits for another GPU's.
+TEST(ncu_profile, ncu_runs_with_its_work_folder_as_tmpdir) {
+  scratch_dir dir{"tmpdir"};
+  ncu_options options;
+  options.runner = "/opt/wf/bin/warpforge-runner";
+  options.work_dir = dir.path / "gpu3";
+  options.ncu = write_script(dir.path, R"(prev=""; log=""
+for a in "$@"; do
+  [ "$prev" = "--log-file" ] && log="$a"
+  prev="$a"
+done
+echo "$TMPDIR" > ")" + (dir.path / "tmpdir.txt").string() + R"("
+cp ")" + fixture.string() + R"(" "$log"
+)");
+  auto result = profile_with_ncu(sample_request(), options);
+  EXPECT_EQ(result.status, profile_status::ok) << result.note;
+  EXPECT_EQ(read_text(dir.path / "tmpdir.txt"), options.work_dir.string() + "\n");
+}
+
 TEST(ncu_profile, a_stand_in_ncu_that_hangs_is_killed_at_the_timeout) {
   scratch_dir dir{"hang"};
   ncu_options options;
