@@ -147,15 +147,13 @@ private:
   void end_open_iterations(job_slot& job, vocabulary::iteration_state state);
   // GPUs
   void dispatch();
-  /// Which jobs an idle GPU looks at: those it served last, or any (docs/campaigns.md, "Placement").
-  enum class placement : std::uint8_t { its_own_jobs, any_job };
-  bool dispatch_race(gpu_slot& gpu, bool eager, placement which);
+  bool dispatch_race(gpu_slot& gpu, bool eager);
   bool dispatch_requeued(gpu_slot& gpu);
   void send_race(job_slot& job, gpu_slot& gpu, const race_plan& race);
   bool any_healthy_gpu(const std::string& model = {}) const;
   std::vector<job_slot*> jobs_in_turn();
   static bool may_measure(const job_slot& job, const gpu_slot& gpu);
-  bool dispatch_profile(gpu_slot& gpu, placement which);
+  bool dispatch_profile(gpu_slot& gpu);
   void race_without_gpu(job_slot& job, const race_plan& race);
   gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent,
                                      std::size_t config) const;

@@ -87,24 +87,14 @@ void campaign_engine::dispatch() {
   // The idle GPUs take work idle-longest first, so the work spreads evenly over them. Each takes
   // races a GPU out of service gave back first (they were due), then profiles (a diagnosis may
   // stop a job), then whole phases, then whatever is built. A GPU out of service gets nothing.
-  // First every idle GPU looks only at the jobs it served last: their inputs, reference outputs
-  // and profiler set-up are already in its runner, where another GPU would make them again (on a
-  // 4-GPU H200 host that doubled the GPU workers' time per candidate). Then the GPUs still idle
-  // take any job's work: one queue, nothing waits for a busy GPU.
   std::vector<gpu_slot*> idle;
   for (auto& gpu : gpus_)
     if (!gpu.busy && gpu.out_of_service.empty())
       idle.push_back(&gpu);
   std::stable_sort(idle.begin(), idle.end(), [](const gpu_slot* a, const gpu_slot* b) { return a->since < b->since; });
-  std::vector<gpu_slot*> still_idle;
   for (auto* gpu : idle)
-    if (!dispatch_requeued(*gpu) && !dispatch_profile(*gpu, placement::its_own_jobs) &&
-        !dispatch_race(*gpu, false, placement::its_own_jobs))
-      still_idle.push_back(gpu);
-  for (auto* gpu : still_idle)
-    if (!dispatch_profile(*gpu, placement::any_job) && !dispatch_race(*gpu, false, placement::any_job) &&
-        !dispatch_race(*gpu, true, placement::its_own_jobs))
-      dispatch_race(*gpu, true, placement::any_job);
+    if (!dispatch_requeued(*gpu) && !dispatch_profile(*gpu) && !dispatch_race(*gpu, false))
+      dispatch_race(*gpu, true);
 }
 
 // A healthy GPU of `model` (empty: of any model).
@@ -185,17 +175,14 @@ void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::stri
   pump();
 }
 
-bool campaign_engine::dispatch_profile(gpu_slot& gpu, placement which) {
+bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
   for (auto& job : jobs_) {
     if (job->closed || !may_measure(*job, gpu))
-      continue;
-    if (which == placement::its_own_jobs && job->last_gpu != gpu.device.ordinal)
       continue;
     if (!job->pending_profile)
       job->pending_profile = job->plan->profile_due(gpu.device.ordinal);
     if (!job->pending_profile || (job->pending_profile->gpu && *job->pending_profile->gpu != gpu.device.ordinal))
       continue;
-    job->last_gpu = gpu.device.ordinal;
     auto profile = *std::exchange(job->pending_profile, std::nullopt);
     const auto& b = profile.branch;
     const auto& slot = job->branches.at({b.iteration, b.ordinal});
@@ -222,11 +209,9 @@ bool campaign_engine::dispatch_profile(gpu_slot& gpu, placement which) {
   return false;
 }
 
-bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager, placement which) {
+bool campaign_engine::dispatch_race(gpu_slot& gpu, bool eager) {
   for (auto* job : jobs_in_turn()) {
     if (!job->reference_ready() || !may_measure(*job, gpu))
-      continue;
-    if (which == placement::its_own_jobs && job->last_gpu != gpu.device.ordinal)
       continue;
     auto race = job->plan->next_race(eager, gpu.device.ordinal);
     if (!race)
@@ -252,7 +237,6 @@ void campaign_engine::send_race(job_slot& job, gpu_slot& gpu, const race_plan& r
   if (job.model.empty())
     job.model = gpu.model; // its times are in this model's frame from now on
   ++job.races_sent;
-  job.last_gpu = gpu.device.ordinal;
   out_.races.push_back({t, gpu.device.ordinal, ref_of(job, race.iteration, -1), std::move(request)});
   out_.events.push_back(job_event(feed::event_type::gpu_leased, job.setup.name, race.iteration, feed::no_branch,
                                   gpu.device.ordinal,

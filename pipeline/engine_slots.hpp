@@ -45,9 +45,6 @@ struct campaign_engine::job_slot {
                                                      // races and profiles go to GPUs of it only
   std::uint64_t races_sent = 0;                      // races given to a GPU: the job with the
                                                      // fewest takes the next idle GPU first
-  int last_gpu = -1;                                 // the GPU of its latest race or profile: that
-                                                     // GPU's runner holds its inputs, references
-                                                     // and profiler set-up, so it is asked first
 
   bool reference_ready() const { return !reference_cubin.empty() || !reference_failure.empty(); }
 };

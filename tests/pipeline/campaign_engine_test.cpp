@@ -539,11 +539,9 @@ TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate)
               r.gpu_wait_for_compile_s, gpu_time, 100 * r.gpu_wait_for_compile_s / gpu_time,
               100 * r.worker_occupancy, answers.races);
   ASSERT_GT(answers.races, 10u);
-  // Deterministic (virtual time): with the champion's ablations compiled ahead the GPUs wait 1.1%
-  // of their time here (0.0% before placement kept jobs on their GPU: this model charges no set-up
-  // for a job new to a GPU, so keeping one there can only cost); without compile-ahead
-  // (campaign_engine::compile_ahead disabled) they wait 2.2%.
-  EXPECT_LT(r.gpu_wait_for_compile_s, 0.015 * gpu_time) << "after the first candidate, compiles keep ahead of the GPUs";
+  // Deterministic (virtual time): with the champion's ablations compiled ahead the GPUs never wait
+  // here; without (campaign_engine::compile_ahead disabled) they wait 2.2% of their time.
+  EXPECT_LT(r.gpu_wait_for_compile_s, 0.01 * gpu_time) << "after the first candidate, compiles keep ahead of the GPUs";
 }
 
 // Issue 26: a candidate its proposer found to repeat a measured branch (duplicate_of) is recorded
@@ -888,38 +886,6 @@ TEST_F(CampaignEngine, AnyIdleGpuTakesAnyJobsNextRaceAndTheMeasurementsSpreadEve
   const double mean = static_cast<double>(measured) / 2.0;
   for (const auto& g : result.gpus)
     EXPECT_NEAR(static_cast<double>(g.measured), mean, 0.25 * mean) << "GPU " << g.ordinal;
-}
-
-// Placement keeps a job where its runner already holds its inputs, references and profiler
-// set-up: an idle GPU first takes work of the jobs it served last, and only then anyone's (so a
-// job still moves when its GPU is busy and another is idle). Three jobs on two GPUs with real
-// durations (virtual time, deterministic): 8 of 27 leases move a job to the other GPU; without the
-// rule, 11 of 28.
-TEST_F(CampaignEngine, AJobsNextRaceOrProfileGoesToTheGpuThatServedItLastWhenThatGpuIsIdle) {
-  auto s = setup(4, 2, true);
-  double clock = 0.0;
-  campaign_engine engine{s, jobs(s), [&clock] { return clock; }};
-  engine.start();
-  answering_loop answers{engine};
-  simulated_pipeline pipeline{engine, answers, clock};
-  pipeline.run();
-  ASSERT_TRUE(engine.finished());
-  std::map<std::string, int> last_gpu;
-  std::size_t leases = 0, moved = 0;
-  for (const auto& e : answers.events) {
-    if (e.type != feed::event_type::gpu_leased)
-      continue;
-    ++leases;
-    auto [it, first] = last_gpu.try_emplace(e.job, e.gpu);
-    moved += !first && it->second != e.gpu;
-    it->second = e.gpu;
-  }
-  std::printf("placement: %zu of %zu leases moved a job to the other GPU\n", moved, leases);
-  ASSERT_GT(leases, 20u);
-  EXPECT_LT(moved * 3, leases) << "a job's work left the GPU that holds its set-up while that GPU was idle";
-  const auto result = engine.result();
-  for (const auto& g : result.gpus)
-    EXPECT_GT(g.measured, 0u) << "GPU " << g.ordinal << " took no work: the queue is still one";
 }
 
 // GPUs of two models: a job's times are compared on one model only, so every race and profile of
