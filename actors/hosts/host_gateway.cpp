@@ -90,6 +90,8 @@ messages::host_actor::behavior_type host_gateway(gateway_pointer self, host_gate
       auto& st = self->state;
       auto promise = self->make_response_promise<messages::race_reply>();
       ++st.races;
+      logging::get("host")->debug("race of {} kernel(s) for GPU {} ({} to build)", r.order.request.kernels.size(), r.gpu,
+                                  r.builds.size());
       if (!offers(st.config, r.gpu)) {
         ++st.refused;
         promise.deliver(out_of_service(r, st.config.offer.host + " offers no GPU " + std::to_string(r.gpu)));

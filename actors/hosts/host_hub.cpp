@@ -33,11 +33,11 @@ void connector(caf::blocking_actor* self, endpoint at, messages::host_hub_actor 
   std::string last_error;
   bool running = true;
   while (running) {
-    auto gateway = caf::openssl::remote_actor<caf::actor>(self->system(), at.host, at.port);
+    auto gateway = caf::openssl::remote_actor<messages::host_actor>(self->system(), at.host, at.port);
     if (gateway) {
       last_error.clear();
       log->info("reached the host at {}", where);
-      self->send(hub, messages::host_join_atom::value, *gateway);
+      self->send(hub, messages::host_join_atom::value, caf::actor_cast<caf::actor>(*gateway));
       self->monitor(*gateway);
       bool connected = true;
       while (connected && running)
@@ -83,11 +83,15 @@ void admit(hub_pointer self, const messages::host_actor& gateway, const messages
     config.host_ordinal = device.ordinal;
     config.ledger = st.config.ledger;
     auto name = gpu_worker_name(ordinal);
-    auto earlier = lookup<messages::gpu_worker_actor>(sys, name);
-    auto worker = sys.spawn(remote_gpu, config);
-    sys.registry().put(registry_key(name), caf::actor_cast<caf::strong_actor_ptr>(worker));
-    if (earlier) // the GPU's actor from before its host was lost: it answered everything already
-      self->send(earlier, messages::stop_atom::value);
+    if (auto known = st.workers.find(ordinal); known != st.workers.end()) {
+      // The same host again: its GPU's actor, still registered, takes the new gateway.
+      self->send(caf::actor_cast<remote_gpu_actor>(known->second), messages::host_join_atom::value,
+                 caf::actor_cast<caf::actor>(gateway));
+    } else {
+      auto worker = sys.spawn(remote_gpu, config);
+      sys.registry().put(registry_key(name), caf::actor_cast<caf::strong_actor_ptr>(worker));
+      st.workers[ordinal] = caf::actor_cast<caf::actor>(worker);
+    }
     st.live[ordinal] = config.device;
     st.gateway_of[ordinal] = gateway.address();
     ordinals += (ordinals.empty() ? "" : ", ") + name;
@@ -168,9 +172,8 @@ messages::host_hub_actor::behavior_type host_hub(hub_pointer self, host_hub_conf
     },
     [self](messages::tick_atom) { answer_waiting(self); },
     [self](messages::stop_atom) {
-      for (const auto& [key, ordinal] : self->state.ordinal_of) // lost hosts' GPUs too
-        if (auto worker = lookup<messages::gpu_worker_actor>(self->system(), gpu_worker_name(ordinal)))
-          self->send(worker, messages::stop_atom::value);
+      for (const auto& [ordinal, worker] : self->state.workers) // lost hosts' GPUs too
+        caf::anon_send(caf::actor_cast<messages::gpu_worker_actor>(worker), messages::stop_atom::value);
       self->quit(caf::exit_reason::user_shutdown);
     },
     [self](messages::status_atom) { return self->state.status(); },

@@ -39,6 +39,7 @@ struct host_hub_state {
   std::map<std::string, int> ordinal_of;      // "<host>/<uuid>" -> coordinator ordinal
   std::map<int, gpu::device_info> live;        // coordinator ordinal -> its GPU, while its host is there
   std::map<int, caf::actor_addr> gateway_of;   // coordinator ordinal -> its host's gateway
+  std::map<int, caf::actor> workers;           // coordinator ordinal -> its remote_gpu (for the campaign's life)
   std::vector<waiter> waiting;
   bool announced = false;                      // a wait was answered: later GPUs go to the scheduler
   std::int64_t joins = 0;

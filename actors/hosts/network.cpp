@@ -9,6 +9,8 @@
 namespace warpforge::actors::hosts {
 
 void enable_network(caf::actor_system_config& cfg, const pipeline::credential_files& credential) {
+  if (!clears_openssl_error_queue())
+    return;
   cfg.load<caf::io::middleman>();
   cfg.load<caf::openssl::manager>();
   // Any of these set turns on CAF's authenticated mode: TLS with SSL_VERIFY_PEER and

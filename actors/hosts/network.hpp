@@ -33,6 +33,10 @@ inline constexpr std::chrono::milliseconds link_timeout{5000};
 /// host to reach its coordinator.
 inline constexpr std::chrono::milliseconds reconnect_interval{2000};
 
+/// True: this executable clears OpenSSL's error queue before CAF's TLS calls (openssl_error_queue.cpp
+/// says why); enable_network calls it, so the linker keeps those definitions.
+bool clears_openssl_error_queue();
+
 /// Loads the middleman and the OpenSSL manager into `cfg` with `credential` (mutual verification).
 void enable_network(caf::actor_system_config& cfg, const pipeline::credential_files& credential);
 

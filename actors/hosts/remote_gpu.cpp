@@ -11,19 +11,27 @@ namespace warpforge::actors::hosts {
 
 namespace {
 
-using remote_pointer = messages::gpu_worker_actor::stateful_pointer<remote_gpu_state>;
+using remote_pointer = remote_gpu_actor::stateful_pointer<remote_gpu_state>;
 
-// Ask the host whether it is there; no answer in time: lost. Stops once it is lost.
+// Ask the host whether it is there; no answer in time: lost. One chain of heartbeats at a time:
+// it ends when the host is lost and starts again when the hub points this GPU at a new gateway.
 void heartbeat(remote_pointer self) {
-  if (!self->state.lost.empty())
+  auto& st = self->state;
+  if (!st.lost.empty()) {
+    st.beating = false;
     return;
-  self->request(self->state.config.host, heartbeat_timeout, messages::heartbeat_atom::value)
-    .then(
-      [self](messages::heartbeat_atom) { self->delayed_send(self, heartbeat_interval, messages::restart_atom::value); },
-      [self](caf::error& e) {
-        self->state.lose("host " + self->state.config.host_name + " did not answer its heartbeat within " +
-                         std::to_string(heartbeat_timeout.count()) + " ms (" + self->system().render(e) + ")");
-      });
+  }
+  st.beating = true;
+  const auto host = st.config.host;
+  self->request(host, heartbeat_timeout, messages::heartbeat_atom::value)
+    .then([self](messages::heartbeat_atom) { self->delayed_send(self, heartbeat_interval, messages::restart_atom::value); },
+          [self, host](caf::error& e) {
+            if (host != self->state.config.host) // the answer of a gateway replaced since
+              return heartbeat(self);
+            self->state.lose("host " + self->state.config.host_name + " did not answer its heartbeat within " +
+                             std::to_string(heartbeat_timeout.count()) + " ms (" + self->system().render(e) + ")");
+            self->state.beating = false;
+          });
 }
 
 } // namespace
@@ -62,7 +70,7 @@ messages::component_status remote_gpu_state::status() const {
   return s;
 }
 
-messages::gpu_worker_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_config config) {
+remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_config config) {
   keep_exception_text(self);
   self->state.config = std::move(config);
   self->monitor(self->state.config.host);
@@ -87,6 +95,8 @@ messages::gpu_worker_actor::behavior_type remote_gpu(remote_pointer self, remote
         return promise;
       }
       const auto id = st.next_order++;
+      logging::get("hosts")->debug("{}: race of {} kernel(s) to host {}", gpu_worker_name(st.config.device.ordinal),
+                                   order.request.kernels.size(), st.config.host_name);
       st.in_flight[id] = [self, promise, order](const std::string& why) mutable {
         ++self->state.given_back;
         promise.deliver(self->state.out_of_service(order, why));
@@ -150,6 +160,15 @@ messages::gpu_worker_actor::behavior_type remote_gpu(remote_pointer self, remote
     },
     [self](messages::query_atom) { return self->state.config.device; },
     [self](messages::restart_atom) { heartbeat(self); }, // the heartbeat's timer
+    [self](messages::host_join_atom, caf::actor& gateway) { // its host came back
+      auto& st = self->state;
+      self->demonitor(st.config.host.address());
+      st.config.host = caf::actor_cast<messages::host_actor>(gateway);
+      self->monitor(st.config.host);
+      st.lost.clear();
+      if (!st.beating)
+        heartbeat(self);
+    },
     [self](messages::stop_atom) {
       self->state.lose("the coordinator stopped " + gpu_worker_name(self->state.config.device.ordinal));
       self->quit(caf::exit_reason::user_shutdown);

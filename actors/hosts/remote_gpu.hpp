@@ -8,8 +8,8 @@
 // Losing the host: CAF's down message for the gateway (its process died, its connection closed)
 // or a heartbeat not answered within heartbeat_timeout. Then every race in flight is answered
 // out_of_service (the engine puts it back in the queue for another GPU; nothing of it was
-// recorded), and so is every later one, until the host hub replaces this actor with a fresh one
-// for the host that came back. Calibrate's program and counter orders run on local GPUs only.
+// recorded), and so is every later one, until the host hub points it at the gateway of the host
+// that came back. Calibrate's program and counter orders run on local GPUs only.
 
 #include "messages/hosts.hpp"
 #include "pipeline/kernel_ledger.hpp"
@@ -26,6 +26,12 @@
 
 namespace warpforge::actors::hosts {
 
+/// A remote GPU: a gpu_worker that can also be pointed at its host's gateway again when the host
+/// comes back (the hub sends host_join_atom with the new gateway). The same actor stays registered
+/// under its name for the campaign's life: CAF's registry does not replace a name a live actor
+/// holds, and a name left empty would make the scheduler wait instead of racing elsewhere.
+using remote_gpu_actor = messages::gpu_worker_actor::extend<caf::reacts_to<messages::host_join_atom, caf::actor>>;
+
 struct remote_gpu_config {
   messages::host_actor host;                     // the host's gateway
   std::string host_name;                         // its offer's name, for messages
@@ -38,6 +44,7 @@ struct remote_gpu_state {
   static inline const char* name = "remote_gpu";
   remote_gpu_config config;
   std::string lost;                                          // why the host is lost; empty: it is not
+  bool beating = false;                                      // a heartbeat is out or due
   std::uint64_t next_order = 0;
   std::map<std::uint64_t, std::function<void(const std::string&)>> in_flight; // answer it out of service
   std::int64_t races = 0;
@@ -50,7 +57,7 @@ struct remote_gpu_state {
   messages::component_status status() const;
 };
 
-messages::gpu_worker_actor::behavior_type
-remote_gpu(messages::gpu_worker_actor::stateful_pointer<remote_gpu_state> self, remote_gpu_config config);
+remote_gpu_actor::behavior_type remote_gpu(remote_gpu_actor::stateful_pointer<remote_gpu_state> self,
+                                           remote_gpu_config config);
 
 } // namespace warpforge::actors::hosts

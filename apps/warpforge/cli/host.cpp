@@ -147,7 +147,10 @@ exit_code host(const host_options& options) {
                                  caf::actor_cast<caf::actor>(self), actors::default_stop_grace);
 
   actors::hosts::host_gateway_config gateway_config;
-  gateway_config.offer.host = this_node() + ":" + (listening ? std::to_string(at->port) : std::to_string(::getpid()));
+  // Its name: where it listens (a host started again there is the same host, its GPUs the same
+  // coordinator ordinals), or its process when it calls back or listens on a port the OS picks.
+  gateway_config.offer.host =
+    this_node() + ":" + (listening && at->port != 0 ? std::to_string(at->port) : "pid" + std::to_string(::getpid()));
   for (int ordinal : fleet->chosen)
     gateway_config.offer.devices.push_back(fleet->device(ordinal));
   auto compiler = std::make_shared<gpu::cached_compiler>(gpu::compile_cache{gpu::default_cache_root()});

@@ -19,7 +19,7 @@ for needed in "$warpforge" "$runner"; do
   [[ -x "$needed" ]] || { echo "loopback_campaign: $needed is missing: ninja -C $build warpforge fake_runner" >&2; exit 2; }
 done
 command -v sqlite3 >/dev/null || { echo "loopback_campaign: needs the sqlite3 tool" >&2; exit 2; }
-delay_ms="${DELAY_MS:-150}"
+delay_ms="${DELAY_MS:-300}"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -40,7 +40,7 @@ write_campaign() { # label gpus
   for problem in transpose vector_add row_reduction; do
     printf '[[jobs]]\nname = "%s"\nproblem = "%s"\n' "$problem" "$here/examples/$problem/problem.toml"
   done
-  printf '[budget]\niterations = 3\nbranches = 4\npatience = 10\nwall_time_s = 3600.0\n'
+  printf '[budget]\niterations = 4\nbranches = 4\npatience = 10\nwall_time_s = 3600.0\n'
   printf '[proposer]\nkind = "tune"\nstrategy = "random"\nseed = 11\n'
   printf '[feed]\nendpoint = "tcp://127.0.0.1:*"\n'
 }
@@ -95,7 +95,11 @@ WARPFORGE_LOCK_DIR="$work/locks-local" WARPFORGE_FAKE_RUNNER_GPUS=3 \
 }
 
 # Three hosts; the coordinator has no GPU of its own here.
-for h in 1 2 3; do start_host "$h" >"$work/host-$h.pid"; done
+# Host 2 listens on a port chosen here, so that a host started there again is the same host.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_host 1 >"$work/host-1.pid"
+start_host 2 "$(free_port)" >"$work/host-2.pid"
+start_host 3 >"$work/host-3.pid"
 write_campaign hosts "0" >"$work/hosts.toml"
 WARPFORGE_RUNNER=/nonexistent "$warpforge" run "$work/hosts.toml" --quiet --credential "$work/credential" \
   --host "127.0.0.1:$(cat "$work/host-1.port")" --host "127.0.0.1:$(cat "$work/host-2.port")" \
@@ -116,8 +120,8 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 [[ -n "$killed" ]] || fail "the campaign ended before a host could be killed (raise DELAY_MS)"
-sleep 3
-start_host 2b "$(cat "$work/host-2.port")" >/dev/null # a host comes back at the same address
+sleep 1
+start_host 2b "$(cat "$work/host-2.port")" >/dev/null # the host comes back at the same address
 wait "$coordinator" || { tail -20 "$work/hosts.err" >&2; fail "the campaign on the hosts failed"; }
 
 [[ "$(end_state hosts)" == "$(end_state local)" ]] || {
@@ -135,8 +139,11 @@ wait "$coordinator" || { tail -20 "$work/hosts.err" >&2; fail "the campaign on t
 [[ "$(seq_gaps hosts)" == "0" ]] || fail "the event sequence has gaps"
 given_back="$(sql hosts "SELECT count(*) FROM events WHERE type = 'gpu_released' AND json LIKE '%out_of_service%'")"
 (( given_back >= 1 )) || fail "no race was given back when its host was killed (was one in flight?)"
-grep -q "is back in service\|joined the campaign" <(sql hosts "SELECT json FROM events WHERE type = 'warning'") ||
-  fail "the host started again at the killed one's address did not join the running campaign"
+grep -q "GPU 1 is back in service" <(sql hosts "SELECT json FROM events WHERE type = 'warning'") ||
+  fail "the host started again at the killed one's address did not come back into the running campaign"
+(( $(sql hosts "SELECT count(*) FROM measurements m JOIN events e ON e.type = 'warning' AND e.json LIKE '%GPU 1 is back%'
+                WHERE m.gpu = 1 AND m.created_at > e.ts") >= 1 )) ||
+  fail "the host that came back measured nothing in the running campaign"
 echo "loopback_campaign: killed host 2 mid-campaign: $given_back race(s) given back, same champions, branches, measurement rows and events as the undisturbed run; host 2 came back"
 
 # A host with another campaign's credential is refused: the coordinator never hears it.

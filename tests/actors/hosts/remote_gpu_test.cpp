@@ -8,6 +8,7 @@
 #include "actors/hosts/remote_gpu.hpp"
 #include "actors/runtime.hpp"
 
+#include <caf/after.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
@@ -76,7 +77,7 @@ protected:
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  messages::gpu_worker_actor remote(const messages::host_actor& host) {
+  remote_gpu_actor remote(const messages::host_actor& host) {
     remote_gpu_config c;
     c.host = host;
     c.host_name = "node7:4242";
@@ -127,6 +128,32 @@ TEST_F(RemoteGpu, AHostThatDiesGivesItsRaceInFlightBackAtOnceAndEveryLaterOne) {
   self->request(gpu, 10s, order).receive([&](messages::race_reply& r) { later = r; }, [](caf::error&) {});
   ASSERT_TRUE(later);
   EXPECT_EQ(later->service, messages::worker_service::out_of_service);
+  self->send_exit(gpu, caf::exit_reason::user_shutdown);
+}
+
+TEST_F(RemoteGpu, AHostThatComesBackTakesRacesAgainUnderTheSameName) {
+  auto host = system.spawn(stand_in_host, host_script{});
+  auto gpu = remote(host);
+  caf::scoped_actor self{system};
+  self->send_exit(host, caf::exit_reason::kill);
+  std::optional<messages::race_reply> reply;
+  for (int i = 0; i < 50 && (!reply || reply->service == messages::worker_service::in_service); ++i) {
+    self->request(gpu, 10s, order).receive([&](messages::race_reply& r) { reply = r; }, [](caf::error&) {});
+    self->receive(caf::after(20ms) >> [] {});
+  }
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(reply->service, messages::worker_service::out_of_service);
+
+  host_script back;
+  back.answers_races = true;
+  auto returned = system.spawn(stand_in_host, back);
+  self->send(gpu, messages::host_join_atom::value, caf::actor_cast<caf::actor>(returned));
+  reply.reset();
+  self->request(gpu, 10s, order).receive([&](messages::race_reply& r) { reply = r; }, [](caf::error&) {});
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->service, messages::worker_service::in_service);
+  EXPECT_EQ(back.seen->size(), 1u);
+  self->send_exit(returned, caf::exit_reason::user_shutdown);
   self->send_exit(gpu, caf::exit_reason::user_shutdown);
 }
 
