@@ -169,8 +169,11 @@ remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_confi
       if (!st.beating)
         heartbeat(self);
     },
-    [self](messages::stop_atom) {
-      self->state.lose("the coordinator stopped " + gpu_worker_name(self->state.config.device.ordinal));
+    [self](messages::stop_atom) { // the campaign's end: nothing is in flight then, or it ends interrupted
+      auto& st = self->state;
+      st.lost = "the coordinator stopped " + gpu_worker_name(st.config.device.ordinal);
+      for (auto& [id, answer] : std::exchange(st.in_flight, {}))
+        answer(st.lost);
       self->quit(caf::exit_reason::user_shutdown);
     },
     [self](messages::status_atom) { return self->state.status(); },
