@@ -59,6 +59,17 @@ void split_run_dir_or_endpoint(const std::string& target, std::string& run_dir, 
 // One function a subcommand: its options live in a shared_ptr that its callback holds, so they
 // outlive parsing; the callback runs the command and leaves its exit code in `result`.
 
+// GPU hosts of run and resume (docs/hosts.md).
+void add_host_options(CLI::App& command, std::vector<std::string>& hosts, std::string& listen, std::string& credential,
+                      double& wait_s) {
+  command.add_option("--host", hosts,
+                     "HOST:PORT of a `warpforge host --listen`: measure on its GPUs (repeat for more; docs/hosts.md)");
+  command.add_option("--hosts-listen", listen,
+                     "[ADDR:]PORT where `warpforge host --coordinator` processes call back (docs/hosts.md)");
+  command.add_option("--credential", credential, "The hosts' campaign credential folder (docs/hosts.md)");
+  command.add_option("--hosts-wait", wait_s, "Seconds to wait for every host before the campaign starts with those that came");
+}
+
 void add_run(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<run_options>();
   auto* command = app.add_subcommand("run", "Run a campaign from its spec");
@@ -68,13 +79,7 @@ void add_run(CLI::App& app, exit_code& result) {
                       "trace|debug|info|warn|error (overrides the spec's [log] level)");
   command->add_option("--wait-subscribers", opts->wait_subscribers_s,
                       "Seconds to wait for a feed subscriber before the first event");
-  command->add_option("--host", opts->hosts,
-                      "HOST:PORT of a `warpforge host --listen`: measure on its GPUs (repeat for more; docs/hosts.md)");
-  command->add_option("--hosts-listen", opts->hosts_listen,
-                      "[ADDR:]PORT where `warpforge host --coordinator` processes call back (docs/hosts.md)");
-  command->add_option("--credential", opts->credential, "The hosts' campaign credential folder (docs/hosts.md)");
-  command->add_option("--hosts-wait", opts->hosts_wait_s,
-                      "Seconds to wait for every host before the campaign starts with those that came");
+  add_host_options(*command, opts->hosts, opts->hosts_listen, opts->credential, opts->hosts_wait_s);
   auto flags = std::make_shared<output_flags>();
   add_output_flags(*command, *flags);
   command->callback([opts, flags, &result] {
@@ -88,6 +93,7 @@ void add_resume(CLI::App& app, exit_code& result) {
   auto* command = app.add_subcommand("resume", "Continue an interrupted campaign from its run directory");
   command->add_option(run_dir_names, opts->run_dir, "Run directory")->required();
   command->add_option("--log-level", opts->log_level, "trace|debug|info|warn|error");
+  add_host_options(*command, opts->hosts, opts->hosts_listen, opts->credential, opts->hosts_wait_s);
   auto flags = std::make_shared<output_flags>();
   add_output_flags(*command, *flags);
   command->callback([opts, flags, &result] {

@@ -86,6 +86,10 @@ struct resume_options {
   std::string run_dir;
   std::string log_level; // overrides the spec's [log] level when set
   bool quiet = false;    // no progress on the terminal
+  std::vector<std::string> hosts; // as run_options: GPU hosts (docs/hosts.md)
+  std::string hosts_listen;
+  std::string credential;
+  double hosts_wait_s = 120;
 };
 exit_code resume(const resume_options& options);
 

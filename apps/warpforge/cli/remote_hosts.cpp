@@ -1,6 +1,7 @@
 #include "apps/warpforge/cli/remote_hosts.hpp"
 
 #include "actors/hosts/host_hub.hpp"
+#include "config/hosts_spec.hpp"
 #include "foundation/logging/logging.hpp"
 
 #include <caf/openssl/publish.hpp>
@@ -12,15 +13,18 @@ namespace warpforge::cli {
 expected<remote_hosts, std::string> remote_hosts::prepare(const hosts_request& request) {
   remote_hosts hosts;
   hosts.request_ = request;
+  if (request.credential.empty())
+    return unexpected{std::string{"hosts need the campaign's credential: --credential DIR (made by `warpforge host "
+                                  "--new-credential DIR`; docs/hosts.md)"}};
   auto credential = pipeline::read_credential(request.credential);
   if (!credential)
     return unexpected{"the hosts' credential: " + credential.error()};
   hosts.credential_ = *credential;
   for (const auto& text : request.addresses) {
-    auto at = actors::hosts::parse_endpoint(text, "");
+    auto at = config::parse_host_address(text); // the spec's reading: "node1:4242", "[fd00::7]:4242"
     if (!at)
-      return unexpected{"a host's address: " + at.error()};
-    hosts.addresses_.push_back(*at);
+      return unexpected{"a host's address: '" + text + "': " + at.error()};
+    hosts.addresses_.push_back({at->host, at->port});
   }
   if (!request.listen.empty()) {
     auto at = actors::hosts::parse_endpoint(request.listen, "127.0.0.1");
@@ -29,7 +33,8 @@ expected<remote_hosts, std::string> remote_hosts::prepare(const hosts_request& r
     hosts.door_at_ = *at;
   }
   if (hosts.addresses_.empty() && !hosts.door_at_)
-    return unexpected{std::string{"no host: list their addresses, or say where they call back"}};
+    return unexpected{std::string{"no host: list their addresses (--host, [hosts] addresses), or say where they call "
+                                  "back (--hosts-listen)"}};
   return hosts;
 }
 

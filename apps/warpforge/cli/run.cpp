@@ -152,6 +152,23 @@ void deploy_every_target(const config::campaign_spec& spec, const fs::path& run_
   }
 }
 
+// GPU hosts (docs/hosts.md): the spec's [hosts] addresses and those of the command line; a
+// refusal's exit code when the spec asks for what this build does not do.
+std::optional<exit_code> attach_hosts(session_request& request, std::vector<std::string> addresses,
+                                      const std::string& listen, const std::string& credential, double wait_s) {
+  for (const auto& address : request.spec.hosts.addresses)
+    addresses.push_back(address.to_string());
+  if (request.spec.hosts.slurm) {
+    std::cerr << "warpforge " << request.verb << ": " << request.spec_path << ": [hosts.slurm]: this build does not "
+              << "submit hosts to Slurm yet; start them with the sbatch script of docs/hosts.md (\"Hosts started by "
+              << "hand\") and run with --hosts-listen; nothing was started\n";
+    return exit_code::not_available;
+  }
+  if (!addresses.empty() || !listen.empty() || !credential.empty())
+    request.hosts = hosts_request{addresses, listen, credential, wait_s};
+  return std::nullopt;
+}
+
 exit_code run_campaign(session_request request, const std::string& log_level) {
   auto level_text = log_level.empty() ? std::string{config::to_string(request.spec.log)} : log_level;
   auto level = logging::level_from_string(level_text);
@@ -218,8 +235,9 @@ exit_code run(const run_options& options) {
   request.spec_path = options.campaign_path;
   request.wait_subscribers_s = options.wait_subscribers_s;
   request.quiet = options.quiet;
-  if (!options.hosts.empty() || !options.hosts_listen.empty() || !options.credential.empty())
-    request.hosts = hosts_request{options.hosts, options.hosts_listen, options.credential, options.hosts_wait_s};
+  if (auto refused = attach_hosts(request, options.hosts, options.hosts_listen, options.credential,
+                                  options.hosts_wait_s))
+    return *refused;
   return run_campaign(std::move(request), options.log_level);
 }
 
@@ -262,6 +280,9 @@ exit_code resume(const resume_options& options) {
   request.spec_path = earlier->campaign.spec_path;
   request.resume_dir = fs::path{options.run_dir};
   request.quiet = options.quiet;
+  if (auto refused = attach_hosts(request, options.hosts, options.hosts_listen, options.credential,
+                                  options.hosts_wait_s))
+    return *refused;
   return run_campaign(std::move(request), options.log_level);
 }
 
