@@ -1,6 +1,7 @@
 #include "gpu/runner/ncu_profile.hpp"
 
 #include "gpu/compile/entry_name.hpp"
+#include "gpu/runner/exit_codes.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -219,11 +220,24 @@ profile_result interpret_ncu_run(const profile_request& request, std::string_vie
                         with_messages("ncu may not read the GPU performance counters "
                                       "(ERR_NVGPUCTRPERM): run as root, or load the NVIDIA "
                                       "driver with NVreg_RestrictProfilingToAdminUsers=0"));
-  if (!exit)
-    return make_profile(request, profile_status::failed,
-                        with_messages("ncu still running after " + std::to_string(timeout.count()) +
-                                      " ms; killed"));
+  // The kernel itself failed under ncu (it hung, or left the runner's context lost): no other
+  // profiler is worth asking, it would see the same (metric_collection's second opinion).
+  if (!exit) {
+    auto hung = make_profile(request, profile_status::failed,
+                             with_messages("ncu still running after " + std::to_string(timeout.count()) +
+                                           " ms; killed"));
+    hung.runner_exits = true;
+    return hung;
+  }
   auto ended = exit->to_string();
+  if (exit->exit_code == runner_exit_context_lost || exit->exit_code == runner_exit_kernel_hung) {
+    auto failed = make_profile(request, profile_status::failed,
+                               with_messages("the kernel failed under ncu: the runner " + ended +
+                                             (exit->exit_code == runner_exit_kernel_hung ? " (kernel hung)"
+                                                                                         : " (CUDA context lost)")));
+    failed.runner_exits = true;
+    return failed;
+  }
   auto table = parse_ncu_csv(csv_text);
   if (!table)
     return make_profile(request, profile_status::failed,

@@ -521,6 +521,12 @@ std::optional<profile_result> answer_sass_aggregates(const profile_request& requ
       result.missing[name] = "CUPTI SASS metrics, " + counts.error().step + ": " + counts.error().error.to_string();
     return std::nullopt;
   }
+  if (counts->dropped_records > 0) { // an undercount would pass for a measurement
+    for (const auto& name : names)
+      result.missing[name] = "CUPTI SASS metrics dropped " + std::to_string(counts->dropped_records) +
+                             " record(s) of the launch: the counts are incomplete";
+    return std::nullopt;
+  }
   auto evaluated = evaluate_sass_aggregates(names, counts->instructions, counts->collected);
   for (auto& [name, value] : evaluated.values)
     result.values[name] = value;

@@ -158,6 +158,11 @@ sass_evaluation evaluate_sass_aggregates(const std::vector<std::string>& nsight,
       out.missing[name] = "CUPTI's SASS metrics of this chip have no " + absent;
       continue;
     }
+    // Nothing patched reported: a sum would read 0 ("no spills") where nothing was measured.
+    if (instructions.empty()) {
+      out.missing[name] = "not measured: CUPTI reported no patched instruction of the launch";
+      continue;
+    }
     switch (a->kind) {
       case formula::sum: out.values[name] = total(instructions, a->selector); break;
       case formula::uniform_branch_pct: {

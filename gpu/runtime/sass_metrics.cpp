@@ -149,6 +149,7 @@ expected<sass_counts, sass_failure> collect_sass_counts(CUcontext context, const
   disable.active = false;
   if (auto r = WARPFORGE_GPU_CALL(cuptiSassMetricsDisable(&off)); !r)
     return unexpected(failed("disabling SASS patching", r.error()));
+  out.dropped_records = off.numOfDroppedRecords;
   return out;
 }
 

@@ -16,6 +16,7 @@
 
 #include <cuda.h>
 
+#include <cstddef>
 #include <functional>
 #include <set>
 #include <string>
@@ -27,6 +28,7 @@ struct sass_counts {
   std::set<std::string> collected;           // the counters configured (the chip has them)
   std::vector<sass_instruction> instructions; // one per patched instruction that reported
   std::set<std::string> functions;           // the functions CUPTI reported
+  std::size_t dropped_records = 0;           // records CUPTI could not keep: the counts are short
 };
 
 /// Why collection stopped: a CUPTI call (its step), or the kernel's own launch.

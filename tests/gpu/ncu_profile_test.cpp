@@ -213,6 +213,15 @@ TEST(ncu_profile, what_a_failed_run_means) {
   auto killed = interpret_ncu_run(request, "", "", std::nullopt, 250ms);
   EXPECT_EQ(killed.status, profile_status::failed);
   EXPECT_NE(killed.note.find("250 ms"), std::string::npos);
+  EXPECT_TRUE(killed.runner_exits) << "a kernel that hangs under ncu is not profiled again elsewhere";
+
+  // The runner under ncu lost its context or hung (its exit codes): the kernel failed, not ncu.
+  for (const int code : {5, 7}) {
+    auto lost = interpret_ncu_run(request, read_text(fixture), "", child_exit{code, std::nullopt}, 1s);
+    EXPECT_EQ(lost.status, profile_status::failed) << code;
+    EXPECT_TRUE(lost.runner_exits) << code;
+    EXPECT_NE(lost.note.find("the kernel failed under ncu"), std::string::npos) << lost.note;
+  }
 
   auto nothing = interpret_ncu_run(request, "==WARNING== No kernels were profiled.\n", "",
                                    child_exit{0, std::nullopt}, 1s);

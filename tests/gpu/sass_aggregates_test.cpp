@@ -83,12 +83,19 @@ TEST(EvaluateSassAggregates, CountsAreSumsAndBranchesUniformIsAShareOfAllTargets
   EXPECT_DOUBLE_EQ(out.values.at(uniform_pct), 100.0 * 60 / 70);
   // No local instruction at all is a count of 0, not a gap.
   EXPECT_DOUBLE_EQ(evaluate_sass_aggregates({local_ld}, {branch}, every_counter()).values.at(local_ld), 0.0);
+  // But no patched instruction at all is nothing measured: no 0 is made up.
+  auto none = evaluate_sass_aggregates({local_ld, local_st, uniform_pct}, {}, every_counter());
+  EXPECT_TRUE(none.values.empty());
+  ASSERT_EQ(none.missing.size(), 3u);
+  EXPECT_NE(none.missing.at(local_ld).find("no patched instruction"), std::string::npos);
 }
 
 TEST(EvaluateSassAggregates, AZeroDenominatorAnUnknownSizeOrACounterTheChipLacksIsAGapNamingWhy) {
   auto chip = every_counter();
   chip.erase("smsp__sass_inst_executed_op_local_ld");
-  auto out = evaluate_sass_aggregates({ld_pct, uniform_pct, local_ld}, {}, chip);
+  sass_instruction arithmetic; // executed, but neither a memory access nor a branch
+  arithmetic.counters["smsp__sass_inst_executed"] = 64;
+  auto out = evaluate_sass_aggregates({ld_pct, uniform_pct, local_ld}, {arithmetic}, chip);
   EXPECT_TRUE(out.values.empty());
   ASSERT_EQ(out.missing.size(), 3u);
   EXPECT_NE(out.missing.at(ld_pct).find("no sector moved"), std::string::npos) << out.missing.at(ld_pct);
