@@ -77,9 +77,10 @@ std::vector<child_spec> pipeline_children(const runtime_options& options) {
                           return untyped(sys.spawn<caf::detached>(gpu_worker, worker));
                         }});
   children.push_back({std::string{profiler_name}, [](caf::actor_system& sys) { return untyped(sys.spawn(profiler)); }});
-  children.push_back({std::string{scheduler_name}, [o = p.scheduler, spec = p.spec](caf::actor_system& sys) {
+  children.push_back({std::string{scheduler_name}, [o = p.scheduler, spec = p.spec, compilers = p.compilers](caf::actor_system& sys) {
                         auto with_spec = o;
                         with_spec.spec = spec;
+                        with_spec.compilers = compilers; // the compile.N and sass.N spawned above
                         return untyped(sys.spawn(scheduler, std::move(with_spec)));
                       }});
   children.push_back({std::string{campaign_name}, [spec = p.spec](caf::actor_system& sys) {

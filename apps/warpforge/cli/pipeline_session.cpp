@@ -44,7 +44,6 @@ actors::pipeline_options pipeline_for(const session_request& request, const gpu_
   p.proposer = request.spec.proposer;
   p.problems = pipeline::problems_of(request.spec); // loaded once, here: no actor reads them again
   p.llm = request.spec.llm;
-  p.scheduler.compilers = p.compilers;
   p.spec = std::make_shared<const config::campaign_spec>(request.spec);
   if (request.mode == pipeline::campaign_mode::optimize)
     p.scheduler.tuner_cache = tuning::default_cache_path();
@@ -138,7 +137,7 @@ expected<session_outcome, recording_failure> run_session(const session_request& 
   note_run_directory(dir); // for --json
   std::vector<gpu::device_info> remote_gpus;
   if (hosts) {
-    auto offered = hosts->start(runtime.system());
+    auto offered = hosts->start(runtime.system(), dir);
     if (!offered) {
       hosts->stop();
       runtime.stop();

@@ -69,7 +69,7 @@ stop_cluster() {
   stop_daemon "$dir/slurmd.pid"
   stop_daemon "$dir/slurmctld.pid"
   stop_daemon "$dir/munged.pid"
-  rm -rf "$dir"
+  [[ -f $dir/slurm.conf ]] && rm -rf "$dir" # only a folder this script made a cluster in
 }
 
 start_cluster() {
@@ -168,7 +168,8 @@ EOF
     echo "slurm_cluster: the node is '${state:-not known}' after ${idle_timeout_s} s, not idle" >&2
     log_tail "$dir/slurmctld.log"
     log_tail "$dir/slurmd.log"
-    skip "the node never became idle"
+    stop_cluster # a cluster that starts but never serves is a failure of the fixture, not a skip
+    exit 1
   fi
   echo "SLURM_CONF=$SLURM_CONF"
 }
