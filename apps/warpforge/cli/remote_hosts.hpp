@@ -6,12 +6,13 @@
 //
 //   auto hosts = remote_hosts::prepare(request);      // error: a bad address or credential
 //   hosts->configure(pipeline);                        // before the runtime starts
-//   auto gpus = hosts->start(runtime.system());        // waits for the hosts; their GPUs
+//   auto gpus = hosts->start(runtime.system(), run_dir); // (submits,) waits for the hosts; their GPUs
 //   ... run the campaign on `gpus` ...
-//   hosts->stop(runtime.system());
+//   hosts->stop();
 
 #include "actors/hosts/network.hpp"
 #include "actors/runtime.hpp"
+#include "config/hosts_spec.hpp"
 #include "foundation/expected/expected.hpp"
 #include "messages/hosts.hpp"
 #include "pipeline/host_credential.hpp"
@@ -32,6 +33,9 @@ struct hosts_request {
   std::string credential;             // the campaign's credential folder
   double wait_s = 120;                // how long the campaign waits for its hosts before it starts
                                       // (with those that came; at least one is needed)
+  std::optional<config::slurm_spec> slurm; // [hosts.slurm]: submit one host per node, which call
+                                      // back (to `listen`); the credential is made for the run
+  std::string campaign;               // the campaign's name (a made credential's subject)
 };
 
 class remote_hosts {
@@ -40,14 +44,22 @@ public:
 
   /// The runtime's network (TLS with the campaign's credential) and compiles that are remembered.
   void configure(actors::pipeline_options& pipeline) const;
-  /// Starts the hub (and the door), waits for the hosts: the GPUs they offer, coordinator ordinals
-  /// from 0. The error: no host came within the wait, or the door cannot listen.
-  expected<std::vector<gpu::device_info>, std::string> start(caf::actor_system& system);
-  /// Stops the hub and the remote GPUs' actors (the hosts keep running for the next campaign).
+  /// Starts the hub (and the door); with Slurm, puts the credential in <run_dir>/credential and
+  /// submits the hosts (pipeline/hosts/); waits for the hosts: the GPUs they offer, coordinator
+  /// ordinals from 0. The error: no host came within the wait, the door cannot listen, or the
+  /// submission failed.
+  expected<std::vector<gpu::device_info>, std::string> start(caf::actor_system& system,
+                                                             const std::filesystem::path& run_dir);
+  /// Stops the hub and the remote GPUs' actors; cancels the Slurm job this run submitted (hosts
+  /// started otherwise keep running for the next campaign).
   void stop();
 
 private:
   hosts_request request_;
+  // A credential made for this run (Slurm): removed when the last copy of this object goes, after
+  // the runtime (CAF reads the files at every new TLS connection, until the system is gone).
+  std::shared_ptr<const std::filesystem::path> made_credential_;
+  std::filesystem::path submitted_for_;   // the run directory whose Slurm job this process submitted
   pipeline::credential_files credential_;
   std::vector<actors::hosts::endpoint> addresses_;
   std::optional<actors::hosts::endpoint> door_at_;

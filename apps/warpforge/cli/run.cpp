@@ -152,21 +152,21 @@ void deploy_every_target(const config::campaign_spec& spec, const fs::path& run_
   }
 }
 
-// GPU hosts (docs/hosts.md): the spec's [hosts] addresses and those of the command line; a
-// refusal's exit code when the spec asks for what this build does not do.
-std::optional<exit_code> attach_hosts(session_request& request, std::vector<std::string> addresses,
+// GPU hosts (docs/hosts.md): the spec's [hosts] addresses and those of the command line, or the
+// spec's [hosts.slurm] (hosts submitted by the run, calling back).
+void attach_hosts(session_request& request, std::vector<std::string> addresses,
                                       const std::string& listen, const std::string& credential, double wait_s) {
   for (const auto& address : request.spec.hosts.addresses)
     addresses.push_back(address.to_string());
-  if (request.spec.hosts.slurm) {
-    std::cerr << "warpforge " << request.verb << ": " << request.spec_path << ": [hosts.slurm]: this build does not "
-              << "submit hosts to Slurm yet; start them with the sbatch script of docs/hosts.md (\"Hosts started by "
-              << "hand\") and run with --hosts-listen; nothing was started\n";
-    return exit_code::not_available;
-  }
-  if (!addresses.empty() || !listen.empty() || !credential.empty())
+  if (!addresses.empty() || !listen.empty() || !credential.empty() || request.spec.hosts.slurm) {
     request.hosts = hosts_request{addresses, listen, credential, wait_s};
-  return std::nullopt;
+    if (request.spec.hosts.slurm) { // the nodes call back; on every interface unless told one
+      request.hosts->slurm = *request.spec.hosts.slurm;
+      if (request.hosts->listen.empty())
+        request.hosts->listen = "0.0.0.0:0";
+    }
+    request.hosts->campaign = request.spec.name;
+  }
 }
 
 exit_code run_campaign(session_request request, const std::string& log_level) {
@@ -235,9 +235,7 @@ exit_code run(const run_options& options) {
   request.spec_path = options.campaign_path;
   request.wait_subscribers_s = options.wait_subscribers_s;
   request.quiet = options.quiet;
-  if (auto refused = attach_hosts(request, options.hosts, options.hosts_listen, options.credential,
-                                  options.hosts_wait_s))
-    return *refused;
+  attach_hosts(request, options.hosts, options.hosts_listen, options.credential, options.hosts_wait_s);
   return run_campaign(std::move(request), options.log_level);
 }
 
@@ -280,9 +278,7 @@ exit_code resume(const resume_options& options) {
   request.spec_path = earlier->campaign.spec_path;
   request.resume_dir = fs::path{options.run_dir};
   request.quiet = options.quiet;
-  if (auto refused = attach_hosts(request, options.hosts, options.hosts_listen, options.credential,
-                                  options.hosts_wait_s))
-    return *refused;
+  attach_hosts(request, options.hosts, options.hosts_listen, options.credential, options.hosts_wait_s);
   return run_campaign(std::move(request), options.log_level);
 }
 
