@@ -120,6 +120,25 @@ if __import__("os").environ.get("DETAIL"):
             else:
                 j["races"] += 1; j["race_s"] += lease; j["max_race_s"] = max(j["max_race_s"], lease)
                 j["kernel_s"] += d.get("kernel_s", 0.0)
+    # Where the GPU workers' time went, summed over GPUs: the engine's lease, the worker's request,
+    # the runner's race wall and its parts (per race), and the kernels' own phases.
+    lease = request = profile = 0.0
+    for detail, in q("SELECT json FROM events WHERE type = 'gpu_released'"):
+        d = json.loads(detail)
+        if d.get("profile"):
+            profile += d.get("lease_s", 0.0)
+        else:
+            lease += d.get("lease_s", 0.0); request += d.get("request_s", 0.0)
+    races, phases = {}, {}
+    for job, it, gpu, detail in q("SELECT job, iter, gpu, json FROM events WHERE type IN ('branch_measured', 'ablation_measured')"):
+        d = json.loads(detail)
+        races[(job, it, gpu, d.get("race_wall_s"))] = d
+        for key in ("load_s", "check_s", "warmup_s", "timing_s", "kernel_s"):
+            phases[key] = phases.get(key, 0.0) + d.get(key, 0.0)
+    part = lambda key: sum(d.get(key, 0.0) for d in races.values())
+    print(f"    races: lease {lease:.1f} s, worker request {request:.1f} s, runner wall {part('race_wall_s'):.1f} s "
+          f"(inputs {part('race_inputs_s'):.1f}, reference {part('race_reference_s'):.1f}, set-up {part('race_setup_s'):.1f}); "
+          "kernels: " + ", ".join(f"{k[:-2]} {v:.1f}" for k, v in phases.items()) + f"; profiles: lease {profile:.1f} s")
     for name, j in sorted(jobs.items(), key=lambda kv: -kv[1]["end"]):
         print(f"    {name}: ends at {j['end']:.1f} s; {j['races']} races {j['race_s']:.1f} s (longest {j['max_race_s']:.1f} s, "
               f"kernels {j['kernel_s']:.1f} s), {j['profiles']} profiles {j['profile_s']:.1f} s")
