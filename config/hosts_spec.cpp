@@ -74,6 +74,14 @@ constexpr owned_option owned_options[] = {
   {"job-name", "nothing: warpforge names the job after the run"},
   {"parsable", "nothing: warpforge passes it to read the job id"},
   {"wrap", "nothing: warpforge writes the script"},
+  // Options that would make the hosts never arrive, or arrive several times over: the campaign
+  // waits for one host per node, now.
+  {"array", "nothing: one job holds every host (an array would start the hosts several times)"},
+  {"hold", "nothing: the campaign waits for its hosts now (a held job never starts)"},
+  {"test-only", "nothing: the campaign needs a job that runs"},
+  {"begin", "nothing: the campaign waits for its hosts now"},
+  {"dependency", "nothing: the campaign waits for its hosts now"},
+  {"export", "nothing: the hosts need the job's environment as warpforge passes it"},
 };
 
 bool is_value_char(char c) {

@@ -104,6 +104,20 @@ std::optional<std::string> parse_parsable_job_id(std::string_view output) {
   return id;
 }
 
+std::optional<std::string> parse_squeue_state(std::string_view output) {
+  std::istringstream lines{std::string{output}};
+  std::optional<std::string> state;
+  for (std::string line; std::getline(lines, line);) {
+    line = trimmed(line);
+    const bool word = !line.empty() && std::all_of(line.begin(), line.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || c == '_';
+    });
+    if (word)
+      state = line; // the last such line: a warning ("squeue: warning: ...") is never one
+  }
+  return state;
+}
+
 expected<slurm_client, slurm_error> slurm_client::find(const fs::path& log_folder) {
   slurm_client client;
   client.log_folder_ = log_folder;
@@ -167,10 +181,8 @@ expected<job_activity, slurm_error> slurm_client::activity(std::string_view job_
     return unexpected(slurm_error{"squeue could not tell the state of job " + std::string{job_id} + " (exit code " +
                                   std::to_string(out->exit_code) + "): " + quoted_output(out->text)});
   }
-  const std::string state = trimmed(out->text);
-  if (state.empty())
-    return job_activity::ended;
-  return job_activity_of_state(state.substr(0, state.find_first_of(" \n")));
+  const auto state = parse_squeue_state(out->text);
+  return state ? job_activity_of_state(*state) : job_activity::ended;
 }
 
 expected<void, slurm_error> slurm_client::cancel(std::string_view job_id) const {

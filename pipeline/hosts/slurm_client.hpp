@@ -40,6 +40,11 @@ inline constexpr job_activity all_job_activities[] = {job_activity::active, job_
 /// version does not know counts as active, so a job is cancelled rather than left running.
 job_activity job_activity_of_state(std::string_view state);
 
+/// The state word in `squeue --noheader --format=%T`'s output: its last line that is one word of
+/// capitals and underscores (warnings on the same stream come before it), or nullopt (no line:
+/// squeue no longer knows the job).
+std::optional<std::string> parse_squeue_state(std::string_view output);
+
 /// The job id in `sbatch --parsable`'s output ("123" or "123;cluster", after any warning lines),
 /// or nullopt.
 std::optional<std::string> parse_parsable_job_id(std::string_view output);

@@ -76,7 +76,14 @@ expected<slurm_job, slurm_error> submit_hosts(const config::slurm_spec& spec, co
   if (!id)
     return unexpected(std::move(id).error());
   job.id = *id;
-  job.output = hosts_folder(dir) / ("slurm-" + job.id + ".out");
+  // An --output of the spec's own options comes last in the script and wins: then the hosts'
+  // output is where it says, not here.
+  const bool own_output = std::any_of(spec.sbatch_options.begin(), spec.sbatch_options.end(), [](std::string_view o) {
+    const auto name = o.substr(2, o.find('=') == std::string_view::npos ? std::string_view::npos : o.find('=') - 2);
+    return name.size() >= 3 && std::string_view{"output"}.starts_with(name); // sbatch takes "--out" too
+  });
+  if (!own_output)
+    job.output = hosts_folder(dir) / ("slurm-" + job.id + ".out");
   if (auto written = files::write_file_atomically(record_path(dir), job.id + "\n"); !written) {
     // Without the record no later process could cancel it: cancel it now.
     auto cancelled = client->cancel(job.id);

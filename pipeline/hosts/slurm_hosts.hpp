@@ -31,7 +31,8 @@ inline constexpr std::chrono::seconds default_cancel_wait{30};
 struct slurm_job {
   std::string id;                     // Slurm's job id
   std::filesystem::path script;       // <run_dir>/hosts/slurm.sbatch, as submitted
-  std::filesystem::path output;       // <run_dir>/hosts/slurm-<id>.out: the hosts' output
+  std::filesystem::path output;       // <run_dir>/hosts/slurm-<id>.out: the hosts' output; empty
+                                      // when the spec's sbatch_options name an --output of their own
   std::string replaced_id;            // an earlier job of this run cancelled first ("" if none)
 };
 

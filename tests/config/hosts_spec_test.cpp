@@ -162,6 +162,15 @@ TEST(SlurmTimeLimit, EveryFormOfSlurmsTimeIsReadInSeconds) {
   EXPECT_EQ(seconds_of("2-03:04:05"), 2u * 86400 + 3 * 3600 + 4 * 60 + 5);
 }
 
+TEST(SbatchOption, OptionsThatWouldKeepTheHostsFromArrivingOnceAndNowAreRefused) {
+  for (const std::string option : {"--array=0-3", "--hold", "--test-only", "--begin=now+1hour",
+                                   "--dependency=afterok:12", "--export=NONE"}) {
+    const auto problem = sbatch_option_problem(option);
+    ASSERT_TRUE(problem.has_value()) << option;
+    EXPECT_NE(problem->find("is set by warpforge"), std::string::npos) << *problem;
+  }
+}
+
 TEST(SbatchOption, PlainLongOptionsAreAllowed) {
   for (const std::string option : {"--account=proj42", "--qos=normal", "--exclusive", "--constraint=a100,h100",
                                    "--output=/scratch/%u/wf-%j.out", "--mem=0", "--time-min=60", "--mail-user=a@b.org"})

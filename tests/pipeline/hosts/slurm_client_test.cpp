@@ -33,6 +33,14 @@ TEST(SlurmAnswers, SbatchParsableGivesTheIdAfterAnyWarning) {
   EXPECT_EQ(parse_parsable_job_id("sbatch: error: Batch job submission failed: Invalid partition name\n"), std::nullopt);
 }
 
+TEST(SlurmAnswers, SqueueGivesItsStateWordAfterAnyWarningAndNothingForAJobItForgot) {
+  EXPECT_EQ(parse_squeue_state("RUNNING\n"), "RUNNING");
+  EXPECT_EQ(parse_squeue_state("squeue: warning: unknown option in slurm.conf\nCANCELLED\n"), "CANCELLED")
+    << "a warning on the same stream is not the state (it would read as an unknown, active, state)";
+  EXPECT_EQ(parse_squeue_state(""), std::nullopt);
+  EXPECT_EQ(parse_squeue_state("squeue: warning: something\n"), std::nullopt);
+}
+
 TEST(SlurmAnswers, SqueueStateWordsAreActiveCompletingOrEnded) {
   for (const auto* word : {"PENDING", "RUNNING", "SUSPENDED", "CONFIGURING", "REQUEUED", "RESIZING", "SIGNALING"})
     EXPECT_EQ(job_activity_of_state(word), job_activity::active) << word;

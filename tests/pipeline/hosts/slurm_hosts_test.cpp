@@ -156,6 +156,7 @@ TEST_F(SlurmHosts, ASubmittedHostRunsOnItsNodeAndCancellingLeavesNoJobAndNoProce
   EXPECT_EQ(job->replaced_id, "");
   EXPECT_EQ(read_text(hosts_folder(run) / paths::job_record), job->id + "\n");
   EXPECT_TRUE(fs::exists(hosts_folder(run) / paths::script));
+  EXPECT_EQ(job->output, hosts_folder(run) / ("slurm-" + job->id + ".out")) << "the script's --output";
 
   auto marker = marker_of(job->id);
   ASSERT_FALSE(marker.empty()) << "the stand-in host did not start within " << job_start_timeout.count() << " s; "
