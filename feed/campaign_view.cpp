@@ -98,17 +98,23 @@ std::optional<double> job_progress::champion_speedup() const {
   return *baseline_time_s / *champion_time_s;
 }
 
-double gpu_activity::occupied_share(double since, double now_ts) const {
-  const double span = now_ts - since;
-  if (span <= 0.0)
-    return 0.0;
-  const double open = leased_ts ? std::max(0.0, now_ts - *leased_ts) : 0.0;
-  return std::clamp((occupied_s + open) / span, 0.0, 1.0);
+double campaign_status::wall_s(double now_ts) const {
+  if (run_started_ts)
+    return ended_runs_s + std::max(0.0, now_ts - *run_started_ts);
+  if (ended_runs_s > 0.0 || ended_ts)
+    return ended_runs_s;
+  return std::max(0.0, now_ts - started_ts); // joined mid-run: from the first event seen
 }
 
-double gpu_activity::busy_share(double since, double now_ts) const {
-  const double span = now_ts - since;
-  return span <= 0.0 ? 0.0 : std::clamp(kernel_s / span, 0.0, 1.0);
+double gpu_activity::occupied_share(double wall_s, double now_ts) const {
+  if (wall_s <= 0.0)
+    return 0.0;
+  const double open = leased_ts ? std::max(0.0, now_ts - *leased_ts) : 0.0;
+  return std::clamp((occupied_s + open) / wall_s, 0.0, 1.0);
+}
+
+double gpu_activity::busy_share(double wall_s) const {
+  return wall_s <= 0.0 ? 0.0 : std::clamp(kernel_s / wall_s, 0.0, 1.0);
 }
 
 campaign_view::campaign_view(campaign_view_options options) : options_(options) {}
@@ -270,6 +276,8 @@ bool campaign_view::apply(const event& e) {
     auto end = [&](run_state state) {
       campaign.state = state;
       campaign.ended_ts = e.ts;
+      campaign.ended_runs_s += std::max(0.0, e.ts - campaign.run_started_ts.value_or(campaign.started_ts));
+      campaign.run_started_ts.reset();
       campaign.reason = text_of(detail, "reason").value_or(text_of(detail, "message").value_or(""));
       // Nothing runs after the end: a lease whose release never came (a profile's, say) ends here.
       for (auto& [index, gpu] : gpus_)
@@ -281,6 +289,7 @@ bool campaign_view::apply(const event& e) {
     switch (e.type) {
       case event_type::campaign_started:
         campaign.state = run_state::running;
+        campaign.run_started_ts = e.ts;
         campaign.ended_ts.reset();
         campaign.reason.clear();
         if (auto budget = positive(detail, "wall_time_s"))

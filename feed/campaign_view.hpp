@@ -57,6 +57,13 @@ struct campaign_status {
   std::optional<double> ended_ts;       // its campaign_finished/failed/interrupted, unix time [s]
   std::optional<double> wall_budget_s;  // campaign_started's wall_time_s, when sent [s]
   std::string reason;                   // why it ended, as its last campaign_* event says
+  std::optional<double> run_started_ts; // the running run's campaign_started, unix time [s]
+  double ended_runs_s = 0.0;            // wall time of its runs that ended (a resumed campaign) [s]
+
+  /// Its wall time up to `now_ts`: each run from its start to its end, the running one to now,
+  /// the time between runs left out, as `report` counts it (report/throughput.hpp). A view that
+  /// joined a run without its campaign_started counts from the first event it saw.
+  double wall_s(double now_ts) const;
 };
 
 /// A job's best after one iteration, as iteration_finished declares it.
@@ -134,12 +141,12 @@ struct gpu_activity {
   std::uint64_t leases = 0;             // leases begun
   bool out_of_service = false;          // runner_failed: no more work for the rest of the campaign
 
-  /// "occupied" (docs/report.md, "Throughput"): the share of [since, now_ts] this GPU was leased
-  /// to a race or a profile (the open lease counted up to now_ts), 0..1 (1.0 = 100 %).
-  double occupied_share(double since, double now_ts) const;
-  /// "busy": the share of [since, now_ts] the GPU executed kernels (kernel time over wall time).
-  /// A race's kernel time arrives with its release, so an open lease adds nothing yet.
-  double busy_share(double since, double now_ts) const;
+  /// "occupied" (docs/report.md, "Throughput"): the share of the campaign's `wall_s` this GPU was
+  /// leased to a race or a profile (the open lease counted up to now_ts), 0..1 (1.0 = 100 %).
+  double occupied_share(double wall_s, double now_ts) const;
+  /// "busy": the share of `wall_s` the GPU executed kernels (kernel time over wall time). A race's
+  /// kernel time arrives with its release, so an open lease adds nothing yet.
+  double busy_share(double wall_s) const;
 };
 
 /// An error, warning, failure or restart, with its place.

@@ -127,12 +127,13 @@ std::vector<std::string> render_progress_block(const campaign_view& view, const 
 
   const double since = campaign ? campaign->started_ts : view.first_ts().value_or(context.now_ts);
   const double until = campaign && campaign->ended_ts ? *campaign->ended_ts : context.now_ts;
+  const double wall = campaign ? campaign->wall_s(context.now_ts) : until - since; // the shares' base
   for (const auto& [index, gpu] : view.gpus()) {
     // busy and occupied as docs/report.md defines them ("Throughput"), the same words as the
     // end-of-run table, status and the dashboard.
     std::string line = "  GPU " + std::to_string(index) + "  busy " +
-                       pad(format_percent(gpu.busy_share(since, until)), 6) + "  occupied " +
-                       pad(format_percent(gpu.occupied_share(since, until)), 6) + "  ";
+                       pad(format_percent(gpu.busy_share(wall)), 6) + "  occupied " +
+                       pad(format_percent(gpu.occupied_share(wall, context.now_ts)), 6) + "  ";
     if (gpu.out_of_service)
       line += "out of service (its runner failed)";
     else if (gpu.leased_ts) {

@@ -201,6 +201,7 @@ std::string snapshot_json(const feed::campaign_view& view, const snapshot_contex
   const auto* campaign = view.campaigns().empty() ? nullptr : &view.campaigns().back();
   const double since = campaign ? campaign->started_ts : view.first_ts().value_or(context.now_ts);
   const double until = campaign && campaign->ended_ts ? *campaign->ended_ts : context.now_ts;
+  const double wall = campaign ? campaign->wall_s(context.now_ts) : until - since; // the shares' base
   w.key("campaign");
   if (campaign) {
     w.begin_object();
@@ -255,8 +256,8 @@ std::string snapshot_json(const feed::campaign_view& view, const snapshot_contex
     w.key("job").value(gpu.leased_ts ? gpu.job : std::string{});
     optional_id(w, "iter", gpu.leased_ts ? gpu.iter : feed::no_iter);
     optional_id(w, "branch", gpu.leased_ts ? gpu.branch : feed::no_branch);
-    w.key("busy_share").value(gpu.busy_share(since, until));         // kernel time over wall
-    w.key("occupied_share").value(gpu.occupied_share(since, until)); // leased over wall
+    w.key("busy_share").value(gpu.busy_share(wall));                      // kernel time over wall
+    w.key("occupied_share").value(gpu.occupied_share(wall, context.now_ts)); // leased over wall
     w.key("leases").value(gpu.leases);
     w.key("last_event").value(feed::to_string(gpu.last));
     w.key("summary").value(gpu.summary);

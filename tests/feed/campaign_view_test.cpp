@@ -158,10 +158,12 @@ TEST(CampaignView, AGpuIsOccupiedForItsLeasedTimeAndBusyForItsKernelTimeOverTheC
   EXPECT_EQ(gpu.leases, 2u);
   // From +1 to +6: 1 s closed + 2 s of the open lease = 3 of 5 s occupied; 0.25 of 5 s busy
   // (the open lease's kernel time is not known before its release).
-  EXPECT_DOUBLE_EQ(gpu.occupied_share(start_ts + 1, start_ts + 6), 0.6);
-  EXPECT_DOUBLE_EQ(gpu.busy_share(start_ts + 1, start_ts + 6), 0.05);
-  EXPECT_EQ(gpu.occupied_share(start_ts + 1, start_ts + 1), 0.0) << "no time has passed";
-  EXPECT_EQ(gpu.busy_share(start_ts + 1, start_ts + 1), 0.0) << "no time has passed";
+  const auto& campaign = view.campaigns().at(0);
+  EXPECT_DOUBLE_EQ(campaign.wall_s(start_ts + 6), 5.0);
+  EXPECT_DOUBLE_EQ(gpu.occupied_share(campaign.wall_s(start_ts + 6), start_ts + 6), 0.6);
+  EXPECT_DOUBLE_EQ(gpu.busy_share(campaign.wall_s(start_ts + 6)), 0.05);
+  EXPECT_EQ(gpu.occupied_share(campaign.wall_s(start_ts + 1), start_ts + 1), 0.0) << "no time has passed";
+  EXPECT_EQ(gpu.busy_share(campaign.wall_s(start_ts + 1)), 0.0) << "no time has passed";
 }
 
 TEST(CampaignView, TheCampaignsEndClosesEveryLeaseStillOpen) {
@@ -173,7 +175,19 @@ TEST(CampaignView, TheCampaignsEndClosesEveryLeaseStillOpen) {
   const auto& gpu = view.gpus().at(0);
   EXPECT_FALSE(gpu.leased_ts);
   EXPECT_EQ(gpu.occupied_s, 1.0);
-  EXPECT_DOUBLE_EQ(gpu.occupied_share(start_ts + 1, start_ts + 3), 0.5);
+  EXPECT_DOUBLE_EQ(gpu.occupied_share(view.campaigns().at(0).wall_s(start_ts + 9), start_ts + 9), 0.5)
+    << "an ended campaign's wall time stops at its end";
+}
+
+// A resumed campaign's wall time is its runs', the time between them left out, as report counts it.
+TEST(CampaignView, AResumedCampaignsWallTimeLeavesOutTheTimeBetweenItsRuns) {
+  campaign_timeline t;
+  t.add(event_type::campaign_started);                    // ts +1
+  t.add(event_type::campaign_interrupted);                // ts +2: a run of 1 s
+  t.add(event_type::campaign_started).ts = start_ts + 100; // resumed 98 s later
+  auto view = applied(t);
+  const auto& campaign = view.campaigns().at(0);
+  EXPECT_DOUBLE_EQ(campaign.wall_s(start_ts + 104), 1.0 + 4.0);
 }
 
 TEST(CampaignView, AGpuNamesItselfAndAFailedRunnerTakesItOutOfService) {
