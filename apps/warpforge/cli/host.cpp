@@ -139,6 +139,9 @@ exit_code host(const host_options& options) {
     return exit_code::bad_input;
   }
 
+  // A host has no feed: its workers' events (runner started, restarted) are not published, and
+  // the line saying so for each would only fill its log. Its warnings and errors still show.
+  logging::get("feed")->set_level(spdlog::level::err);
   actors::system_config config;
   actors::hosts::enable_network(config, *credential);
   caf::actor_system system{config};
