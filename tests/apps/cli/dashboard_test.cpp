@@ -143,7 +143,8 @@ TEST_F(Dashboard, ABrowserSeesTheJobsAndTheirNumbersLiveAndAfterTheRun) {
     EXPECT_GT(std::stoi(row->measured.empty() ? "0" : row->measured), 0) << job;
   }
   EXPECT_NE(during.find("Speed-up over iterations"), std::string::npos);
-  EXPECT_NE(during.find("busy share"), std::string::npos);
+  EXPECT_NE(during.find("kernel time over wall time"), std::string::npos) << "the GPU table's busy column";
+  EXPECT_NE(during.find(">occupied<"), std::string::npos) << "the GPU table's occupied column";
   screenshot(live_url, "dashboard-live.png");
 
   ASSERT_EQ(wait_exit(campaign), 0) << stderr_text();
