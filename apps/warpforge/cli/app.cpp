@@ -143,6 +143,15 @@ void add_status(CLI::App& app, exit_code& result) {
   command->callback([opts, &result] { result = status(*opts); });
 }
 
+void add_stop(CLI::App& app, exit_code& result) {
+  auto opts = std::make_shared<stop_options>();
+  auto* command = app.add_subcommand("stop", "End a running campaign as Ctrl-C would, and cancel its Slurm hosts");
+  command->add_option(run_dir_names, opts->run_dir, "Run directory")->required();
+  command->add_option("--wait", opts->wait_s, "Seconds the campaign may take to record its end")
+    ->check(CLI::PositiveNumber);
+  command->callback([opts, &result] { result = stop(*opts); });
+}
+
 void add_program(CLI::App& app, exit_code& result) {
   auto opts = std::make_shared<program_options>();
   auto* command = app.add_subcommand(
@@ -430,6 +439,7 @@ int run_command_line(int argc, char** argv) {
   add_run(app, result);
   add_resume(app, result);
   add_status(app, result);
+  add_stop(app, result);
   add_program(app, result);
   add_calibrate(app, result);
   add_observe(app, result, std::find(argv, argv + argc, std::string_view{"--"}) != argv + argc);

@@ -33,6 +33,14 @@ struct status_options {
 };
 exit_code status(const status_options& options);
 
+struct stop_options {
+  std::string run_dir;
+  double wait_s = 60; // how long the campaign's process may take to record its end
+};
+/// Ends the run's campaign as Ctrl-C would (SIGINT to the process holding the run directory),
+/// then cancels the run's Slurm job still on record (apps/warpforge/cli/stop.cpp).
+exit_code stop(const stop_options& options);
+
 struct tail_options {
   std::string endpoint;                 // empty: the run directory's feed, else the default
   std::string replay_endpoint;          // empty: the run directory's, else the feed's heartbeats'

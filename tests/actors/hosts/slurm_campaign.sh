@@ -3,7 +3,8 @@
 # `warpforge run` makes the run's credential, listens for its hosts, submits one `warpforge host
 # --coordinator` per node with sbatch, measures on the host that calls back (stand-in GPU,
 # tests/gpu/fake_runner.cpp), and at the end cancels the job: no job and no host process left.
-# Then the same with Ctrl-C (SIGINT) in the middle: the run ends interrupted and cancels its job.
+# Then the same with Ctrl-C (SIGINT) in the middle: the run ends interrupted and cancels its job;
+# and with the coordinator SIGKILLed: `warpforge stop <run>` cancels the job it left.
 # Exit 77 (skipped) where the cluster cannot run (Slurm not installed, not root).
 #
 #   tests/actors/hosts/slurm_campaign.sh BUILD_DIR      (ctest: Hosts.SlurmCampaignLeavesNoJob, label slurm)
@@ -60,3 +61,21 @@ rc=$?
 [[ $rc -eq 130 ]] || { tail "$work/int.err" >&2; fail "Ctrl-C: exit $rc, not 130"; }
 no_job_left "after Ctrl-C"
 echo "slurm_campaign: Ctrl-C ended the campaign interrupted and left no job"
+# A coordinator killed outright (SIGKILL) cannot cancel its job: `warpforge stop` finds the job the
+# run recorded and cancels it.
+campaign killed 50 >"$work/kill.toml"
+WARPFORGE_FAKE_RUNNER_DELAY_MS=300 "$warpforge" run "$work/kill.toml" --quiet --hosts-wait 60 \
+  >"$work/kill.out" 2>"$work/kill.err" &
+coordinator=$!
+for _ in $(seq 1 600); do
+  db="$(ls -d "$work/runs-killed"/*/warpforge.db 2>/dev/null | head -1)"
+  [[ -n "$db" ]] && (( $(sqlite3 "$db" "SELECT count(*) FROM measurements" 2>/dev/null || echo 0) > 0 )) && break
+  sleep 0.1
+done
+kill -KILL "$coordinator"
+wait "$coordinator" 2>/dev/null
+[[ -n "$(squeue --noheader 2>&1)" ]] || fail "SIGKILL: the job was gone before stop (nothing to test)"
+"$warpforge" stop "$(dirname "$db")" >"$work/stop.out" 2>"$work/stop.err" || { cat "$work/stop.err" >&2; fail "stop failed"; }
+grep -q "Slurm job .* cancelled" "$work/stop.out" || fail "stop did not say it cancelled the job: $(cat "$work/stop.out")"
+no_job_left "after a SIGKILL and warpforge stop"
+echo "slurm_campaign: warpforge stop cancelled the job of a killed coordinator"

@@ -81,6 +81,36 @@ TEST_F(Campaign, AResumeAfterSigkillMidIterationFinishesWithNoDuplicatedAndNoLos
     << "the resume's footer counts the whole campaign too: " << stderr_text();
 }
 
+// `warpforge stop` from another terminal ends the campaign as Ctrl-C does (issue 25: the same
+// path cancels its Slurm hosts), and on a run nobody is running it says so and changes nothing.
+TEST_F(Campaign, StopFromAnotherTerminalEndsTheCampaignAsCtrlCDoesAndResumeFinishes) {
+  const pid_t pid = start({"run", write_campaign(4).string()}, 120);
+  ASSERT_TRUE(wait_for("SELECT count(*) FROM measurements", 4)) << stderr_text();
+  const auto stop_code = wait_exit(spawn(WARPFORGE_BIN, {"stop", run_dir().string(), "--wait", "60"}, {},
+                                         "stop-out.txt", "stop-err.txt"));
+  EXPECT_EQ(stop_code, 0) << text_of("stop-err.txt");
+  EXPECT_NE(text_of("stop-out.txt").find("stopping pid " + std::to_string(pid)), std::string::npos)
+    << text_of("stop-out.txt");
+  EXPECT_NE(text_of("stop-out.txt").find("recorded interrupted"), std::string::npos) << text_of("stop-out.txt");
+  EXPECT_EQ(wait_exit(pid), 130) << "the campaign ended as on Ctrl-C: " << stderr_text();
+  EXPECT_EQ(count("SELECT count(*) FROM campaigns WHERE state = 'interrupted'"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM branches WHERE outcome IS NULL"), 0);
+
+  const auto again = wait_exit(spawn(WARPFORGE_BIN, {"stop", run_dir().string()}, {}, "again-out.txt",
+                                     "again-err.txt"));
+  EXPECT_EQ(again, 0) << text_of("again-err.txt");
+  EXPECT_NE(text_of("again-out.txt").find("no process is running"), std::string::npos) << text_of("again-out.txt");
+  EXPECT_EQ(count("SELECT count(*) FROM campaigns WHERE state = 'interrupted'"), 1) << "nothing changed";
+
+  const auto missing = wait_exit(spawn(WARPFORGE_BIN, {"stop", (dir / "no-such-run").string()}, {}, "missing-out.txt",
+                                       "missing-err.txt"));
+  EXPECT_EQ(missing, 3) << "a run directory that is not there is bad input";
+  EXPECT_NE(text_of("missing-err.txt").find("no-such-run"), std::string::npos) << text_of("missing-err.txt");
+
+  ASSERT_EQ(wait_exit(start({"resume", run_dir().string()}, 0)), 0) << stderr_text();
+  expect_consistent_store();
+}
+
 TEST_F(Campaign, CtrlCStopsCleanlyAsInterruptedAndResumeFinishes) {
   const pid_t pid = start({"run", write_campaign(4).string()}, 120);
   ASSERT_TRUE(wait_for("SELECT count(*) FROM measurements", 4)) << stderr_text();
