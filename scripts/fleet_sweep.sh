@@ -41,19 +41,8 @@ if [[ "${SIZES:-3}" == 6 ]]; then
   sizes[softmax]="ROWS=4096 ROWS=8192 ROWS=12288 ROWS=16384 ROWS=24576 ROWS=32768"
   sizes[sgemm]="M=512,N=512,K=512 M=768,N=768,K=768 M=1024,N=1024,K=1024 M=1280,N=1280,K=1280 M=1536,N=1536,K=1536 M=2048,N=2048,K=2048"
 fi
-jobs_toml=""
-for problem in ${PROBLEMS:-transpose row_reduction softmax sgemm}; do
-  for size in ${sizes[$problem]}; do
-    name="$problem-$(echo "$size" | tr ',=' '_-')"
-    mkdir -p "$work/problems/$name"
-    cp -r "$examples/$problem/." "$work/problems/$name/"
-    for assignment in ${size//,/ }; do
-      dim="${assignment%%=*}" value="${assignment#*=}"
-      sed -i -E "s/^$dim = [0-9]+/$dim = $value/" "$work/problems/$name/problem.toml"
-    done
-    jobs_toml+=$'[[jobs]]\n'"name = \"$name\""$'\n'"problem = \"$work/problems/$name/problem.toml\""$'\n'
-  done
-done
+source "$here/scripts/sweep_jobs.sh"
+jobs_toml="$(sweep_jobs "$work" "$examples" sizes ${PROBLEMS:-transpose row_reduction softmax sgemm})"$'\n'
 
 write_campaign() { # label gpu-list
   cat <<EOF

@@ -36,18 +36,8 @@ declare -A sizes=(
   [softmax]="ROWS=8192 ROWS=32768"
   [vector_add]="N=8388608 N=33554432"
 )
-jobs_toml=""
-for problem in ${PROBLEMS:-transpose row_reduction softmax}; do
-  for size in ${sizes[$problem]}; do
-    name="$problem-$(echo "$size" | tr ',=' '_-')"
-    mkdir -p "$work/problems/$name"
-    cp -r "$examples/$problem/." "$work/problems/$name/"
-    for assignment in ${size//,/ }; do
-      sed -i -E "s/^${assignment%%=*} = [0-9]+/${assignment%%=*} = ${assignment#*=}/" "$work/problems/$name/problem.toml"
-    done
-    jobs_toml+=$'[[jobs]]\n'"name = \"$name\""$'\n'"problem = \"$work/problems/$name/problem.toml\""$'\n'
-  done
-done
+source "$here/scripts/sweep_jobs.sh"
+jobs_toml="$(sweep_jobs "$work" "$examples" sizes ${PROBLEMS:-transpose row_reduction softmax})"$'\n'
 write_campaign() { # label gpu-list
   printf 'name = "hosts-%s"\nrun_root = "%s/runs-%s"\ngpus = [%s]\n%s' "$1" "$work" "$1" "$2" "$jobs_toml"
   printf '[budget]\niterations = %s\nbranches = %s\npatience = 10\nwall_time_s = 3600.0\n' \
