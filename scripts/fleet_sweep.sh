@@ -83,6 +83,9 @@ for gpu, detail in q("SELECT gpu, json FROM events WHERE type = 'gpu_released'")
     k = json.loads(detail).get("kernel_s")
     if k is not None:
         kernel[gpu] = kernel.get(gpu, 0.0) + k
+if measured == 0:
+    print(f"{label}: wall {wall:.1f} s, no candidate measured (no GPU here? see fleet-{label}.err)")
+    sys.exit(0)
 per_hour = measured / (wall * ngpus / 3600.0)
 print(f"{label}: wall {wall:.1f} s, candidates measured {measured} ({per_hour:.0f} per GPU-hour)")
 leased = {}
@@ -172,6 +175,9 @@ def champions(label):
 wall = {label: float(open(f"{work}/wall-{label}").read()) for label in labels}
 for label in labels[1:]:
     try:
+        if not champions("n1"):
+            print(f"{label}: no champions to compare (nothing was measured)")
+            continue
         same = champions(label) == champions("n1")
         print(f"{label}: " + ("the same champions as n1" if same else
                               "champions differ from n1 (noise decided a close election)"))
