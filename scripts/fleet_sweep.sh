@@ -183,5 +183,10 @@ for label in labels[1:]:
                               "champions differ from n1 (noise decided a close election)"))
     except sqlite3.Error as e:
         print(f"{label}: champions not compared ({e})")
-print("scaling: " + ", ".join(f"{label[1:]} GPUs {wall['n1'] / wall[label]:.2f}x" for label in labels[1:]))
+measured_n1 = sqlite3.connect(glob.glob(f"{work}/runs-n1/*/")[0] + "warpforge.db").execute(
+    "SELECT count(*) FROM measurements").fetchone()[0]
+if measured_n1 == 0:
+    print("scaling: not measured (the one-GPU run measured nothing)")
+else:
+    print("scaling: " + ", ".join(f"{label[1:]} GPUs {wall['n1'] / wall[label]:.2f}x" for label in labels[1:]))
 EOF
