@@ -4,6 +4,8 @@
 
 #include <cupti_activity.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -16,9 +18,12 @@ constexpr std::size_t activity_buffer_bytes = 1 << 20; // one launch's record ne
 constexpr std::size_t activity_buffer_alignment = 8;   // CUPTI's requirement for record buffers
 
 // What the buffer callback found; the callbacks are plain C functions, so this is the process's.
+// `recording` keeps one measurement at a time; the callback may run on a thread of CUPTI's (or in
+// the flush, under `recording`), so what it writes is atomic rather than under the lock.
 std::mutex recording;
-std::optional<std::uint32_t> recorded_shared_bytes;
-std::size_t recorded_kernels = 0;
+constexpr std::int64_t no_record = -1;
+std::atomic<std::int64_t> recorded_shared_bytes{no_record};
+std::atomic<std::size_t> recorded_kernels{0};
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(activity_buffer_alignment, activity_buffer_bytes));
@@ -32,8 +37,8 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
       // CUPTI 13's kernel record; later versions only append fields.
       const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      recorded_shared_bytes = kernel->sharedMemoryExecuted;
-      ++recorded_kernels;
+      recorded_shared_bytes.store(kernel->sharedMemoryExecuted);
+      recorded_kernels.fetch_add(1);
     }
   std::free(buffer);
 }
@@ -53,8 +58,8 @@ expected<std::uint64_t, std::string> driver_shared_memory_config(const std::func
   std::lock_guard lock{recording};
   if (auto r = register_callbacks_once(); !r)
     return unexpected("registering activity buffers: " + r.error().to_string());
-  recorded_shared_bytes.reset();
-  recorded_kernels = 0;
+  recorded_shared_bytes.store(no_record);
+  recorded_kernels.store(0);
   if (auto r = WARPFORGE_GPU_CALL(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)); !r)
     return unexpected("enabling kernel activity records: " + r.error().to_string());
   auto launched = launch();
@@ -64,9 +69,11 @@ expected<std::uint64_t, std::string> driver_shared_memory_config(const std::func
     return unexpected("the launch: " + launched.error().to_string());
   if (!flushed)
     return unexpected("flushing kernel activity records: " + flushed.error().to_string());
-  if (recorded_kernels != 1 || !recorded_shared_bytes)
-    return unexpected("expected one kernel activity record for the launch, got " + std::to_string(recorded_kernels));
-  return std::uint64_t{*recorded_shared_bytes};
+  const auto kernels = recorded_kernels.load();
+  const auto shared_bytes = recorded_shared_bytes.load();
+  if (kernels != 1 || shared_bytes == no_record)
+    return unexpected("expected one kernel activity record for the launch, got " + std::to_string(kernels));
+  return static_cast<std::uint64_t>(shared_bytes);
 }
 
 } // namespace warpforge::gpu
