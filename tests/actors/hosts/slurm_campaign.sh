@@ -46,32 +46,29 @@ db="$(ls -d "$work/runs-end"/*/warpforge.db)"
 no_job_left "after the end"
 echo "slurm_campaign: the campaign ran on its Slurm host and left no job"
 
-campaign interrupted 50 >"$work/int.toml"
-WARPFORGE_FAKE_RUNNER_DELAY_MS=300 "$warpforge" run "$work/int.toml" --quiet --hosts-wait 60 \
-  >"$work/int.out" 2>"$work/int.err" &
-coordinator=$!
-for _ in $(seq 1 600); do
-  db="$(ls -d "$work/runs-interrupted"/*/warpforge.db 2>/dev/null | head -1)"
-  [[ -n "$db" ]] && (( $(sqlite3 "$db" "SELECT count(*) FROM measurements" 2>/dev/null || echo 0) > 0 )) && break
-  sleep 0.1
-done
+# A long campaign started in the background (`coordinator` its pid), back once its Slurm host has
+# measured something (`db` its store).
+start_until_measured() { # label
+  campaign "$1" 50 >"$work/$1.toml"
+  WARPFORGE_FAKE_RUNNER_DELAY_MS=300 "$warpforge" run "$work/$1.toml" --quiet --hosts-wait 60 \
+    >"$work/$1.out" 2>"$work/$1.err" &
+  coordinator=$!
+  for _ in $(seq 1 600); do
+    db="$(ls -d "$work/runs-$1"/*/warpforge.db 2>/dev/null | head -1)"
+    [[ -n "$db" ]] && (( $(sqlite3 "$db" "SELECT count(*) FROM measurements" 2>/dev/null || echo 0) > 0 )) && return
+    sleep 0.1
+  done
+}
+start_until_measured interrupted
 kill -INT "$coordinator"
 wait "$coordinator"
 rc=$?
-[[ $rc -eq 130 ]] || { tail "$work/int.err" >&2; fail "Ctrl-C: exit $rc, not 130"; }
+[[ $rc -eq 130 ]] || { tail "$work/interrupted.err" >&2; fail "Ctrl-C: exit $rc, not 130"; }
 no_job_left "after Ctrl-C"
 echo "slurm_campaign: Ctrl-C ended the campaign interrupted and left no job"
 # A coordinator killed outright (SIGKILL) cannot cancel its job: `warpforge stop` finds the job the
 # run recorded and cancels it.
-campaign killed 50 >"$work/kill.toml"
-WARPFORGE_FAKE_RUNNER_DELAY_MS=300 "$warpforge" run "$work/kill.toml" --quiet --hosts-wait 60 \
-  >"$work/kill.out" 2>"$work/kill.err" &
-coordinator=$!
-for _ in $(seq 1 600); do
-  db="$(ls -d "$work/runs-killed"/*/warpforge.db 2>/dev/null | head -1)"
-  [[ -n "$db" ]] && (( $(sqlite3 "$db" "SELECT count(*) FROM measurements" 2>/dev/null || echo 0) > 0 )) && break
-  sleep 0.1
-done
+start_until_measured killed
 kill -KILL "$coordinator"
 wait "$coordinator" 2>/dev/null
 [[ -n "$(squeue --noheader 2>&1)" ]] || fail "SIGKILL: the job was gone before stop (nothing to test)"
