@@ -609,8 +609,17 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   if (!counter_names.empty()) {
     if (auto end = fresh(); end)
       return *end;
-    if (auto end = run_range_profiler(request, counter_names, candidate, context, *chip, result, remarks))
-      return *end;
+    if (auto end = run_range_profiler(request, counter_names, candidate, context, *chip, result, remarks)) {
+      // The kernel failed (its context is lost), or nothing else was read: that is the answer.
+      if (end->runner_exits || result.values.empty())
+        return *end;
+      // CUPTI's range profiler failed with the launch attributes already read: they stay, the
+      // counters are named missing with its reason, and the SASS phase still runs.
+      for (const auto& name : counter_names)
+        if (!result.values.contains(name))
+          result.missing.emplace(name, "range profiler: " + end->note);
+      remarks += "; range profiler failed (" + end->note + ")";
+    }
   }
   if (!sass_names.empty()) {
     if (auto end = fresh(); end)
