@@ -28,6 +28,9 @@ packages=(
   # warpforge runs (sbatch, squeue, scancel) and munge, Slurm's authentication. Installing starts
   # no daemon a test relies on: the fixture starts its own, with its own key and configuration.
   slurmctld slurmd slurm-client munge
+  # GPU hosts: the campaign credential is made by the openssl tool (pipeline/host_credential.cpp);
+  # the hosts' test scripts read their stores with the sqlite3 tool.
+  openssl sqlite3
 )
 
 missing=()
