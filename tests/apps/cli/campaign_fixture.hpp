@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -105,7 +106,22 @@ protected:
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
-  // The exit code within `timeout`; nullopt (and the process killed) when it did not end.
+  // The threads of `pid` as gdb sees them (when gdb is here): printed when a process a test waits
+  // for does not end, so that a hang seen once in CI says where it hung.
+  static std::string threads_of(pid_t pid) {
+    const std::string command = "gdb -p " + std::to_string(pid) + " -batch -ex 'thread apply all bt 20' 2>&1";
+    std::string out;
+    if (FILE* pipe = ::popen(command.c_str(), "r")) {
+      char buffer[4096];
+      for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+        out.append(buffer, n);
+      ::pclose(pipe);
+    }
+    return out;
+  }
+
+  // The exit code within `timeout`; nullopt (and the process killed, its threads printed) when it
+  // did not end.
   std::optional<int> wait_exit_within(pid_t pid, std::chrono::milliseconds timeout) {
     int status = 0;
     for (auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -115,6 +131,8 @@ protected:
         reaped(pid);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       }
+    std::fprintf(stderr, "pid %d did not end within %lld ms; its threads:\n%s\n", static_cast<int>(pid),
+                 static_cast<long long>(timeout.count()), threads_of(pid).c_str());
     ::kill(pid, SIGKILL);
     wait_exit(pid);
     return std::nullopt;
