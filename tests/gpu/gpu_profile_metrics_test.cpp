@@ -14,6 +14,7 @@
 #include "gpu/runner/ncu_profile.hpp"
 #include "gpu/runner/runner_client.hpp"
 #include "gpu/toolchain.hpp"
+#include "tests/gpu/first_gpu.hpp"
 #include "tests/gpu/test_paths.hpp"
 
 #include <gtest/gtest.h>
@@ -70,20 +71,13 @@ struct gpu_env {
 gpu_env& env() {
   static gpu_env e = [] {
     gpu_env out;
-    runner_options options;
-    options.executable = test::runner_path();
-    auto runner = runner_client::start(options);
-    if (!runner) {
-      out.why = runner.error().to_string();
+    auto gpu = test::first_gpu();
+    if (!gpu) {
+      out.why = gpu.error();
       return out;
     }
-    auto report = runner->device_query();
-    if (!report || report->status != gpu_status::ok || report->devices.empty()) {
-      out.why = report ? report->reason : report.error().to_string();
-      return out;
-    }
-    if (report->devices[0].counters == counter_access::restricted_admin_only) {
-      out.why = "counters restricted: " + report->devices[0].counter_reason;
+    if (gpu->counters == counter_access::restricted_admin_only) {
+      out.why = "counters restricted: " + gpu->counter_reason;
       return out;
     }
     auto toolchain = probe_toolchain();
@@ -92,11 +86,11 @@ gpu_env& env() {
       out.why = "ncu not found on PATH or in " + toolchain.cuda_home.string();
       return out;
     }
-    out.arch = report->devices[0].arch();
+    out.arch = gpu->arch();
     out.dir = fs::temp_directory_path() / ("warpforge-profile-metrics-" + std::to_string(::getpid()));
     fs::create_directories(out.dir);
     out.usable = true;
-    std::cout << "GPU: " << report->devices[0].name << " (" << out.arch << "), ncu " << out.ncu->string() << "\n";
+    std::cout << "GPU: " << gpu->name << " (" << out.arch << "), ncu " << out.ncu->string() << "\n";
     return out;
   }();
   return e;

@@ -6,6 +6,7 @@
 #include "gpu/runner/ncu_profile.hpp"
 #include "gpu/runner/runner_client.hpp"
 #include "gpu/toolchain.hpp"
+#include "tests/gpu/first_gpu.hpp"
 #include "tests/gpu/test_paths.hpp"
 
 #include <gtest/gtest.h>
@@ -53,24 +54,17 @@ std::string read_text(const fs::path& file) {
 environment& env() {
   static environment e = [] {
     environment out;
-    runner_options options;
-    options.executable = test::runner_path();
-    auto runner = runner_client::start(options);
-    if (!runner) {
-      out.why = runner.error().to_string();
+    auto gpu = test::first_gpu();
+    if (!gpu) {
+      out.why = gpu.error();
       return out;
     }
-    auto report = runner->device_query();
-    if (!report || report->status != gpu_status::ok || report->devices.empty()) {
-      out.why = report ? report->reason : report.error().to_string();
-      return out;
-    }
-    out.access = report->devices[0].counters;
-    out.access_reason = report->devices[0].counter_reason;
+    out.access = gpu->counters;
+    out.access_reason = gpu->counter_reason;
     compile_request request;
     request.source = std::string{embedded::vector_add_kernel_source};
     request.entry = "vector_add";
-    request.arch = report->devices[0].arch();
+    request.arch = gpu->arch();
     request.defines.push_back({"BLOCK", std::to_string(threads_per_block)});
     auto compiled = compile_kernel(request);
     if (!compiled) {
@@ -84,7 +78,7 @@ environment& env() {
     file.write(reinterpret_cast<const char*>(compiled->cubin.data()),
                static_cast<std::streamsize>(compiled->cubin.size()));
     out.usable = file.good();
-    std::cout << "GPU: " << report->devices[0].name << " (" << request.arch
+    std::cout << "GPU: " << gpu->name << " (" << request.arch
               << "), counters: " << to_string(out.access) << " (" << out.access_reason << ")\n";
     return out;
   }();

@@ -9,6 +9,7 @@
 #include "gpu/runner/exit_codes.hpp"
 #include "gpu/runner/program_run.hpp"
 #include "gpu/runner/runner_client.hpp"
+#include "tests/gpu/first_gpu.hpp"
 #include "tests/gpu/test_paths.hpp"
 
 #include <gtest/gtest.h>
@@ -85,22 +86,15 @@ struct environment {
 environment& env() {
   static environment e = [] {
     environment out;
-    runner_options options;
-    options.executable = test::runner_path();
-    auto runner = runner_client::start(options);
-    if (!runner) {
-      out.why = runner.error().to_string();
-      return out;
-    }
-    auto report = runner->device_query();
-    if (!report || report->status != gpu_status::ok || report->devices.empty()) {
-      out.why = report ? report->reason : report.error().to_string();
+    auto gpu = test::first_gpu();
+    if (!gpu) {
+      out.why = gpu.error();
       return out;
     }
     compile_request request;
     request.source = kernel_source;
     request.entry = "vadd";
-    request.arch = report->devices[0].arch();
+    request.arch = gpu->arch();
     out.arch = request.arch;
     auto compiled = compile_kernel(request);
     if (!compiled) {
@@ -114,7 +108,7 @@ environment& env() {
     file.write(reinterpret_cast<const char*>(compiled->cubin.data()),
                static_cast<std::streamsize>(compiled->cubin.size()));
     out.usable = file.good();
-    std::cout << "GPU: " << report->devices[0].name << " (" << request.arch << "), CUBIN "
+    std::cout << "GPU: " << gpu->name << " (" << request.arch << "), CUBIN "
               << compiled->cubin.size() << " bytes\n";
     return out;
   }();
