@@ -14,10 +14,13 @@
 #include <cupti_target.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <unistd.h>
@@ -91,6 +94,26 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
   return out;
 }
 
+// Where a profile's wall time goes, phase by phase, for the runner's log line: "set-up 0.00 s,
+// kernel 0.01 s, ..." (the fleet's profiles cost more than its races; this says which part).
+class phase_clock {
+public:
+  void mark(std::string_view phase) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!text_.empty())
+      text_ += ", ";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, " %.3f s", std::chrono::duration<double>(now - last_).count());
+    text_ += std::string{phase} + seconds;
+    last_ = now;
+  }
+  const std::string& text() const { return text_; }
+
+private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::string text_;
+};
+
 // ---- host side: chip, host object, config image ----
 
 struct host_deleter {
@@ -128,6 +151,20 @@ expected<chip_info, call_error> read_chip(CUcontext context) {
   if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerGetCounterAvailability(&image)); !r)
     return unexpected(r.error());
   return chip;
+}
+
+// The chip and its counter availability, read once per context and kept: they do not change while
+// the runner lives (about 0.1 s a read on an H100, more with several runners profiling at once).
+expected<const chip_info*, call_error> chip_of(CUcontext context) {
+  static std::mutex reading;
+  static std::map<CUcontext, chip_info> chips;
+  std::lock_guard lock{reading};
+  if (auto known = chips.find(context); known != chips.end())
+    return &known->second;
+  auto chip = read_chip(context);
+  if (!chip)
+    return unexpected(chip.error());
+  return &chips.emplace(context, std::move(*chip)).first->second;
 }
 
 expected<host_handle, call_error> make_host(const chip_info& chip) {
@@ -268,6 +305,33 @@ expected<metric_config, call_error> build_config(const chip_info& chip,
   return config;
 }
 
+// build_config's answer for one chip and list of metrics, built once and kept: a campaign profiles
+// every kernel with the same list, and the host object also evaluates every profile's counters.
+struct kept_config {
+  metric_config config;
+  std::map<std::string, std::string> missing; // what build_config moved out of the list, and why
+};
+
+expected<const metric_config*, call_error> config_for(const chip_info& chip, const std::vector<std::string>& requested,
+                                                      std::map<std::string, std::string>& missing) {
+  static std::mutex building;
+  static std::map<std::pair<std::string, std::vector<std::string>>, kept_config> kept;
+  std::lock_guard lock{building};
+  auto key = std::make_pair(chip.name, requested);
+  auto found = kept.find(key);
+  if (found == kept.end()) {
+    kept_config fresh;
+    auto built = build_config(chip, requested, fresh.missing);
+    if (!built)
+      return unexpected(built.error()); // not kept: the next profile tries again
+    fresh.config = std::move(*built);
+    found = kept.emplace(std::move(key), std::move(fresh)).first;
+  }
+  for (const auto& [name, why] : found->second.missing)
+    missing[name] = why;
+  return &found->second.config;
+}
+
 // ---- target side: range profiler object, counter data, passes ----
 
 struct range_deleter {
@@ -394,15 +458,17 @@ void evaluate_all(const metric_config& config, const std::vector<std::uint8_t>& 
 // profile ends with it (a CUPTI failure, the kernel failed).
 std::optional<profile_result> run_range_profiler(const profile_request& request, const std::vector<std::string>& metrics,
                                                  single_launch& candidate, CUcontext context, const chip_info& chip,
-                                                 profile_result& result, std::string& remarks) {
+                                                 profile_result& result, std::string& remarks, phase_clock& clock) {
   // 4. Host object and config image.
-  auto config = build_config(chip, metrics, result.missing);
+  auto config = config_for(chip, metrics, result.missing);
+  clock.mark("counter config");
   if (!config) {
     auto failed = from_cupti_failure(request, config.error(), "configuring the metrics");
     failed.missing = std::move(result.missing);
     return failed;
   }
-  if (config->metrics.empty()) {
+  const metric_config& kept = **config;
+  if (kept.metrics.empty()) {
     remarks += "; the range profiler knows none of its " + std::to_string(metrics.size()) + " metrics";
     return std::nullopt;
   }
@@ -411,16 +477,17 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   auto range = enable_range_profiler(context);
   if (!range)
     return from_cupti_failure(request, range.error(), "enabling the range profiler");
-  auto counter_data = make_counter_data(range->get(), config->metrics);
+  auto counter_data = make_counter_data(range->get(), kept.metrics);
   if (!counter_data)
     return from_cupti_failure(request, counter_data.error(), "creating the counter data image");
-  if (auto r = set_config(range->get(), *config, *counter_data, request.replay); !r)
+  if (auto r = set_config(range->get(), kept, *counter_data, request.replay); !r)
     return from_cupti_failure(request, r.error(), "setting the range profiler's configuration");
+  clock.mark("range profiler enabled");
 
   // 6. The passes. Kernel replay submits every pass in one start/stop; user replay needs one
   // start/launch/stop per pass, each from the same inputs.
   const auto& run = request.run;
-  const std::size_t pass_limit = config->passes + 1;
+  const std::size_t pass_limit = kept.passes + 1;
   std::size_t launches = 0;
   bool all_submitted = false;
   while (!all_submitted && launches < pass_limit) {
@@ -442,7 +509,8 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   if (!all_submitted)
     return make_profile(request, profile_status::failed,
                         "CUPTI still wanted passes after " + std::to_string(launches) +
-                          " launches; the config image announced " + std::to_string(config->passes));
+                          " launches; the config image announced " + std::to_string(kept.passes));
+  clock.mark(std::to_string(launches) + " replayed launch(es)");
 
   // 7. Decode and evaluate.
   CUpti_RangeProfiler_DecodeData_Params decode{};
@@ -458,9 +526,10 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
     return from_cupti_failure(request, r.error(), "reading the counter data");
   if (info.numTotalRanges == 0)
     return make_profile(request, profile_status::failed, "the counter data holds no range: the launch was not profiled");
-  evaluate_all(*config, *counter_data, result);
+  evaluate_all(kept, *counter_data, result);
+  clock.mark("evaluation");
 
-  result.passes = static_cast<std::uint32_t>(config->passes);
+  result.passes = static_cast<std::uint32_t>(kept.passes);
   remarks += "; auto range, " + std::string{to_string(request.replay)} + " replay, " + std::to_string(launches) +
              " launch(es)";
   if (decode.numOfRangeDropped > 0)
@@ -552,11 +621,13 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
     return unexpected(std::string{"profile_candidate: the run needs a kernel and a seed"});
   if (request.metrics.empty())
     return unexpected(std::string{"profile_candidate: no metrics"});
+  phase_clock clock;
   double setup_s = 0.0;
   auto workspace = device_workspace::get(setup_s);
   if (!workspace)
     return unexpected(workspace.error());
   const device_session* device = &(*workspace)->device();
+  clock.mark("set-up");
 
   // 1. Counter access: a restricted driver or an unsupported device is an answer.
   auto verdict = probe_counter_access(0, read_profiling_restriction(), static_cast<std::uint32_t>(::geteuid()));
@@ -570,6 +641,7 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   single_launch candidate;
   if (auto f = prepare_single_launch(**workspace, run, candidate))
     return from_candidate_failure(request, *f);
+  clock.mark("kernel and inputs");
 
   // 3. Chip and counter availability, on the primary context.
   CUcontext context = nullptr;
@@ -578,9 +650,11 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
                         "cuCtxGetCurrent: " + (r ? std::string{"no current context"} : r.error().to_string()));
   if (auto init = cupti_profiler_initialized(); !init)
     return from_cupti_failure(request, init.error(), "initializing the CUPTI profiler");
-  auto chip = read_chip(context);
-  if (!chip)
-    return from_cupti_failure(request, chip.error(), "reading the chip and counter availability");
+  auto known_chip = chip_of(context);
+  if (!known_chip)
+    return from_cupti_failure(request, known_chip.error(), "reading the chip and counter availability");
+  const chip_info& chip = **known_chip;
+  clock.mark("chip");
 
   // Each name goes to the source that answers it: the launch attributes, the SASS metrics, the
   // range profiler for the rest.
@@ -590,7 +664,7 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
       .push_back(metric);
 
   profile_result result = make_profile(request, profile_status::ok, "");
-  std::string remarks = "chip " + chip->name;
+  std::string remarks = "chip " + chip.name;
   // Every phase launches the kernel; each after the first starts from fresh inputs and outputs.
   bool launched = false;
   auto fresh = [&]() -> std::optional<profile_result> {
@@ -598,6 +672,7 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
       if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
     launched = true;
+    clock.mark("fresh inputs");
     return std::nullopt;
   };
   if (!launch_names.empty()) {
@@ -605,11 +680,12 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
       return *end;
     if (auto end = answer_launch_attributes(request, launch_names, candidate, result, remarks))
       return *end;
+    clock.mark("launch attributes");
   }
   if (!counter_names.empty()) {
     if (auto end = fresh(); end)
       return *end;
-    if (auto end = run_range_profiler(request, counter_names, candidate, context, *chip, result, remarks)) {
+    if (auto end = run_range_profiler(request, counter_names, candidate, context, chip, result, remarks, clock)) {
       // The kernel failed (its context is lost), or nothing else was read: that is the answer.
       if (end->runner_exits || result.values.empty())
         return *end;
@@ -624,15 +700,34 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   if (!sass_names.empty()) {
     if (auto end = fresh(); end)
       return *end;
-    if (auto end = answer_sass_aggregates(request, sass_names, candidate, context, *chip, result, remarks))
+    if (auto end = answer_sass_aggregates(request, sass_names, candidate, context, chip, result, remarks))
       return *end;
+    clock.mark("SASS metrics");
   }
-  result.note = remarks + "; clocks not locked";
+  result.note = remarks + "; clocks not locked; time: " + clock.text();
   if (result.values.empty()) {
     result.status = profile_status::not_supported;
-    result.note = "none of the requested metrics can be collected on chip " + chip->name + " (see missing); " + remarks;
+    result.note = "none of the requested metrics can be collected on chip " + chip.name + " (see missing); " + remarks;
   }
   return result;
+}
+
+std::string warm_up_profiler() {
+  phase_clock clock;
+  double setup_s = 0.0;
+  auto workspace = device_workspace::get(setup_s);
+  if (!workspace)
+    return "the device did not open: " + workspace.error();
+  clock.mark("device");
+  if (auto init = cupti_profiler_initialized(); !init)
+    return "CUPTI's profiler did not initialize: " + init.error().to_string() + " (" + clock.text() + ")";
+  CUcontext context = nullptr;
+  if (auto r = WARPFORGE_GPU_CALL((*workspace)->device().api->ctx_get_current(&context)); !r || !context)
+    return "no current context (" + clock.text() + ")";
+  if (auto chip = chip_of(context); !chip)
+    return "the chip's counters were not read: " + chip.error().to_string() + " (" + clock.text() + ")";
+  clock.mark("profiler and chip");
+  return clock.text();
 }
 
 } // namespace warpforge::gpu
