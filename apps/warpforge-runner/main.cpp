@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
     app.add_option("--endpoint", endpoint, "serve the runner protocol on this ipc:// endpoint");
   app.add_option("--parent-pid", parent_pid, "exit when this process is no longer the parent")
     ->needs(endpoint_option);
+  bool warm_up = false;
+  app.add_flag("--warm-up", warm_up, "open the device and the CUPTI profiler right after the hello")
+    ->needs(endpoint_option);
   auto* query_option = app.add_flag("--query", query, "print the device report and exit");
   app.add_flag("--json", json, "print the report as JSON")->needs(query_option);
   auto* execute_option = app.add_option("--execute", execute_file,
@@ -51,7 +54,7 @@ int main(int argc, char** argv) {
     std::cout << (json ? to_json(report) + "\n" : to_text(report));
     return runner_exit_ok;
   }
-  runner_server_options options{endpoint, std::nullopt};
+  runner_server_options options{endpoint, std::nullopt, warm_up};
   if (parent_pid > 0)
     options.parent_pid = parent_pid;
   return serve(options);

@@ -180,6 +180,8 @@ int serve(const runner_server_options& options) {
     hello.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
     socket.send(zmq::buffer(encode(hello)), zmq::send_flags::none);
     log->info("connected to {}", options.endpoint);
+    if (options.warm_up) // the client's first request waits in the socket meanwhile
+      log->info("warm-up: {}", warm_up_profiler());
     final_reply_sink = [&](const std::string& text) {
       socket.send(zmq::buffer(text), zmq::send_flags::none);
       socket.close();

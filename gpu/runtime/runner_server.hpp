@@ -24,6 +24,7 @@ inline constexpr std::chrono::milliseconds runner_socket_linger{1'000};
 struct runner_server_options {
   std::string endpoint;             // ipc://... bound by the client
   std::optional<pid_t> parent_pid;  // the process to outlive; nullopt: getppid() at start
+  bool warm_up = false;             // open the device and the profiler after the hello
 };
 
 /// Serves until shutdown; returns the process exit code.
