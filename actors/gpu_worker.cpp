@@ -105,6 +105,7 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
     gpu::metric_set none;
     none.note = gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
                 (failure.empty() ? std::string{"no runner"} : failure);
+    none.out_of_service = none.note;
     return none;
   }
   gpu::profile_request launch;

@@ -156,7 +156,7 @@ typename Inspector::result_type inspect(Inspector& f, metric_value& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metric_set& x) {
   auto source = messages::optional_field(x.source);
-  return f(caf::meta::type_name("metric_set"), source, x.values, x.note);
+  return f(caf::meta::type_name("metric_set"), source, x.values, x.note, x.out_of_service);
 }
 
 template <class Inspector>

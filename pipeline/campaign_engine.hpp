@@ -103,11 +103,13 @@ public:
   void checked(ticket id, const sass_verdict& verdict);
   void proposed(ticket id, const expected<proposal, std::string>& answer);
   void raced(ticket id, const gpu::device_info& device, const gpu::race_result& result, double request_s);
+  /// A profile's diagnosis; one whose worker was out of service (summary.out_of_service) is
+  /// gpu_out_of_service for it.
   void profiled(ticket id, const diagnosis_summary& summary);
-  /// The race `id` went to a GPU whose worker is out of service (`why`): the GPU leaves the
-  /// placement and the race goes to a healthy GPU (a race pinned to that GPU, bench's and
-  /// diagnose's, ends not_run with the reason). With no healthy GPU left every open job fails,
-  /// saying so.
+  /// The race or profile `id` went to a GPU whose worker is out of service (`why`): the GPU
+  /// leaves the placement and the order goes to a healthy GPU (a race pinned to that GPU, bench's
+  /// and diagnose's, ends not_run with the reason; a pinned profile ends undiagnosed). With no
+  /// healthy GPU left every open job fails, saying so.
   void gpu_out_of_service(ticket id, int gpu, const std::string& why);
   /// A GPU joined the running campaign (a remote host's, docs/hosts.md): one out of service under
   /// that ordinal is back in service, a new one is added to the placement. A GPU of another

@@ -62,6 +62,7 @@ struct diagnosis_summary {
   int gpu = -1;                  // the GPU it was profiled on
   bool diagnosed = false;        // counters were read and diagnosed; false: `note` says why not
   std::string note;              // the metric source's note (why metrics are missing, ncu used)
+  std::string out_of_service;    // set: the GPU's worker took no work (metric_set::out_of_service)
   double gap_compute = 1;        // roofline gaps, ratios in [0, 1]: 0 is at the peak
   double gap_memory = 1;
   double gap_latency = 1;

@@ -140,8 +140,19 @@ void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::stri
   gpu_busy(gpu, false);
   unhold(o); // a fresh re-measure stands for its whole race again (engine_gate.cpp)
   auto& job = *jobs_.at(o.job);
-  out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.race.iteration, feed::no_branch,
-                                  ordinal, feed::detail{}.add("out_of_service", why).json()));
+  const bool profile = o.what == order::kind::profile;
+  auto released = feed::detail{}.add("out_of_service", why);
+  if (profile)
+    released.add("profile", true);
+  out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name,
+                                  profile ? o.profile.branch.iteration : o.race.iteration,
+                                  profile ? o.profile.branch.ordinal : feed::no_branch, ordinal, released.json()));
+  if (profile && !job.closed) {
+    if (o.profile.gpu) // a profile of this GPU (diagnose): no other GPU can make it
+      job.plan->diagnosed(o.profile, std::nullopt);
+    else
+      job.pending_profile = o.profile; // the next healthy GPU of the job's model takes it
+  }
   if (o.what == order::kind::race && !job.closed) {
     if (o.race.gpu) { // a measurement of this GPU (bench, diagnose): no other GPU can make it
       race_outcome outcome;
@@ -404,6 +415,8 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
   if (it == orders_.end())
     return;
   auto o = it->second;
+  if (!summary.out_of_service.empty()) // nothing was profiled: the profile goes to another GPU
+    return gpu_out_of_service(id, o.gpu, summary.out_of_service);
   orders_.erase(it);
   auto& gpu = gpu_of(o.gpu);
   const double lease_s = now() - gpu.since;

@@ -50,6 +50,8 @@ struct metric_set {
   std::optional<metric_source> source; // who measured them; none: nothing could be read
   std::vector<metric_value> values;
   std::string note;                    // why metrics are missing, which source filled in
+  std::string out_of_service; // set: the GPU's worker took no work (its host is lost, its runner
+                              // gave up), nothing was tried and another GPU may profile instead
   friend bool operator==(const metric_set&, const metric_set&) = default;
 };
 

@@ -95,6 +95,8 @@ struct answering_loop {
   std::vector<std::vector<std::string>> raced_cubins; // per race request: its kernels' CUBINs
   std::map<std::string, std::vector<config::profile_tool>> tool_by_job; // per profile, in order
   std::set<int> out_of_service;                // GPUs whose worker answers out of service
+  std::vector<std::pair<branch_ref, int>> profiled_on; // per profile sent: the branch and the GPU
+  bool lose_the_first_profiles_gpu = false;    // its worker is out of service from that profile on
   std::vector<std::pair<std::int64_t, std::size_t>> memory_sent; // per proposal: memory_from, entries
 
   double time_of(const std::string& cubin) const {
@@ -195,6 +197,15 @@ struct answering_loop {
         answer_race(r);
       for (auto& p : out.profiles) {
         tool_by_job[p.ref.job].push_back(p.tool);
+        profiled_on.emplace_back(p.ref, p.device.ordinal);
+        if (std::exchange(lose_the_first_profiles_gpu, false))
+          out_of_service.insert(p.device.ordinal);
+        if (out_of_service.count(p.device.ordinal)) {
+          diagnosis_summary none;
+          none.note = none.out_of_service = "gpu." + std::to_string(p.device.ordinal) + " is out of service: test";
+          engine.profiled(p.id, none);
+          continue;
+        }
         answer_profile(p.id);
       }
       if (out.empty())
@@ -782,11 +793,10 @@ TEST_F(CampaignEngine, RacesAGpuOutOfServiceGaveBackRunOnTheHealthyGpuAndTheCamp
   const auto result = engine.result();
   EXPECT_EQ(result.kind, campaign_result_kind::finished) << result.reason;
   EXPECT_GT(loop.races, 0u);
-  std::size_t races_on_gpu0 = 0;
+  std::size_t leases_of_gpu0 = 0;
   for (const auto& e : loop.events)
-    races_on_gpu0 += e.type == feed::event_type::gpu_leased && e.gpu == 0 &&
-                     e.detail_json.find("profile") == std::string::npos;
-  EXPECT_EQ(races_on_gpu0, 1u) << "only the race that found the GPU out of service went to it";
+    leases_of_gpu0 += e.type == feed::event_type::gpu_leased && e.gpu == 0;
+  EXPECT_EQ(leases_of_gpu0, 1u) << "only the race or profile that found the GPU out of service went to it";
   std::size_t not_run = 0;
   for (const auto& w : loop.writes)
     if (const auto* o = std::get_if<storage::branch_outcome_change>(&w))
@@ -910,6 +920,33 @@ TEST_F(CampaignEngine, AJobsRacesAndProfilesStayOnTheGpuModelItsFirstRaceRanOn) 
     used.insert(gpus.begin(), gpus.end());
   }
   EXPECT_EQ(used.size(), 2u) << "both models took jobs";
+}
+
+// A profile sent to a GPU whose worker is out of service (its host lost) is not lost with it: the
+// next healthy GPU profiles the same branch, and the GPU leaves the placement.
+TEST_F(CampaignEngine, AProfileAGpuOutOfServiceGaveBackRunsOnAHealthyGpu) {
+  auto s = setup(3, 2);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.lose_the_first_profiles_gpu = true;
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  ASSERT_FALSE(loop.profiled_on.empty());
+  const auto lost = loop.profiled_on.front();
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::finished) << engine.result().reason;
+  std::size_t again_elsewhere = 0;
+  for (std::size_t i = 1; i < loop.profiled_on.size(); ++i)
+    again_elsewhere += loop.profiled_on[i].first == lost.first && loop.profiled_on[i].second != lost.second;
+  EXPECT_EQ(again_elsewhere, 1u) << "the lost profile ran once more, on the other GPU";
+  bool given_back = false;
+  for (const auto& e : loop.events)
+    given_back = given_back || (e.type == feed::event_type::gpu_released && e.gpu == lost.second &&
+                                e.detail_json.find("\"out_of_service\"") != std::string::npos &&
+                                e.detail_json.find("\"profile\":true") != std::string::npos);
+  EXPECT_TRUE(given_back) << "the feed says the profile's GPU gave it back";
+  for (std::size_t i = 1; i < loop.profiled_on.size(); ++i)
+    EXPECT_NE(loop.profiled_on[i].second, lost.second) << "profile " << i << " went to the lost GPU";
 }
 
 } // namespace
