@@ -28,6 +28,7 @@ using namespace std::chrono_literals;
 struct host_script {
   bool answers_races = false;     // else it keeps every race unanswered (a long one in flight)
   bool answers_heartbeats = true; // else it is silent: a hung host
+  bool answers_profiles = true;   // else it keeps every profile unanswered
   std::shared_ptr<std::vector<messages::remote_race>> seen = std::make_shared<std::vector<messages::remote_race>>();
 };
 
@@ -51,7 +52,12 @@ messages::host_actor::behavior_type stand_in_host(messages::host_actor::pointer 
       }
       return promise;
     },
-    [](messages::remote_profile&) { return gpu::metric_set{}; },
+    [self, script](messages::remote_profile&) -> caf::typed_response_promise<gpu::metric_set> {
+      auto promise = self->make_response_promise<gpu::metric_set>();
+      if (script.answers_profiles)
+        promise.deliver(gpu::metric_set{});
+      return promise;
+    },
     [self](messages::stop_atom) { self->quit(); },
     [](messages::status_atom) { return messages::component_status{}; },
   };
@@ -128,6 +134,27 @@ TEST_F(RemoteGpu, AHostThatDiesGivesItsRaceInFlightBackAtOnceAndEveryLaterOne) {
   self->request(gpu, 10s, order).receive([&](messages::race_reply& r) { later = r; }, [](caf::error&) {});
   ASSERT_TRUE(later);
   EXPECT_EQ(later->service, messages::worker_service::out_of_service);
+  self->send_exit(gpu, caf::exit_reason::user_shutdown);
+}
+
+// A profile lost with its host is answered out of service too, so the engine profiles the branch
+// on another GPU (pipeline/engine_dispatch.cpp) instead of leaving its diagnosis out.
+TEST_F(RemoteGpu, AHostThatDiesGivesItsProfileInFlightBackOutOfService) {
+  host_script script;
+  script.answers_profiles = false;
+  auto host = system.spawn(stand_in_host, script);
+  auto gpu = remote(host);
+  caf::scoped_actor self{system};
+  messages::metrics_order profile;
+  profile.launch = order.request;
+  auto in_flight = self->request(gpu, 10s, profile);
+  self->receive(caf::after(200ms) >> [] {}); // the profile reaches the host, which keeps it
+  self->send_exit(host, caf::exit_reason::kill);
+  std::optional<gpu::metric_set> set;
+  std::move(in_flight).receive([&](gpu::metric_set& s) { set = s; }, [](caf::error&) {});
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->values.empty());
+  EXPECT_NE(set->out_of_service.find("node7:4242 is lost"), std::string::npos) << set->out_of_service;
   self->send_exit(gpu, caf::exit_reason::user_shutdown);
 }
 
