@@ -16,12 +16,11 @@
 #include "config/resolved_problem.hpp"
 #include "config/toml_reader/placed_error.hpp"
 #include "diagnosis/metric_schema.hpp"
-#include "gpu/compile/nvrtc_compiler.hpp"
 #include "gpu/profiling/metric_collection.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/race_request.hpp"
-#include "gpu/runner/runner_client.hpp"
 #include "tuning/search_space.hpp"
+#include "tests/bench/bench_support.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -29,8 +28,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -41,36 +38,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto profile_deadline = std::chrono::seconds{120};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in{path};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-bool compile_to(const config::kernel_spec& kernel, const config::resolved_problem& resolved, const std::string& arch,
-                const fs::path& cubin) {
-  gpu::compile_request request;
-  request.source = read_text(kernel.source);
-  request.source_name = kernel.source.filename().string();
-  request.entry = kernel.entry;
-  request.arch = arch;
-  request.extra_flags = resolved.defines;
-  request.extra_flags.insert(request.extra_flags.end(), kernel.flags.begin(), kernel.flags.end());
-  auto compiled = gpu::compile_kernel(request);
-  if (!compiled) {
-    std::fprintf(stderr, "compile %s failed: %s\n", kernel.source.string().c_str(), compiled.error().log.c_str());
-    return false;
-  }
-  std::ofstream{cubin, std::ios::binary}.write(reinterpret_cast<const char*>(compiled->cubin.data()),
-                                               static_cast<std::streamsize>(compiled->cubin.size()));
-  return true;
-}
 
 // The runner's phases from its note: everything after "time: ".
 std::string phases_of(const std::string& note) {
@@ -114,40 +81,23 @@ int main(int argc, char** argv) {
     return 2;
   }
   actors::runner_keeper_options keeper_options;
-  if (runner)
-    keeper_options.runner.executable = *runner;
-  else if (auto found = gpu::locate_runner())
-    keeper_options.runner.executable = *found;
-  else {
-    std::fprintf(stderr, "%s\n", found.error().to_string().c_str());
+  auto executable = bench::runner_executable(runner);
+  if (!executable)
     return 2;
-  }
-  std::string arch;
-  {
-    auto probe = gpu::runner_client::start(keeper_options.runner);
-    auto report = probe ? probe->device_query() : expected<gpu::host_report, gpu::runner_error>{unexpected{probe.error()}};
-    if (!report || report->status != gpu::gpu_status::ok || report->devices.empty()) {
-      std::fprintf(stderr, "no usable GPU: %s\n", report ? report->reason.c_str() : report.error().to_string().c_str());
-      return 3;
-    }
-    arch = spec->kernel.arch.value_or(report->devices[0].arch());
-    std::printf("profile bench: %s on %s (%s), %zu profiles per replay\n", problem.c_str(),
-                report->devices[0].name.c_str(), arch.c_str(), repeat);
-  }
+  keeper_options.runner.executable = *executable;
+  auto device = bench::first_gpu(keeper_options.runner);
+  if (!device)
+    return 3;
+  const std::string arch = spec->kernel.arch.value_or(device->arch());
+  std::printf("profile bench: %s on %s (%s), %zu profiles per replay\n", problem.c_str(), device->name.c_str(),
+              arch.c_str(), repeat);
 
   std::string pattern = (fs::temp_directory_path() / "wf-profile-bench-XXXXXX").string();
   const fs::path dir = ::mkdtemp(pattern.data());
-  gpu::race_inputs inputs;
-  const auto& reference_kernel =
-    spec->reference.kind == config::reference_kind::kernel ? spec->reference.kernel : spec->kernel;
-  inputs.reference_cubin = dir / "reference.cubin";
-  inputs.reference_entry = reference_kernel.entry;
-  if (spec->reference.kind == config::reference_kind::self)
-    inputs.reference_launch = resolved->launch;
-  inputs.seed = 20240917;
+  auto inputs = bench::inputs_with_reference(*spec, *resolved, dir);
   const fs::path cubin = dir / "candidate.cubin";
-  if (!compile_to(reference_kernel, *resolved, arch, *inputs.reference_cubin) ||
-      !compile_to(spec->kernel, *resolved, arch, cubin))
+  if (bench::compile_to(bench::reference_kernel(*spec), *resolved, arch, *inputs.reference_cubin) < 0 ||
+      bench::compile_to(spec->kernel, *resolved, arch, cubin) < 0)
     return 1;
   inputs.kernels.push_back({cubin, spec->kernel.entry, resolved->launch});
 
@@ -155,24 +105,18 @@ int main(int argc, char** argv) {
   request.run = gpu::make_race_request(*resolved, spec->reference, inputs);
   request.metrics = gpu::nsight_names_for({}, diagnosis::builtin_metric_schema()).names;
 
-  actors::runner_keeper keeper{keeper_options, [](const actors::runner_event& e) {
-                                 if (!e.reason.empty())
-                                   std::printf("  runner event: %s\n", e.reason.c_str());
-                               }};
-  const auto start = std::chrono::steady_clock::now();
-  if (!keeper.ensure_running()) {
-    std::fprintf(stderr, "the runner would not start: %s\n", keeper.give_up_reason().c_str());
+  auto keeper = bench::started_keeper(keeper_options);
+  if (!keeper)
     return 3;
-  }
-  std::printf("  runner started in %.3f s; %zu metrics\n", seconds_since(start), request.metrics.size());
+  std::printf("  %zu metrics\n", request.metrics.size());
   std::vector<gpu::profile_result> last;
   for (auto replay : gpu::all_profile_replays) {
     request.replay = replay;
     double total = 0.0;
     for (std::size_t i = 0; i < repeat; ++i) {
       const auto began = std::chrono::steady_clock::now();
-      auto result = keeper.profile(request, profile_deadline);
-      const double took = seconds_since(began);
+      auto result = keeper->profile(request, profile_deadline);
+      const double took = bench::seconds_since(began);
       if (!result) {
         std::fprintf(stderr, "%s replay, profile %zu: %s\n", std::string{to_string(replay)}.c_str(), i,
                      result.error().to_string().c_str());
@@ -206,7 +150,7 @@ int main(int argc, char** argv) {
     std::printf("  kernel vs user replay: %zu of %zu values within 5%%;%s\n", within_5, compared,
                 apart.empty() ? " none apart" : (" apart:" + apart).c_str());
   }
-  keeper.stop();
+  keeper->stop();
   fs::remove_all(dir);
   return 0;
 }

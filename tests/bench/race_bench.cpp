@@ -21,6 +21,7 @@
 #include "gpu/runner/race_request.hpp"
 #include "gpu/runner/runner_client.hpp"
 #include "tuning/search_space.hpp"
+#include "tests/bench/bench_support.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -48,44 +49,11 @@ struct options {
   std::optional<fs::path> runner;
 };
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in{path};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::string point_text(const config::tunable_point& point) {
   std::string text;
   for (const auto& [name, value] : point)
     text += (text.empty() ? "" : " ") + name + "=" + std::to_string(value);
   return text.empty() ? "(no tunables)" : text;
-}
-
-// Compiles `kernel` at `resolved`'s defines into `cubin`; the compile's seconds, or -1.
-double compile_to(const config::kernel_spec& kernel, const config::resolved_problem& resolved,
-                  const std::string& arch, const fs::path& cubin) {
-  gpu::compile_request request;
-  request.source = read_text(kernel.source);
-  request.source_name = kernel.source.filename().string();
-  request.entry = kernel.entry;
-  request.arch = arch;
-  request.extra_flags = resolved.defines; // "-DNAME=value"
-  request.extra_flags.insert(request.extra_flags.end(), kernel.flags.begin(), kernel.flags.end());
-  const auto start = std::chrono::steady_clock::now();
-  auto compiled = gpu::compile_kernel(request);
-  const double took = seconds_since(start);
-  if (!compiled) {
-    std::fprintf(stderr, "compile %s failed: %s\n", kernel.source.string().c_str(), compiled.error().log.c_str());
-    return -1.0;
-  }
-  std::ofstream{cubin, std::ios::binary}.write(reinterpret_cast<const char*>(compiled->cubin.data()),
-                                               static_cast<std::streamsize>(compiled->cubin.size()));
-  return took;
 }
 
 double half_width(const gpu::kernel_result& k) {
@@ -174,28 +142,16 @@ int main(int argc, char** argv) {
       points.push_back(p);
 
   actors::runner_keeper_options keeper_options;
-  if (o.runner)
-    keeper_options.runner.executable = *o.runner;
-  else if (auto found = gpu::locate_runner())
-    keeper_options.runner.executable = *found;
-  else {
-    std::fprintf(stderr, "%s\n", found.error().to_string().c_str());
+  auto runner = bench::runner_executable(o.runner);
+  if (!runner)
     return 2;
-  }
-  std::string arch;
-  {
-    auto probe = gpu::runner_client::start(keeper_options.runner);
-    auto report = probe ? probe->device_query() : expected<gpu::host_report, gpu::runner_error>{unexpected{probe.error()}};
-    if (!report || report->status != gpu::gpu_status::ok || report->devices.empty()) {
-      std::fprintf(stderr, "no usable GPU: %s\n",
-                   report ? report->reason.c_str() : report.error().to_string().c_str());
-      return 3;
-    }
-    arch = spec->kernel.arch.value_or(report->devices[0].arch());
-    std::printf("race bench: %s on %s (%s), %zu candidates, %s, NVRTC %s\n", o.problem.c_str(),
-                report->devices[0].name.c_str(), arch.c_str(), points.size(), o.cold ? "cold" : "warm",
-                gpu::nvrtc_version_text().c_str());
-  }
+  keeper_options.runner.executable = *runner;
+  auto device = bench::first_gpu(keeper_options.runner);
+  if (!device)
+    return 3;
+  const std::string arch = spec->kernel.arch.value_or(device->arch());
+  std::printf("race bench: %s on %s (%s), %zu candidates, %s, NVRTC %s\n", o.problem.c_str(), device->name.c_str(),
+              arch.c_str(), points.size(), o.cold ? "cold" : "warm", gpu::nvrtc_version_text().c_str());
 
   std::string pattern = (fs::temp_directory_path() / "wf-race-bench-XXXXXX").string();
   const fs::path dir = ::mkdtemp(pattern.data());
@@ -204,16 +160,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", toml_reader::to_string(default_resolved.error()).c_str());
     return 2;
   }
-  gpu::race_inputs inputs;
-  const auto& reference_kernel =
-    spec->reference.kind == config::reference_kind::kernel ? spec->reference.kernel : spec->kernel;
-  inputs.reference_cubin = dir / "reference.cubin";
-  inputs.reference_entry = reference_kernel.entry;
-  if (spec->reference.kind == config::reference_kind::self)
-    inputs.reference_launch = default_resolved->launch;
-  inputs.seed = 20240917;
+  auto inputs = bench::inputs_with_reference(*spec, *default_resolved, dir);
   inputs.mode = o.cold ? vocabulary::timing_mode::cold : vocabulary::timing_mode::warm;
-  const double reference_compile_s = compile_to(reference_kernel, *default_resolved, arch, *inputs.reference_cubin);
+  const double reference_compile_s =
+    bench::compile_to(bench::reference_kernel(*spec), *default_resolved, arch, *inputs.reference_cubin);
   if (reference_compile_s < 0)
     return 1;
   double compile_s = 0.0;
@@ -223,7 +173,7 @@ int main(int argc, char** argv) {
     if (!resolved)
       continue;
     const fs::path cubin = dir / ("candidate-" + std::to_string(i) + ".cubin");
-    const double took = compile_to(spec->kernel, *resolved, arch, cubin);
+    const double took = bench::compile_to(spec->kernel, *resolved, arch, cubin);
     if (took < 0)
       continue;
     compile_s += took;
@@ -235,18 +185,11 @@ int main(int argc, char** argv) {
               compile_s * 1e3);
   const auto race = gpu::make_race_request(*default_resolved, spec->reference, inputs);
 
-  actors::runner_keeper keeper{keeper_options, [](const actors::runner_event& e) {
-                                 if (!e.reason.empty())
-                                   std::printf("  runner event: %s\n", e.reason.c_str());
-                               }};
-  const auto start = std::chrono::steady_clock::now();
-  if (!keeper.ensure_running()) {
-    std::fprintf(stderr, "the runner would not start: %s\n", keeper.give_up_reason().c_str());
+  auto keeper = bench::started_keeper(keeper_options);
+  if (!keeper)
     return 3;
-  }
-  std::printf("  runner started in %.3f s\n", seconds_since(start));
   for (const char* title : {"race 1 (fresh runner)", "race 2 (same runner, warm caches)"}) {
-    auto result = keeper.run(race, per_kernel_deadline);
+    auto result = keeper->run(race, per_kernel_deadline);
     if (!result) {
       std::fprintf(stderr, "%s: %s\n", title, result.error().to_string().c_str());
       return 1;
@@ -259,7 +202,7 @@ int main(int argc, char** argv) {
     alone.kernels.resize(1);
     std::vector<gpu::kernel_result> runs;
     for (std::size_t i = 0; i < o.repeat; ++i) {
-      auto result = keeper.run(alone, per_kernel_deadline);
+      auto result = keeper->run(alone, per_kernel_deadline);
       if (!result || result->kernels.front().outcome != vocabulary::branch_outcome::passed) {
         std::fprintf(stderr, "repeat %zu: %s\n", i,
                      result ? result->kernels.front().detail.c_str() : result.error().to_string().c_str());
@@ -285,7 +228,7 @@ int main(int argc, char** argv) {
                 inside_first, runs.size() - 1, 100.0 * inside_first / (runs.size() - 1), inside_previous,
                 runs.size() - 1, 100.0 * inside_previous / (runs.size() - 1));
   }
-  keeper.stop();
+  keeper->stop();
   fs::remove_all(dir);
   return 0;
 }
