@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <unistd.h>
@@ -94,8 +93,9 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
   return out;
 }
 
-// Where a profile's wall time goes, phase by phase, for the runner's log line: "set-up 0.00 s,
-// kernel 0.01 s, ..." (the fleet's profiles cost more than its races; this says which part).
+// Where a profile's wall time goes, phase by phase, at the end of its note (and so in the
+// runner's log line): "set-up 0.000 s, kernel and inputs 0.121 s, ..." (the fleet's profiles cost
+// more than its races; this says which part).
 class phase_clock {
 public:
   void mark(std::string_view phase) {
@@ -151,20 +151,6 @@ expected<chip_info, call_error> read_chip(CUcontext context) {
   if (auto r = WARPFORGE_GPU_CALL(cuptiProfilerGetCounterAvailability(&image)); !r)
     return unexpected(r.error());
   return chip;
-}
-
-// The chip and its counter availability, read once per context and kept: they do not change while
-// the runner lives (about 0.1 s a read on an H100, more with several runners profiling at once).
-expected<const chip_info*, call_error> chip_of(CUcontext context) {
-  static std::mutex reading;
-  static std::map<CUcontext, chip_info> chips;
-  std::lock_guard lock{reading};
-  if (auto known = chips.find(context); known != chips.end())
-    return &known->second;
-  auto chip = read_chip(context);
-  if (!chip)
-    return unexpected(chip.error());
-  return &chips.emplace(context, std::move(*chip)).first->second;
 }
 
 expected<host_handle, call_error> make_host(const chip_info& chip) {
@@ -305,27 +291,72 @@ expected<metric_config, call_error> build_config(const chip_info& chip,
   return config;
 }
 
-// build_config's answer for one chip and list of metrics, built once and kept: a campaign profiles
-// every kernel with the same list, and the host object also evaluates every profile's counters.
+// build_config's answer for one chip and list of metrics: a campaign profiles every kernel with
+// the same list, and the host object also evaluates every profile's counters.
 struct kept_config {
   metric_config config;
   std::map<std::string, std::string> missing; // what build_config moved out of the list, and why
 };
 
+// What one profile reads or builds and the next can use again (chip_of, config_for), until a
+// range profiler call fails (forget(): another tool may hold the counters now, so the next
+// profile reads and builds afresh). No lock: the runner serves one request at a time.
+struct profiler_memory {
+  std::map<CUcontext, chip_info> chips;
+  std::map<std::pair<std::string, std::vector<std::string>>, kept_config> configs;
+  std::optional<metric_config> unkept; // the last configuration not worth keeping (below)
+
+  void forget() {
+    chips.clear();
+    configs.clear();
+  }
+};
+
+profiler_memory& kept_by_runner() {
+  static profiler_memory memory;
+  return memory;
+}
+
+// The chip and its counter availability, read once per context and kept (about 0.1 s a read on
+// an H100, more with several runners profiling at once).
+expected<const chip_info*, call_error> chip_of(CUcontext context) {
+  auto& chips = kept_by_runner().chips;
+  if (auto known = chips.find(context); known != chips.end())
+    return &known->second;
+  auto chip = read_chip(context);
+  if (!chip)
+    return unexpected(chip.error());
+  return &chips.emplace(context, std::move(*chip)).first->second;
+}
+
+// A configuration is kept only when every metric it leaves out is one the chip does not know (a
+// lasting answer), not one CUPTI could not describe or schedule this time.
+bool worth_keeping(const kept_config& built) {
+  return std::all_of(built.missing.begin(), built.missing.end(),
+                     [](const auto& entry) { return entry.second.starts_with("not a metric of chip "); });
+}
+
+// The configuration for `requested` on `chip` (valid until the next call), and what it leaves
+// out into `missing`.
 expected<const metric_config*, call_error> config_for(const chip_info& chip, const std::vector<std::string>& requested,
                                                       std::map<std::string, std::string>& missing) {
-  static std::mutex building;
-  static std::map<std::pair<std::string, std::vector<std::string>>, kept_config> kept;
-  std::lock_guard lock{building};
+  auto& memory = kept_by_runner();
   auto key = std::make_pair(chip.name, requested);
-  auto found = kept.find(key);
-  if (found == kept.end()) {
+  auto found = memory.configs.find(key);
+  if (found == memory.configs.end()) {
     kept_config fresh;
     auto built = build_config(chip, requested, fresh.missing);
+    for (const auto& [name, why] : fresh.missing)
+      missing[name] = why;
     if (!built)
-      return unexpected(built.error()); // not kept: the next profile tries again
+      return unexpected(built.error()); // nothing kept: the next profile tries again
     fresh.config = std::move(*built);
-    found = kept.emplace(std::move(key), std::move(fresh)).first;
+    if (!worth_keeping(fresh)) {
+      memory.unkept = std::move(fresh.config);
+      return &*memory.unkept;
+    }
+    found = memory.configs.emplace(std::move(key), std::move(fresh)).first;
+    return &found->second.config;
   }
   for (const auto& [name, why] : found->second.missing)
     missing[name] = why;
@@ -473,15 +504,22 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
     return std::nullopt;
   }
 
+  // A range profiler call that fails may mean another tool holds the counters now: what this
+  // runner kept is read and built afresh by the next profile.
+  auto cupti_failed = [&](const call_error& error, const std::string& step) {
+    kept_by_runner().forget();
+    return from_cupti_failure(request, error, step);
+  };
+
   // 5. Range profiler, counter data, configuration.
   auto range = enable_range_profiler(context);
   if (!range)
-    return from_cupti_failure(request, range.error(), "enabling the range profiler");
+    return cupti_failed(range.error(), "enabling the range profiler");
   auto counter_data = make_counter_data(range->get(), kept.metrics);
   if (!counter_data)
-    return from_cupti_failure(request, counter_data.error(), "creating the counter data image");
+    return cupti_failed(counter_data.error(), "creating the counter data image");
   if (auto r = set_config(range->get(), kept, *counter_data, request.replay); !r)
-    return from_cupti_failure(request, r.error(), "setting the range profiler's configuration");
+    return cupti_failed(r.error(), "setting the range profiler's configuration");
   clock.mark("range profiler enabled");
 
   // 6. The passes. Kernel replay submits every pass in one start/stop; user replay needs one
@@ -495,14 +533,14 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
       if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
     if (auto r = start(range->get()); !r)
-      return from_cupti_failure(request, r.error(), "starting pass " + std::to_string(launches));
+      return cupti_failed(r.error(), "starting pass " + std::to_string(launches));
     if (auto r = launch_and_wait(candidate); !r)
       return from_candidate_failure(
         request, cuda_failure(r.error(), "kernel 0 '" + run.kernels.front().entry + "' under the profiler (pass " +
                                            std::to_string(launches) + ")"));
     auto stopped = stop(range->get());
     if (!stopped)
-      return from_cupti_failure(request, stopped.error(), "stopping pass " + std::to_string(launches));
+      return cupti_failed(stopped.error(), "stopping pass " + std::to_string(launches));
     all_submitted = *stopped;
     ++launches;
   }
@@ -517,13 +555,13 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
   decode.pRangeProfilerObject = range->get();
   if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerDecodeData(&decode)); !r)
-    return from_cupti_failure(request, r.error(), "decoding the counter data");
+    return cupti_failed(r.error(), "decoding the counter data");
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{};
   info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
   info.pCounterDataImage = counter_data->data();
   info.counterDataImageSize = counter_data->size();
   if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerGetCounterDataInfo(&info)); !r)
-    return from_cupti_failure(request, r.error(), "reading the counter data");
+    return cupti_failed(r.error(), "reading the counter data");
   if (info.numTotalRanges == 0)
     return make_profile(request, profile_status::failed, "the counter data holds no range: the launch was not profiled");
   evaluate_all(kept, *counter_data, result);
@@ -668,11 +706,12 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   // Every phase launches the kernel; each after the first starts from fresh inputs and outputs.
   bool launched = false;
   auto fresh = [&]() -> std::optional<profile_result> {
-    if (launched)
+    if (launched) {
       if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
+      clock.mark("fresh inputs");
+    }
     launched = true;
-    clock.mark("fresh inputs");
     return std::nullopt;
   };
   if (!launch_names.empty()) {
@@ -712,20 +751,20 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   return result;
 }
 
-std::string warm_up_profiler() {
+expected<std::string, std::string> warm_up_profiler() {
   phase_clock clock;
   double setup_s = 0.0;
   auto workspace = device_workspace::get(setup_s);
   if (!workspace)
-    return "the device did not open: " + workspace.error();
+    return unexpected("the device did not open: " + workspace.error());
   clock.mark("device");
   if (auto init = cupti_profiler_initialized(); !init)
-    return "CUPTI's profiler did not initialize: " + init.error().to_string() + " (" + clock.text() + ")";
+    return unexpected("CUPTI's profiler did not initialize: " + init.error().to_string() + " (" + clock.text() + ")");
   CUcontext context = nullptr;
   if (auto r = WARPFORGE_GPU_CALL((*workspace)->device().api->ctx_get_current(&context)); !r || !context)
-    return "no current context (" + clock.text() + ")";
+    return unexpected("no current context (" + clock.text() + ")");
   if (auto chip = chip_of(context); !chip)
-    return "the chip's counters were not read: " + chip.error().to_string() + " (" + clock.text() + ")";
+    return unexpected("the chip's counters were not read: " + chip.error().to_string() + " (" + clock.text() + ")");
   clock.mark("profiler and chip");
   return clock.text();
 }

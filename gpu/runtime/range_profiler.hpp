@@ -47,9 +47,9 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
 
 /// What the first profile of the process would otherwise pay for, done ahead: the device
 /// workspace, CUPTI's profiler and the chip's counter availability (kept for every profile).
-/// Returns what was done and how long it took, or why it could not be (then the first
-/// profile tries again and answers with the reason).
-std::string warm_up_profiler();
+/// What was done and how long it took; the error: why it could not be (the first race or
+/// profile then tries again and answers with the reason).
+expected<std::string, std::string> warm_up_profiler();
 
 /// The profile status a failed CUPTI call stands for (a CUptiResult value): counters_unavailable
 /// for the privilege errors, not_supported for devices and configurations CUPTI cannot profile

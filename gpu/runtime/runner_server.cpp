@@ -180,8 +180,12 @@ int serve(const runner_server_options& options) {
     hello.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
     socket.send(zmq::buffer(encode(hello)), zmq::send_flags::none);
     log->info("connected to {}", options.endpoint);
-    if (options.warm_up) // the client's first request waits in the socket meanwhile
-      log->info("warm-up: {}", warm_up_profiler());
+    if (options.warm_up) { // the client's first request waits in the socket meanwhile
+      if (auto warm = warm_up_profiler())
+        log->info("warm-up: {}", *warm);
+      else
+        log->warn("warm-up: {}", warm.error());
+    }
     final_reply_sink = [&](const std::string& text) {
       socket.send(zmq::buffer(text), zmq::send_flags::none);
       socket.close();
