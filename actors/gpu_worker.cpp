@@ -125,6 +125,9 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
   auto set = gpu::collect_metrics(std::move(launch), order.metric_keys, cupti, ncu ? &*ncu : nullptr,
                                   diagnosis::builtin_metric_schema(),
                                   gpu::ncu_supplement::skip, order.tool); // no ncu start-up in the steady state
+  // A runner that gave up during this profile (the kernel under it crashed it again and again)
+  // answers "not diagnosed", not out of service: that kernel is not sent to another GPU to crash
+  // it too. The next order this worker gets is out of service.
   if (keeper->gave_up())
     failure = keeper->give_up_reason();
   return set;

@@ -125,6 +125,7 @@ remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_confi
         return set;
       };
       if (!st.lost.empty()) {
+        ++st.given_back;
         promise.deliver(none(st.lost));
         return promise;
       }
@@ -134,7 +135,10 @@ remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_confi
         return promise;
       }
       const auto id = st.next_order++;
-      st.in_flight[id] = [promise, none](const std::string& why) mutable { promise.deliver(none(why)); };
+      st.in_flight[id] = [self, promise, none](const std::string& why) mutable {
+        ++self->state.given_back;
+        promise.deliver(none(why));
+      };
       self->request(st.config.host, caf::infinite, messages::remote_profile{order, st.config.host_ordinal, std::move(*builds)})
         .then(
           [self, id, promise](gpu::metric_set& set) mutable {

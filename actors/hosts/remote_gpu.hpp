@@ -49,7 +49,7 @@ struct remote_gpu_state {
   std::map<std::uint64_t, std::function<void(const std::string&)>> in_flight; // answer it out of service
   std::int64_t races = 0;
   std::int64_t profiles = 0;
-  std::int64_t given_back = 0; // races answered out of service because the host was lost
+  std::int64_t given_back = 0; // races and profiles answered out of service: the host was lost
 
   /// Marks the host lost (once) and answers everything in flight out of service.
   void lose(const std::string& why);

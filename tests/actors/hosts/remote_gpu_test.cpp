@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -29,6 +30,7 @@ struct host_script {
   bool answers_races = false;     // else it keeps every race unanswered (a long one in flight)
   bool answers_heartbeats = true; // else it is silent: a hung host
   bool answers_profiles = true;   // else it keeps every profile unanswered
+  std::shared_ptr<std::atomic<int>> profiles_seen = std::make_shared<std::atomic<int>>(0);
   std::shared_ptr<std::vector<messages::remote_race>> seen = std::make_shared<std::vector<messages::remote_race>>();
 };
 
@@ -53,6 +55,7 @@ messages::host_actor::behavior_type stand_in_host(messages::host_actor::pointer 
       return promise;
     },
     [self, script](messages::remote_profile&) -> caf::typed_response_promise<gpu::metric_set> {
+      ++*script.profiles_seen;
       auto promise = self->make_response_promise<gpu::metric_set>();
       if (script.answers_profiles)
         promise.deliver(gpu::metric_set{});
@@ -148,7 +151,9 @@ TEST_F(RemoteGpu, AHostThatDiesGivesItsProfileInFlightBackOutOfService) {
   messages::metrics_order profile;
   profile.launch = order.request;
   auto in_flight = self->request(gpu, 10s, profile);
-  self->receive(caf::after(200ms) >> [] {}); // the profile reaches the host, which keeps it
+  for (int waited = 0; *script.profiles_seen == 0 && waited < 500; ++waited) // until the host holds it
+    self->receive(caf::after(10ms) >> [] {});
+  ASSERT_EQ(*script.profiles_seen, 1) << "the profile never reached the host";
   self->send_exit(host, caf::exit_reason::kill);
   std::optional<gpu::metric_set> set;
   std::move(in_flight).receive([&](gpu::metric_set& s) { set = s; }, [](caf::error&) {});
