@@ -86,15 +86,45 @@ void campaign_engine::dispatch() {
   }
   // The idle GPUs take work idle-longest first, so the work spreads evenly over them. Each takes
   // races a GPU out of service gave back first (they were due), then profiles (a diagnosis may
-  // stop a job), then whole phases, then whatever is built. A GPU out of service gets nothing.
+  // stop a job), then whole phases, then whatever is built. A GPU out of service gets nothing,
+  // and the work pinned to it ends (end_work_pinned_to).
   std::vector<gpu_slot*> idle;
   for (auto& gpu : gpus_)
-    if (!gpu.busy && gpu.out_of_service.empty())
+    if (!gpu.out_of_service.empty())
+      end_work_pinned_to(gpu);
+    else if (!gpu.busy)
       idle.push_back(&gpu);
   std::stable_sort(idle.begin(), idle.end(), [](const gpu_slot* a, const gpu_slot* b) { return a->since < b->since; });
   for (auto* gpu : idle)
     if (!dispatch_requeued(*gpu) && !dispatch_profile(*gpu) && !dispatch_race(*gpu, false))
       dispatch_race(*gpu, true);
+}
+
+// Bench's and diagnose's races and profiles are measurements of one GPU each (pinned): on a GPU
+// out of service they cannot run anywhere else, so they end here (branches not_run with the
+// reason, profiles undiagnosed) instead of leaving their job waiting for them. An optimize job's
+// work is never pinned: a GPU out of service is simply not given any.
+void campaign_engine::end_work_pinned_to(const gpu_slot& gpu) {
+  if (setup_.mode == campaign_mode::optimize)
+    return;
+  for (auto& owned : jobs_) {
+    auto& job = *owned;
+    if (job.closed || !job.reference_ready())
+      continue;
+    while (auto race = job.plan->next_race(true, gpu.device.ordinal)) {
+      race_outcome outcome;
+      for (auto ordinal : race->ordinals) {
+        branch_result r;
+        r.outcome = branch_outcome::not_run;
+        r.detail = gpu.out_of_service;
+        end_branch(job, job.branches.at({race->iteration, ordinal}).plan, r, feed::no_gpu);
+        outcome.branches.push_back(std::move(r));
+      }
+      job.plan->measured(*race, outcome);
+    }
+    while (auto profile = job.plan->profile_due(gpu.device.ordinal))
+      job.plan->diagnosed(*profile, std::nullopt);
+  }
 }
 
 // A healthy GPU of `model` (empty: of any model).

@@ -97,6 +97,7 @@ struct answering_loop {
   std::set<int> out_of_service;                // GPUs whose worker answers out of service
   std::vector<std::pair<branch_ref, int>> profiled_on; // per profile sent: the branch and the GPU
   bool lose_the_first_profiles_gpu = false;    // its worker is out of service from that profile on
+  int lose_at_its_first_profile = -1;          // this GPU's worker likewise, at its first profile
   std::vector<std::pair<std::int64_t, std::size_t>> memory_sent; // per proposal: memory_from, entries
 
   double time_of(const std::string& cubin) const {
@@ -198,7 +199,7 @@ struct answering_loop {
       for (auto& p : out.profiles) {
         tool_by_job[p.ref.job].push_back(p.tool);
         profiled_on.emplace_back(p.ref, p.device.ordinal);
-        if (std::exchange(lose_the_first_profiles_gpu, false))
+        if (std::exchange(lose_the_first_profiles_gpu, false) || p.device.ordinal == lose_at_its_first_profile)
           out_of_service.insert(p.device.ordinal);
         if (out_of_service.count(p.device.ordinal)) {
           diagnosis_summary none;
@@ -947,6 +948,51 @@ TEST_F(CampaignEngine, AProfileAGpuOutOfServiceGaveBackRunsOnAHealthyGpu) {
   EXPECT_TRUE(given_back) << "the feed says the profile's GPU gave it back";
   for (std::size_t i = 1; i < loop.profiled_on.size(); ++i)
     EXPECT_NE(loop.profiled_on[i].second, lost.second) << "profile " << i << " went to the lost GPU";
+}
+
+// The only GPU lost with a profile in flight: no GPU is left to profile it, so the jobs fail
+// saying so instead of waiting for a diagnosis that cannot come.
+TEST_F(CampaignEngine, AProfileLostWithTheOnlyGpuFailsTheJobsSayingNoHealthyGpuIsLeft) {
+  auto s = setup(3, 1);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.lose_the_first_profiles_gpu = true;
+  loop.run();
+  ASSERT_TRUE(engine.finished()) << "no job waits for a profile no GPU can run";
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::failed);
+  EXPECT_NE(engine.result().reason.find("no healthy GPU is left"), std::string::npos) << engine.result().reason;
+  EXPECT_EQ(loop.profiled_on.size(), 1u) << "the lost profile is not sent again to the lost GPU";
+}
+
+// Diagnose measures and profiles each GPU (pinned work): a GPU lost with its profile in flight
+// ends that profile undiagnosed, without moving it to another GPU, and the work still pinned to
+// the lost GPU ends not_run instead of leaving its job waiting; the campaign finishes.
+TEST_F(CampaignEngine, PinnedWorkOfALostGpuEndsThereAndTheCampaignFinishes) {
+  for (const bool lost_at_first_race : {false, true}) {
+    auto s = setup(1, 2);
+    s.mode = campaign_mode::diagnose;
+    campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+    engine.start();
+    answering_loop loop{engine};
+    if (lost_at_first_race)
+      loop.out_of_service = {1};
+    else
+      loop.lose_at_its_first_profile = 1;
+    loop.run();
+    ASSERT_TRUE(engine.finished()) << "no job waits for work pinned to the lost GPU";
+    std::size_t on_gpu0 = 0, on_gpu1 = 0;
+    for (const auto& [ref, gpu] : loop.profiled_on)
+      ++(gpu == 1 ? on_gpu1 : on_gpu0);
+    EXPECT_EQ(on_gpu1, lost_at_first_race ? 0u : 1u) << "only the profile that found GPU 1 lost went to it";
+    EXPECT_EQ(on_gpu0, 2u) << "one profile of each job on GPU 0; nothing of GPU 1's was moved there";
+    std::size_t not_run = 0;
+    for (const auto& w : loop.writes)
+      if (const auto* o = std::get_if<storage::branch_outcome_change>(&w))
+        not_run += o->outcome == branch_outcome::not_run && o->detail.find("gpu.1 is out of service") != std::string::npos;
+    if (lost_at_first_race)
+      EXPECT_EQ(not_run, 2u) << "each job's measurement of GPU 1 ends not_run with the reason";
+  }
 }
 
 } // namespace
