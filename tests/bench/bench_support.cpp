@@ -3,7 +3,10 @@
 #include "gpu/compile/nvrtc_compiler.hpp"
 #include "gpu/runner/runner_client.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <stdlib.h>
 #include <fstream>
 #include <sstream>
 
@@ -21,6 +24,22 @@ std::string read_text(const fs::path& path) {
 }
 
 } // namespace
+
+std::optional<scratch_folder> scratch_folder::make(const std::string& prefix) {
+  std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    std::fprintf(stderr, "mkdtemp %s: %s\n", pattern.c_str(), std::strerror(errno));
+    return std::nullopt;
+  }
+  return scratch_folder{pattern};
+}
+
+scratch_folder::~scratch_folder() {
+  if (path_.empty())
+    return;
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace warpforge::bench {
 
@@ -28,6 +29,24 @@ std::optional<gpu::device_info> first_gpu(const gpu::runner_options& runner);
 /// seconds, or -1 after printing the log.
 double compile_to(const config::kernel_spec& kernel, const config::resolved_problem& resolved,
                   const std::string& arch, const std::filesystem::path& cubin);
+
+/// A fresh folder under the temp directory, removed with everything in it when this ends (on every
+/// way out of a bench, early ones included).
+class scratch_folder {
+public:
+  /// nullopt after printing why mkdtemp failed.
+  static std::optional<scratch_folder> make(const std::string& prefix);
+  scratch_folder(scratch_folder&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  scratch_folder(const scratch_folder&) = delete;
+  scratch_folder& operator=(const scratch_folder&) = delete;
+  scratch_folder& operator=(scratch_folder&&) = delete;
+  ~scratch_folder();
+  const std::filesystem::path& path() const { return path_; }
+
+private:
+  explicit scratch_folder(std::filesystem::path path) : path_(std::move(path)) {}
+  std::filesystem::path path_;
+};
 
 /// A runner keeper whose runner is up (printing its events and how long the start took), or
 /// nullptr after printing why it would not start.

@@ -92,8 +92,10 @@ int main(int argc, char** argv) {
   std::printf("profile bench: %s on %s (%s), %zu profiles per replay\n", problem.c_str(), device->name.c_str(),
               arch.c_str(), repeat);
 
-  std::string pattern = (fs::temp_directory_path() / "wf-profile-bench-XXXXXX").string();
-  const fs::path dir = ::mkdtemp(pattern.data());
+  auto scratch = bench::scratch_folder::make("wf-profile-bench");
+  if (!scratch)
+    return 2;
+  const fs::path& dir = scratch->path();
   auto inputs = bench::inputs_with_reference(*spec, *resolved, dir);
   const fs::path cubin = dir / "candidate.cubin";
   if (bench::compile_to(bench::reference_kernel(*spec), *resolved, arch, *inputs.reference_cubin) < 0 ||
@@ -151,6 +153,5 @@ int main(int argc, char** argv) {
                 apart.empty() ? " none apart" : (" apart:" + apart).c_str());
   }
   keeper->stop();
-  fs::remove_all(dir);
   return 0;
 }

@@ -153,8 +153,10 @@ int main(int argc, char** argv) {
   std::printf("race bench: %s on %s (%s), %zu candidates, %s, NVRTC %s\n", o.problem.c_str(), device->name.c_str(),
               arch.c_str(), points.size(), o.cold ? "cold" : "warm", gpu::nvrtc_version_text().c_str());
 
-  std::string pattern = (fs::temp_directory_path() / "wf-race-bench-XXXXXX").string();
-  const fs::path dir = ::mkdtemp(pattern.data());
+  auto scratch = bench::scratch_folder::make("wf-race-bench");
+  if (!scratch)
+    return 2;
+  const fs::path& dir = scratch->path();
   auto default_resolved = config::resolve_problem(*spec, points.front());
   if (!default_resolved) {
     std::fprintf(stderr, "%s\n", toml_reader::to_string(default_resolved.error()).c_str());
@@ -229,6 +231,5 @@ int main(int argc, char** argv) {
                 runs.size() - 1, 100.0 * inside_previous / (runs.size() - 1));
   }
   keeper->stop();
-  fs::remove_all(dir);
   return 0;
 }
