@@ -222,7 +222,6 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
   keep_exception_text(self);
   auto& st = self->state;
   config.keeper.runner.visible_devices = config.device.uuid;
-  config.keeper.runner.warm_up = true; // device and profiler open while the first compiles run
   st.config = config;
   // The lock first: a runner must not touch a GPU another warpforge is timing on.
   auto lock = gpu::gpu_lock::acquire(config.device.uuid, config.lock_holder, config.lock, config.lock_timeout,

@@ -93,8 +93,8 @@ struct runner_options {
   std::vector<std::pair<std::string, std::string>> extra_env; // set in the runner's environment
   std::filesystem::path temp_root; // parent of the private dir; empty: $TMPDIR if short, else /tmp
   /// Open the device and the profiler right after the hello (`--warm-up`), while the client
-  /// has nothing for it yet: a campaign's GPU workers, whose first race or profile would
-  /// otherwise pay for it (about 1-2 s on an H100) inside their lease.
+  /// has nothing for it yet: the GPU workers of campaigns that profile (not bench's), whose first
+  /// race or profile would otherwise pay for it (about 1-2 s on an H100) inside their lease.
   bool warm_up = false;
 };
 
