@@ -14,17 +14,12 @@
 # throughput report). The examples come from <install-dir>/share/warpforge/examples, else the
 # repository this script is in.
 set -u
-install="$(cd "${1:?usage: fleet_sweep.sh <install-dir> [gpu-counts...]}" && pwd)" || exit 2
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$here/scripts/sweep_jobs.sh"
+sweep_install fleet_sweep "${1:-}" || exit 2
 shift
 counts=("$@")
 [[ ${#counts[@]} -gt 0 ]] || counts=(2)
-warpforge="$install/bin/warpforge"
-[[ -x "$warpforge" ]] || { echo "fleet_sweep: no $warpforge" >&2; exit 2; }
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-examples="$install/share/warpforge/examples"
-[[ -d "$examples" ]] || examples="$here/examples"
-work="${WORK:-$(mktemp -d)}"
-mkdir -p "$work"
 
 # One problem folder per (problem, size): the example's files with its [dims] changed. SIZES=6
 # gives six sizes per problem (a 24-job sweep): more jobs than the longest job's chain of races.
@@ -41,7 +36,6 @@ if [[ "${SIZES:-3}" == 6 ]]; then
   sizes[softmax]="ROWS=4096 ROWS=8192 ROWS=12288 ROWS=16384 ROWS=24576 ROWS=32768"
   sizes[sgemm]="M=512,N=512,K=512 M=768,N=768,K=768 M=1024,N=1024,K=1024 M=1280,N=1280,K=1280 M=1536,N=1536,K=1536 M=2048,N=2048,K=2048"
 fi
-source "$here/scripts/sweep_jobs.sh"
 jobs_toml="$(sweep_jobs "$work" "$examples" sizes ${PROBLEMS:-transpose row_reduction softmax sgemm})"$'\n'
 
 write_campaign() { # label gpu-list

@@ -16,14 +16,9 @@
 #
 # Needs python3 (its sqlite3 module reads the stores) and the `openssl` tool (the credential).
 set -u
-install="$(cd "${1:?usage: hosts_check.sh <install-dir>}" && pwd)" || exit 2
-warpforge="$install/bin/warpforge"
-[[ -x "$warpforge" ]] || { echo "hosts_check: no $warpforge" >&2; exit 2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-examples="$install/share/warpforge/examples"
-[[ -d "$examples" ]] || examples="$here/examples"
-work="${WORK:-$(mktemp -d)}"
-mkdir -p "$work"
+source "$here/scripts/sweep_jobs.sh"
+sweep_install hosts_check "${1:-}" || exit 2
 run_limit="${RUN_LIMIT:-240}" # seconds per campaign
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null; }
@@ -36,7 +31,6 @@ declare -A sizes=(
   [softmax]="ROWS=8192 ROWS=32768"
   [vector_add]="N=8388608 N=33554432"
 )
-source "$here/scripts/sweep_jobs.sh"
 jobs_toml="$(sweep_jobs "$work" "$examples" sizes ${PROBLEMS:-transpose row_reduction softmax})"$'\n'
 write_campaign() { # label gpu-list
   printf 'name = "hosts-%s"\nrun_root = "%s/runs-%s"\ngpus = [%s]\n%s' "$1" "$work" "$1" "$2" "$jobs_toml"
