@@ -16,10 +16,10 @@ namespace {
 using toml_reader::presence;
 
 constexpr std::array<std::string_view, 1> root_keys{"parameter"};
-constexpr std::array<std::string_view, 15> parameter_keys{
+constexpr std::array<std::string_view, 16> parameter_keys{
     "name",        "category", "unit",          "priority",           "technique", "depends_on",
     "description", "range",    "expected_sass", "validation_metrics", "known",     "method",
-    "rederive",    "literature", "literature_not_found"};
+    "rederive",    "literature", "literature_not_found", "size_from"};
 constexpr std::array<std::string_view, 3> known_keys{"arch", "value", "source"};
 constexpr std::array<std::string_view, 6> literature_keys{"figure", "arch",   "gpu",
                                                           "value",  "method", "source"};
@@ -139,6 +139,9 @@ parameter read_parameter(toml_reader::reader& reader, const toml::table& entry,
   out.literature = read_literature(reader, entry, path);
   out.literature_not_found =
       reader.string(entry, path, "literature_not_found", presence::optional).value_or("");
+  if (auto rule = reader.enumeration(entry, path, "size_from", presence::optional, all_size_rules,
+                                     &size_rule_from_string))
+    out.size_from = *rule;
   return out;
 }
 
@@ -159,10 +162,22 @@ constexpr vocabulary::enum_word<category> category_words[] = {
 };
 static_assert(vocabulary::covers(category_words, all_categories));
 
+constexpr vocabulary::enum_word<size_rule> size_rule_words[] = {
+    {size_rule::onset, "onset"},
+    {size_rule::miss_fit, "miss_fit"},
+};
+static_assert(vocabulary::covers(size_rule_words, all_size_rules));
+
 std::string_view to_string(category group) { return vocabulary::word_of(category_words, group); }
 
 std::optional<category> category_from_string(std::string_view text) {
   return vocabulary::value_of(category_words, text);
+}
+
+std::string_view to_string(size_rule rule) { return vocabulary::word_of(size_rule_words, rule); }
+
+std::optional<size_rule> size_rule_from_string(std::string_view text) {
+  return vocabulary::value_of(size_rule_words, text);
 }
 
 expected<catalog, std::string> catalog::built_in() {

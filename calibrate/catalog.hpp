@@ -88,6 +88,18 @@ struct counter_formula {
 
 inline constexpr std::uint32_t lowest_priority = 4; // priorities run 1 (most needed) .. 4
 
+/// How a cache size (a KiB or MiB parameter with a sweep) is read from its benchmark's curve.
+enum class size_rule {
+  onset,    // where the curve leaves its first level for good (results/knee.hpp)
+  miss_fit, // the capacity C of latency = L_miss - (L_miss - L_hit) C / F fitted past the knee
+            // (results/capacity_fit.hpp): for sweeps of independent references
+};
+
+inline constexpr size_rule all_size_rules[] = {size_rule::onset, size_rule::miss_fit};
+
+std::string_view to_string(size_rule rule);
+std::optional<size_rule> size_rule_from_string(std::string_view text);
+
 struct parameter {
   std::string name;                // "fp32_fma_latency" ([a-z0-9_]); the benchmark registry and
                                    // the simulator mapping use this name
@@ -107,6 +119,7 @@ struct parameter {
   std::optional<counter_formula> rederive;  // the value recomputed from counters; none: not re-derivable
   std::vector<published_value> literature;  // microbenchmark studies' figures, each with its method
   std::string literature_not_found;         // where none was found: which sources were searched
+  size_rule size_from = size_rule::onset;   // cache sizes: how the curve gives the value
   std::uint32_t line = 0;          // where its [[parameter]] starts in its file (1-based); 0: built
                                    // in code
 
@@ -144,7 +157,8 @@ inline constexpr std::string_view built_in_catalog_file = "<builtin>/calibrate/d
 /// Every problem of what the catalog says, one line each, "file:line: name: problem": a known
 /// value outside its own range, a range whose low end is not below its high end, an unknown or
 /// repeated dependency, a dependency on itself, a dependency cycle (named in order), a dependency
-/// with a larger priority number than its dependent, a duplicate name, a name not [a-z0-9_], an
+/// with a larger priority number than its dependent, a size_from on a parameter that is not a
+/// cache size (KiB, MiB), a duplicate name, a name not [a-z0-9_], an
 /// empty unit / technique / description / validation_metrics / source / arch, expected_sass empty
 /// at priority 1-3 (those have built-in benchmarks), priority 0 or above 4, two known values for
 /// one arch, a literature figure other than value / raw_chase / index_chase or without its

@@ -67,6 +67,9 @@ void check_fields(const parameter& p, problems& out) {
     if (!(p.rederive->scale > 0))
       out.add(p, "rederive's scale " + number(p.rederive->scale) + " is not positive");
   }
+  // Only a size's curve has a knee or a miss line to read.
+  if (p.size_from != size_rule::onset && p.unit != "KiB" && p.unit != "MiB")
+    out.add(p, "size_from applies to cache sizes (KiB, MiB), not " + p.unit);
 }
 
 void check_range_and_known(const parameter& p, problems& out) {

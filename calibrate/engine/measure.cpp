@@ -3,6 +3,7 @@
 #include "calibrate/bench/result_lines.hpp"
 #include "calibrate/bench/sass_gate.hpp"
 #include "calibrate/engine/run_files.hpp"
+#include "calibrate/results/capacity_fit.hpp"
 #include "calibrate/results/knee.hpp"
 #include "foundation/logging/logging.hpp"
 #include "foundation/vocabulary/enum_text.hpp"
@@ -131,15 +132,33 @@ std::optional<double> knee_size(const std::vector<curve_point>& curve, std::stri
 }
 
 void apply_knees(const parameter& what, trial_harvest& harvest) {
-  std::size_t without = 0;
+  const double bytes_per_unit = bytes_per(what.unit);
+  if (bytes_per_unit == 0)
+    return;
+  std::size_t without = 0, unfitted = 0;
+  std::string why_unfitted;
   for (std::size_t i = 0; i < harvest.trials.size() && i < harvest.curves.size(); ++i) {
-    if (auto size = knee_size(harvest.curves[i], what.unit))
+    if (what.size_from == size_rule::miss_fit) {
+      // The program's own figure is a first estimate, not the capacity: a curve with no fit
+      // leaves its trial without a value rather than with that estimate.
+      if (auto fit = fit_capacity(harvest.curves[i])) {
+        harvest.trials[i].value = fit->capacity / bytes_per_unit;
+      } else {
+        harvest.trials[i].value = std::numeric_limits<double>::quiet_NaN();
+        if (unfitted++ == 0)
+          why_unfitted = fit.error();
+      }
+    } else if (auto size = knee_size(harvest.curves[i], what.unit)) {
       harvest.trials[i].value = *size;
-    else if (what.unit == "KiB" || what.unit == "MiB")
+    } else {
       ++without;
+    }
   }
   if (without > 0)
     harvest.notes.push_back(std::to_string(without) + " trial(s) without a knee in their curve: the program's own estimate is kept");
+  if (unfitted > 0)
+    harvest.notes.push_back(std::to_string(unfitted) + " trial(s) whose curve gives no capacity, left without a value (the first: " +
+                            why_unfitted + ")");
 }
 
 std::vector<curve_point> representative_curve(const trial_harvest& harvest, double median) {
@@ -201,9 +220,13 @@ std::vector<std::string> method_notes(const parameter& what, const trial_harvest
   }
   if (!cited && !what.literature_not_found.empty())
     out.push_back("published figures: not found (" + what.literature_not_found + ")");
-  if (const double unit = bytes_per(what.unit); unit > 0 && !curve.empty())
+  if (const double unit = bytes_per(what.unit); unit > 0 && !curve.empty()) {
     if (auto onset = find_onset(curve))
       out.push_back(describe_onset(*onset, unit, what.unit) + " (the representative trial's curve)");
+    if (what.size_from == size_rule::miss_fit)
+      if (auto fit = fit_capacity(curve))
+        out.push_back(describe_fit(*fit, unit, what.unit) + " (the representative trial's curve)");
+  }
   return out;
 }
 

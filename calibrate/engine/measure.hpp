@@ -63,7 +63,9 @@ trial_harvest harvest_trials(const std::vector<trial_output>& outputs);
 /// own value is a first estimate, the knee has the last word. nullopt for other parameters or a
 /// curve without a knee.
 std::optional<double> knee_size(const std::vector<curve_point>& curve, std::string_view unit);
-/// Replaces each trial's value by knee_size() of its curve where there is one (notes say where not).
+/// Cache sizes: replaces each trial's value by what its curve says, by the parameter's size_from:
+/// knee_size() (onset; where there is none the program's estimate stays) or fit_capacity()
+/// (miss_fit; where there is none the trial has no value). Notes say which trials had neither.
 void apply_knees(const parameter& what, trial_harvest& harvest);
 
 /// The sweep of the trial whose value is nearest the median (the raw curve the report keeps).

@@ -84,16 +84,38 @@ std::string knee_marks(const std::vector<curve_point>& sorted, const scale& s) {
   return out;
 }
 
-// The cache size the value came from (find_onset): a solid line where the first level ends.
-std::string onset_mark(const std::vector<curve_point>& sorted, const scale& s) {
+double bytes_per(const std::string& unit) {
+  return unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;
+}
+
+// The value in bytes when it is a cache size, else 0.
+double value_bytes(const parameter_result& result) {
+  return result.value ? *result.value * bytes_per(result.unit) : 0.0;
+}
+
+// Where the first level ends (find_onset): a solid line. It is "size" when the value came from
+// it (an onset-rule size), else "knee onset" beside the value's own line.
+std::string onset_mark(const std::vector<curve_point>& sorted, const scale& s, double value) {
   const auto onset = find_onset(sorted);
   if (!onset)
     return {};
+  const bool is_value = value <= 0 || std::abs(value - onset->x) <= 0.01 * value;
   const double x = s.px(onset->x);
   return "<g class=\"onset\">" + svg::line(x, top, x, height - bottom, "#2ca02c", "") +
-         svg::text(x - 4, top + 28, "size " + format_bytes(onset->x) + " (last within 5% of " +
-                                        format_value(onset->level) + " cycles)", "end", 11) +
+         svg::text(x - 4, top + 28, (is_value ? "size " : "knee onset ") + format_bytes(onset->x) +
+                                        " (last within 5% of " + format_value(onset->level) + " cycles)",
+                   "end", 11) +
          "</g>\n";
+}
+
+// A size read elsewhere than the onset (results/capacity_fit.hpp: the miss line past the knee).
+std::string value_mark(const std::vector<curve_point>& sorted, const scale& s, double value) {
+  const auto onset = find_onset(sorted);
+  if (value <= 0 || (onset && std::abs(value - onset->x) <= 0.01 * value))
+    return {};
+  const double x = s.px(value);
+  return "<g class=\"value\">" + svg::line(x, top, x, height - bottom, "#9467bd", "") +
+         svg::text(x + 4, top + 42, "size " + format_bytes(value) + " (the value)", "start", 11) + "</g>\n";
 }
 
 } // namespace
@@ -125,7 +147,9 @@ std::string latency_curve_svg(const parameter_result& result) {
   for (const auto& p : sorted)
     y_max = std::max(y_max, p.y);
   s.y_max = y_max > 0 ? y_max * 1.1 : 1.0; // headroom above the highest point
-  return out + axes(s, "cycles") + points(sorted, s) + knee_marks(sorted, s) + onset_mark(sorted, s) + "</svg>\n";
+  const double value = value_bytes(result);
+  return out + axes(s, "cycles") + points(sorted, s) + knee_marks(sorted, s) + onset_mark(sorted, s, value) +
+         value_mark(sorted, s, value) + "</svg>\n";
 }
 
 } // namespace warpforge::calibrate

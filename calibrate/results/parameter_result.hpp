@@ -20,7 +20,7 @@ struct parameter_result {
   status result = status::no_data;
   trial_stats stats;                // over the kept trials (empty when nothing was timed)
   // The parameter's unit: the reported value (the median of the kept trials; for a cache size each
-  // trial's value is its curve's knee). nullopt: nothing was measured (no GPU, a build failure,
+  // trial's value is read from its curve by the catalog's size_from). nullopt: nothing was measured (no GPU, a build failure,
   // a deferral, no usable trial); not_measured_reason says why. Never 0 for "not measured".
   std::optional<double> value;
   std::optional<known_value> known; // the published value for this arch, when the catalog has one

@@ -164,6 +164,34 @@ TEST(CalibrateCatalog, AMethodAndARederiveFormulaAreRead) {
   EXPECT_FALSE(catalog::parse(one_entry, "mine.toml")->parameters()[0].rederive) << "optional";
 }
 
+TEST(CalibrateCatalog, ASizeRuleIsReadAndAnUnknownOneListsTheRules) {
+  std::string text{one_entry};
+  text.replace(text.find("unit = \"cycles\""), 15, "unit = \"MiB\"");
+  auto onset = catalog::parse(text, "mine.toml");
+  ASSERT_TRUE(onset.has_value()) << onset.error();
+  EXPECT_EQ(onset->parameters()[0].size_from, size_rule::onset) << "the default";
+  auto fitted = catalog::parse(text + "size_from = \"miss_fit\"\n", "mine.toml");
+  ASSERT_TRUE(fitted.has_value()) << fitted.error();
+  EXPECT_EQ(fitted->parameters()[0].size_from, size_rule::miss_fit);
+  auto unknown = catalog::parse(text + "size_from = \"largest_step\"\n", "mine.toml");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().find("size_from"), std::string::npos) << unknown.error();
+  EXPECT_NE(unknown.error().find("miss_fit"), std::string::npos) << unknown.error();
+}
+
+TEST(CalibrateCatalog, ASizeRuleOnAParameterThatIsNotASizeIsAProblem) {
+  auto parsed = catalog::parse(std::string{one_entry} + "size_from = \"miss_fit\"\n", "mine.toml");
+  ASSERT_TRUE(parsed.has_value()) << parsed.error();
+  bool named = false;
+  for (const auto& problem : self_check(*parsed))
+    named = named || problem.find("size_from applies to cache sizes") != std::string::npos;
+  EXPECT_TRUE(named);
+  auto built = catalog::built_in();
+  ASSERT_TRUE(built.has_value()) << built.error();
+  EXPECT_EQ(built->find("l2_size")->size_from, size_rule::miss_fit) << "the walk's capacity is fitted";
+  EXPECT_EQ(built->find("l1_size")->size_from, size_rule::onset);
+}
+
 TEST(CalibrateCatalog, ARederiveWithoutItsDivisorOrWithAnUnknownKeyIsAnErrorWithItsPlace) {
   std::string text{one_entry};
   text += "rederive = { count = \"a.sum\", divisor = \"b.sum\" }\n";

@@ -1,13 +1,14 @@
 #pragma once
-// The whole L2 of a partitioned L2 (Hopper, Ampere): every SM chasing only lines whose home is
-// the L2 partition next to it.
+// The homes of a partitioned L2 (Hopper, Ampere): which partition each sector of a buffer is
+// homed in, and which partition each SM sits next to, so l2_size can read every line only from
+// SMs on its home side.
 //
 // Why: an SM that reads a line homed in the far partition gets it from there and keeps a copy in
 // its near partition, so a line read from the "wrong" side takes room in both. Every SM chasing a
 // disjoint random part of a working set (half of each SM's lines homed far) fills the L2 at about
 // two thirds of its capacity (32 of 50 MiB on an H100); one SM alone fills its near partition at
 // half (l2_partition_size). With every line read only from its home side no line is kept twice,
-// and the curve leaves the L2 level where both partitions are full: the capacity.
+// and both partitions fill with distinct data.
 //
 // How, in one process (every step prints a "#" line for the trial log):
 //   1. reference SM R = the SM of block 0. For 32 candidate SMs C (a fixed shuffle of the rest):
@@ -17,19 +18,17 @@
 //      >= 20% above the lower, 20-80% of the sectors on it) is on the other side; the threshold
 //      is the levels' midpoint. None among 32 candidates: the L2 is one pool as R sees it. The
 //      same probe on sectors 1-3 (each loaded and timed alone) says how often a line's sectors
-//      share sector 0's home: on an H100 only about half do, so homes are decided per sector.
+//      share sector 0's home (on an H100 504-512 of 512 do); homes are decided per sector all
+//      the same, and l2_walk.cuh takes only lines whose four sectors agree.
 //   2. every 32-byte sector (chase node) of the buffer classified the same way, one sector
 //      position of every line per pass (a flush between passes, so no copy made by timing one
 //      sector can hide another's home), 8 MiB of lines at a time (C loads the chunk's sectors, R
 //      times each): homed near R, homed near C, or neither level (dropped, e.g. evicted between).
 //   3. every SM's side: after a flush, R loads 4 R-homed sectors per SM and C 4 C-homed ones (no
 //      copies anywhere), then each SM times its own 4 + 4: nearer to R's, R's side.
-//   4. the sweep: for working set D, D/2 of R-homed sectors split among R's side's SMs and D/2 of
-//      C-homed sectors among C's side's SMs, each SM's sectors linked into its own random ring;
-//      every SM warms its ring and chases it, latency = the mean over the SMs of cycles per step
-//      (as wf_size_sweep_every_sm).
+// What is done with the homes: kernels/l2_walk.cuh (l2_size).
 
-#include "sweep.cuh"
+#include "chase.cuh"
 
 #include <cmath>
 #include <memory>
@@ -122,42 +121,6 @@ __global__ void wf_time_sides(const unsigned long long* nodes, const unsigned* r
     r_cycles[sm] = static_cast<float>(sums[0] / per_sm);
     c_cycles[sm] = static_cast<float>(sums[1] / per_sm);
   }
-}
-
-// Links each SM's ring: nodes[ring[i]] -> nodes[ring[next[i]]].
-__global__ void wf_link_rings(unsigned long long* nodes, const unsigned* ring, const unsigned* next,
-                              std::size_t count) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < count)
-    nodes[ring[i] * static_cast<std::size_t>(wf_node_slots)] =
-        reinterpret_cast<unsigned long long>(nodes + ring[next[i]] * static_cast<std::size_t>(wf_node_slots));
-}
-
-// Every SM warms its own ring (all threads) and chases it (thread 0, one clock64 window).
-__global__ void wf_chase_homed_kernel(const unsigned long long* nodes, const unsigned* ring,
-                                      const unsigned* ring_first, const unsigned* ring_count,
-                                      int steps, unsigned long long* sink, wf_window* windows) {
-  const unsigned sm = wf_smid();
-  const unsigned first = sm < wf_max_smid ? ring_first[sm] : 0;
-  const unsigned count = sm < wf_max_smid ? ring_count[sm] : 0;
-  unsigned long long seen = 0;
-  for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
-    seen ^= wf_chase_load<false>(reinterpret_cast<unsigned long long>(nodes + ring[first + i] * static_cast<std::size_t>(wf_node_slots)));
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    wf_window window{0, 0};
-    if (count > 0) {
-      unsigned long long p = reinterpret_cast<unsigned long long>(nodes + ring[first] * static_cast<std::size_t>(wf_node_slots));
-      const wf_window_start start = wf_open_window();
-#pragma unroll 32
-      for (int s = 0; s < steps; ++s)
-        p = wf_chase_load<false>(p);
-      window = wf_close_window(start);
-      seen ^= p;
-    }
-    windows[blockIdx.x] = window;
-  }
-  sink[blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x] = seen;
 }
 
 struct wf_l2_homes {
@@ -306,7 +269,7 @@ private:
     const std::size_t need = static_cast<std::size_t>(sms) * per_sm;
     if (homes.nodes[0].size() < 2 * need || homes.nodes[1].size() < 2 * need)
       wf_fail("too few sectors of one side to place the SMs");
-    // Sectors from the end of each list: the sweep's rings take theirs from the front.
+    // Any sectors of each side would do: the walk later rewrites whatever it draws.
     const std::vector<unsigned> r(homes.nodes[0].end() - need, homes.nodes[0].end());
     const std::vector<unsigned> c(homes.nodes[1].end() - need, homes.nodes[1].end());
     wf_buffer<unsigned> r_nodes(need), c_nodes(need);
@@ -347,93 +310,3 @@ private:
   int flush_value_ = 0;
   double threshold_ = 0, far_limit_ = 0;
 };
-
-// One point of the homed sweep: `bytes` of sectors, half homed on each side (all on side 0 when
-// the L2 is one pool), each side's sectors split evenly among its SMs, each SM's one random ring.
-static wf_every_sm_point wf_chase_homed(const wf_l2_homes& homes, wf_buffer<unsigned long long>& nodes,
-                                        std::size_t bytes, int steps, const cudaDeviceProp& prop) {
-  const int sides = homes.partitioned ? 2 : 1;
-  std::vector<unsigned> side_sms[2];
-  for (const unsigned sm : homes.smids)
-    side_sms[homes.side_of[sm]].push_back(sm);
-  std::vector<unsigned> ring, ring_first(wf_max_smid, 0), ring_count(wf_max_smid, 0);
-  std::mt19937 random(wf_ring_seed() + static_cast<unsigned>(bytes >> 20));
-  for (int side = 0; side < sides; ++side) {
-    const std::size_t side_nodes = bytes / sides / wf_node_bytes;
-    const std::size_t per_sm = side_nodes / side_sms[side].size();
-    if (per_sm < 2 || per_sm * side_sms[side].size() > homes.nodes[side].size())
-      wf_fail("the homed sweep needs more classified sectors than the buffer holds");
-    for (std::size_t k = 0; k < side_sms[side].size(); ++k) {
-      const unsigned sm = side_sms[side][k];
-      ring_first[sm] = static_cast<unsigned>(ring.size());
-      ring.insert(ring.end(), homes.nodes[side].begin() + k * per_sm,
-                  homes.nodes[side].begin() + (k + 1) * per_sm);
-      ring_count[sm] = static_cast<unsigned>(ring.size()) - ring_first[sm];
-      std::shuffle(ring.begin() + ring_first[sm], ring.end(), random);
-    }
-  }
-  std::vector<unsigned> next(ring.size());
-  for (unsigned sm = 0; sm < wf_max_smid; ++sm)
-    for (unsigned k = 0; k < ring_count[sm]; ++k)
-      next[ring_first[sm] + k] = ring_first[sm] + (k + 1) % ring_count[sm];
-  auto upload = [](const std::vector<unsigned>& host) {
-    auto device = std::make_unique<wf_buffer<unsigned>>(host.size());
-    WF_CHECK(cudaMemcpy(device->data, host.data(), host.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
-    return device;
-  };
-  const auto d_ring = upload(ring), d_next = upload(next), d_first = upload(ring_first),
-             d_count = upload(ring_count);
-  wf_link_rings<<<static_cast<int>((ring.size() + 255) / 256), 256>>>(nodes.data, d_ring->data,
-                                                                      d_next->data, ring.size());
-  wf_sync_kernel("linking the homed rings");
-  { // the links' stores leave their lines wherever the linking SMs put them: flush them out
-    wf_buffer<unsigned char> flush(2 * static_cast<std::size_t>(prop.l2CacheSize));
-    wf_sync_kernel("flushing the L2");
-  }
-  const int sms = prop.multiProcessorCount, threads = 256;
-  auto kernel = wf_chase_homed_kernel;
-  const std::size_t smem = wf_one_block_per_sm(kernel, prop);
-  wf_buffer<unsigned long long> sink(static_cast<std::size_t>(sms) * threads);
-  wf_buffer<wf_window> windows(sms);
-  kernel<<<sms, threads, smem>>>(nodes.data, d_ring->data, d_first->data, d_count->data, steps,
-                                 sink.data, windows.data);
-  wf_sync_kernel("the homed every-SM chase");
-  wf_every_sm_point point;
-  point.bytes = static_cast<double>(ring.size() * wf_node_bytes);
-  point.windows = windows.to_host();
-  double sum = 0;
-  for (const auto& window : point.windows) {
-    if (window.cycles <= 0)
-      wf_fail("an SM without a ring, or its chase measured no cycles");
-    sum += static_cast<double>(window.cycles) / steps;
-  }
-  point.cycles_per_step = sum / sms;
-  return point;
-}
-
-// The homed sweep over `sizes_bytes` (largest last, within half the buffer): curve lines and the
-// first estimate, as wf_size_sweep_every_sm.
-static void wf_size_sweep_homed(const std::vector<std::size_t>& sizes_bytes, std::size_t buffer_bytes,
-                                int steps, double value_unit_bytes) {
-  const cudaDeviceProp prop = wf_device();
-  wf_buffer<unsigned long long> nodes(buffer_bytes / sizeof(unsigned long long));
-  wf_l2_prober prober(prop, nodes, buffer_bytes / wf_line_bytes);
-  const wf_l2_homes homes = prober.classify();
-  std::vector<wf_window> windows;
-  double first = 0, estimate = 0;
-  bool missed = false;
-  for (const std::size_t bytes : sizes_bytes) {
-    const wf_every_sm_point point = wf_chase_homed(homes, nodes, bytes, steps, prop);
-    windows.insert(windows.end(), point.windows.begin(), point.windows.end());
-    wf_print_curve_point(point.bytes, point.cycles_per_step);
-    if (first == 0)
-      first = point.cycles_per_step;
-    if (!missed && point.cycles_per_step <= first * (1 + wf_hit_tolerance))
-      estimate = point.bytes;
-    else
-      missed = true;
-  }
-  if (!missed)
-    wf_fail("no working set of the sweep fell out of the cache");
-  wf_print_result(estimate / value_unit_bytes, wf_clock_mhz(windows));
-}

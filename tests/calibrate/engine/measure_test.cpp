@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <unistd.h>
 
@@ -359,6 +360,34 @@ TEST(apply_knees, replaces_each_trials_estimate_by_its_knee_and_notes_trials_wit
   EXPECT_DOUBLE_EQ(harvest.trials[1].value, 210) << "no curve: the program's estimate stays";
   ASSERT_EQ(harvest.notes.size(), 1u);
   EXPECT_NE(harvest.notes.front().find("without a knee"), std::string::npos);
+}
+
+TEST(apply_knees, a_miss_fit_size_takes_the_fitted_capacity_and_leaves_an_unfitted_trial_without_a_value) {
+  parameter l2 = testing::test_parameter("l2_size");
+  l2.unit = "MiB";
+  l2.size_from = size_rule::miss_fit;
+  constexpr double MiB = 1048576;
+  // Independent references over a full 50 MiB cache past the knee: 280 + 370 x (1 - 50 / F).
+  std::vector<curve_point> fitted;
+  for (double mib : {8, 16, 24, 32, 40})
+    fitted.push_back({mib * MiB, 280});
+  for (double mib : {96, 120, 144, 168, 192})
+    fitted.push_back({mib * MiB, 650 - 370 * 50 / mib});
+  std::vector<curve_point> flat;
+  for (double mib : {8, 16, 32, 64})
+    flat.push_back({mib * MiB, 280});
+  trial_harvest harvest;
+  harvest.trials = {{44, 1980}, {45, 1980}};
+  harvest.curves = {fitted, flat};
+  apply_knees(l2, harvest);
+  EXPECT_NEAR(harvest.trials[0].value, 50, 1e-6);
+  EXPECT_TRUE(std::isnan(harvest.trials[1].value)) << "not the program's first estimate";
+  ASSERT_EQ(harvest.notes.size(), 1u);
+  EXPECT_NE(harvest.notes.front().find("1 trial(s) whose curve gives no capacity"), std::string::npos)
+      << harvest.notes.front();
+  const auto notes = method_notes(l2, trial_harvest{}, fitted);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1].rfind("capacity 50 MiB from the miss line past the knee", 0), 0u) << notes[1];
 }
 
 TEST(harvest_trials, keeps_the_values_of_passing_trials_and_notes_each_failed_one) {

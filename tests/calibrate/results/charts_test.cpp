@@ -79,6 +79,17 @@ TEST(charts, the_latency_curve_marks_the_size_the_value_came_from) {
   EXPECT_NE(svg.find("size 256 KiB (last within 5% of 33 cycles)"), std::string::npos) << svg;
 }
 
+TEST(charts, a_size_read_past_the_knee_gets_its_own_line_beside_the_onset) {
+  auto r = swept();
+  r.value = 384; // KiB: as a capacity fit past the knee gives, not the 256 KiB onset
+  const std::string svg = latency_curve_svg(r);
+  EXPECT_TRUE(well_formed(svg));
+  EXPECT_EQ(count(svg, "class=\"value\""), 1u);
+  EXPECT_NE(svg.find("size 384 KiB (the value)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("knee onset 256 KiB (last within 5% of 33 cycles)"), std::string::npos) << svg;
+  EXPECT_EQ(count(latency_curve_svg(swept()), "class=\"value\""), 0u) << "the onset is the value";
+}
+
 TEST(charts, a_result_without_a_curve_says_so) {
   const std::string svg = latency_curve_svg(passing("l1_hit_latency", "cycles", 33));
   EXPECT_TRUE(well_formed(svg));

@@ -1,0 +1,128 @@
+#include "calibrate/results/capacity_fit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace warpforge::calibrate;
+
+namespace {
+
+constexpr double MiB = 1024.0 * 1024.0;
+
+// The hit rate of independent uniform references over F bytes of 128-byte lines in a hashed
+// set-associative cache of `capacity` bytes with `ways` ways: lines per set are Poisson with mean
+// F / sets / 128, a set holding n lines keeps min(n, ways) of them, so the hit rate is
+// E[min(n, ways)] / E[n]. At F >= 1.5 capacities nearly every set is full: capacity / F.
+double hashed_hit_rate(double bytes, double capacity, int ways) {
+  const double sets = capacity / 128 / ways, mean = bytes / 128 / sets;
+  double kept = 0, p = std::exp(-mean); // Poisson(mean) at n = 0
+  for (int n = 0; n < 20 * ways + static_cast<int>(10 * mean); ++n) {
+    kept += p * std::min(n, ways);
+    p *= mean / (n + 1);
+  }
+  return std::min(1.0, kept / mean);
+}
+
+// l2_size's sweep as its program draws it over such a cache (hit 280, miss 650 cycles, each point
+// with +-0.3% noise): 8 .. 64 MiB (1 MiB apart from 40), then 2, 2.5, 3, 4, 5 and 6 times the
+// program's first estimate, the last size within 10% of the first.
+std::vector<curve_point> walk_sweep(double capacity, int ways, unsigned seed) {
+  std::mt19937 rng{seed};
+  std::uniform_real_distribution<double> noise{-0.001, 0.001};
+  const auto cycles = [&](double bytes) {
+    const double hit = hashed_hit_rate(bytes, capacity, ways);
+    return (hit * 280 + (1 - hit) * 650) * (1 + noise(rng));
+  };
+  std::vector<double> sizes{8, 16, 24, 32, 36};
+  for (int mib = 40; mib <= 64; ++mib)
+    sizes.push_back(mib);
+  std::vector<curve_point> out;
+  double estimate = 0;
+  bool missed = false;
+  for (const double mib : sizes) {
+    out.push_back({mib * MiB, cycles(mib * MiB)});
+    if (!missed && out.back().y <= out.front().y * 1.10)
+      estimate = mib * MiB;
+    else
+      missed = true;
+  }
+  for (const double times : {2.0, 2.5, 3.0, 4.0, 5.0, 6.0})
+    out.push_back({std::round(estimate * times / MiB) * MiB, cycles(std::round(estimate * times / MiB) * MiB)});
+  return out;
+}
+
+} // namespace
+
+TEST(fit_capacity, reads_a_hashed_set_associative_caches_capacity) {
+  for (const int ways : {16, 32}) {
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+      const auto curve = walk_sweep(50 * MiB, ways, seed);
+      const auto fit = fit_capacity(curve);
+      ASSERT_TRUE(fit.has_value()) << fit.error();
+      EXPECT_NEAR(fit->capacity / MiB, 50, 1.0) << ways << " ways, seed " << seed;
+      EXPECT_NEAR(fit->miss_level, 650, 10);
+      EXPECT_NEAR(fit->hit_level, 280, 2);
+      EXPECT_GE(fit->points, 3u);
+      EXPECT_LT(fit->rms, 5.0);
+    }
+  }
+}
+
+TEST(fit_capacity, refits_past_twice_its_capacity_where_few_ways_leave_sets_short) {
+  // 4 ways: at 1.75x the onset many sets still hold fewer lines than ways, and a fit from there
+  // reads about 38 MiB; refitted past twice its own capacity it converges on the 50.
+  const auto curve = walk_sweep(50 * MiB, 4, 2);
+  const auto fit = fit_capacity(curve);
+  ASSERT_TRUE(fit.has_value()) << fit.error();
+  EXPECT_NEAR(fit->capacity / MiB, 50, 1.5);
+  EXPECT_GE(fit->from, 2 * fit->capacity * 0.97) << "the fitted points start past twice the capacity";
+}
+
+TEST(fit_capacity, follows_the_capacity_not_the_sizes_sampled) {
+  const auto fit = fit_capacity(walk_sweep(40 * MiB, 16, 3));
+  ASSERT_TRUE(fit.has_value()) << fit.error();
+  EXPECT_NEAR(fit->capacity / MiB, 40, 1.0);
+}
+
+TEST(fit_capacity, a_curve_that_never_leaves_its_level_has_no_capacity) {
+  std::vector<curve_point> flat;
+  for (double mib = 8; mib <= 256; mib *= 2)
+    flat.push_back({mib * MiB, 280});
+  const auto fit = fit_capacity(flat);
+  ASSERT_FALSE(fit.has_value());
+  EXPECT_NE(fit.error().find("no first level"), std::string::npos) << fit.error();
+}
+
+TEST(fit_capacity, too_few_points_where_the_fit_starts_is_said) {
+  std::vector<curve_point> curve{{8 * MiB, 280}, {16 * MiB, 280}, {32 * MiB, 281}, {48 * MiB, 400},
+                                 {64 * MiB, 450}, {80 * MiB, 500}};
+  const auto fit = fit_capacity(curve);
+  ASSERT_FALSE(fit.has_value());
+  EXPECT_NE(fit.error().find("2 point(s)"), std::string::npos) << fit.error();
+}
+
+TEST(fit_capacity, latency_that_falls_past_the_knee_is_no_miss_line) {
+  std::vector<curve_point> curve{{8 * MiB, 280}, {16 * MiB, 280}, {32 * MiB, 281}, {48 * MiB, 600},
+                                 {64 * MiB, 560}, {80 * MiB, 500}, {96 * MiB, 450}, {128 * MiB, 400}};
+  const auto fit = fit_capacity(curve);
+  ASSERT_FALSE(fit.has_value());
+  EXPECT_NE(fit.error().find("does not fall on a line"), std::string::npos) << fit.error();
+}
+
+TEST(describe_fit, names_the_capacity_the_levels_and_the_fitted_range) {
+  capacity_fit fit;
+  fit.capacity = 50.2 * MiB;
+  fit.hit_level = 280;
+  fit.miss_level = 651.5;
+  fit.rms = 1.25;
+  fit.points = 5;
+  fit.from = 96 * MiB;
+  fit.to = 192 * MiB;
+  EXPECT_EQ(describe_fit(fit, MiB, "MiB"),
+            "capacity 50.2 MiB from the miss line past the knee: cycles = L_miss - (L_miss - L_hit) x C / F "
+            "fitted over 5 working sets from 96 to 192 MiB (L_hit 280 cycles, the small sets; L_miss 651.5 "
+            "cycles; rms 1.25 cycles)");
+}
