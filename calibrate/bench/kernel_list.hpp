@@ -14,4 +14,4 @@
   X(l2_partition_size) X(l1_line_size) X(dram_bandwidth) X(l2_bandwidth) X(registers_per_sm)   \
   X(sm_clock_mhz) X(sm_count) X(max_warps_per_sm) X(max_registers_per_thread) X(warp_size)
 
-#define WF_BENCH_HEADERS(X) X(common) X(chain) X(ops) X(smem) X(chase) X(sweep) X(l2_home) X(l2_walk) X(stream)
+#define WF_BENCH_HEADERS(X) X(common) X(chain) X(ops) X(smem) X(chase) X(sweep) X(l2_home) X(walk) X(l2_walk) X(stream)

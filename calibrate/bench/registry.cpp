@@ -65,7 +65,7 @@ const std::vector<benchmark_facts>& facts() {
       {"l1_hit_latency", "sm_90", {"LDG.E.64", "IMAD.WIDE.U32"}, {l1_hits}},
       {"l2_hit_latency", "sm_90", {"LDG.E.64.STRONG.GPU", "IMAD.WIDE.U32"}, {l2_hits}},
       {"dram_latency", "sm_90", {"LDG.E.64.STRONG.GPU", "IMAD.WIDE.U32"}, {l2_hits, dram_read}},
-      {"l1_size", "sm_90", {"LDG.E.64"}, {l1_hits}},
+      {"l1_size", "sm_90", {"LDG.E", "SHFL.IDX"}, {l1_hits}},
       {"l2_size", "sm_90", {"LDG.E.STRONG.GPU", "SHFL.IDX"}, {l2_hits}},
       {"l2_partition_size", "sm_90", {"LDG.E.64.STRONG.GPU"}, {l2_hits}},
       {"l1_line_size", "sm_90", {"LDG.E.64"}, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"}},

@@ -188,8 +188,9 @@ TEST(CalibrateCatalog, ASizeRuleOnAParameterThatIsNotASizeIsAProblem) {
   EXPECT_TRUE(named);
   auto built = catalog::built_in();
   ASSERT_TRUE(built.has_value()) << built.error();
-  EXPECT_EQ(built->find("l2_size")->size_from, size_rule::miss_fit) << "the walk's capacity is fitted";
-  EXPECT_EQ(built->find("l1_size")->size_from, size_rule::onset);
+  EXPECT_EQ(built->find("l2_size")->size_from, size_rule::miss_fit) << "the walks' capacities are fitted";
+  EXPECT_EQ(built->find("l1_size")->size_from, size_rule::miss_fit);
+  EXPECT_EQ(built->find("l2_partition_size")->size_from, size_rule::onset) << "a ring's first step";
 }
 
 TEST(CalibrateCatalog, ARederiveWithoutItsDivisorOrWithAnUnknownKeyIsAnErrorWithItsPlace) {
