@@ -111,16 +111,8 @@ trial_harvest harvest_trials(const std::vector<trial_output>& outputs) {
   return harvest;
 }
 
-namespace {
-
-double bytes_per(std::string_view unit) {
-  return unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;
-}
-
-} // namespace
-
 std::optional<double> knee_size(const std::vector<curve_point>& curve, std::string_view unit) {
-  const double bytes_per_unit = bytes_per(unit);
+  const double bytes_per_unit = bytes_per_size_unit(unit);
   if (bytes_per_unit == 0 || curve.empty())
     return std::nullopt;
   // The first level is the cache the sweep starts in; later steps (Hopper's L2 seen from one SM:
@@ -131,8 +123,8 @@ std::optional<double> knee_size(const std::vector<curve_point>& curve, std::stri
   return onset->x / bytes_per_unit;
 }
 
-void apply_knees(const parameter& what, trial_harvest& harvest) {
-  const double bytes_per_unit = bytes_per(what.unit);
+void apply_size_rule(const parameter& what, trial_harvest& harvest) {
+  const double bytes_per_unit = bytes_per_size_unit(what.unit);
   if (bytes_per_unit == 0)
     return;
   std::size_t without = 0, unfitted = 0;
@@ -220,7 +212,7 @@ std::vector<std::string> method_notes(const parameter& what, const trial_harvest
   }
   if (!cited && !what.literature_not_found.empty())
     out.push_back("published figures: not found (" + what.literature_not_found + ")");
-  if (const double unit = bytes_per(what.unit); unit > 0 && !curve.empty()) {
+  if (const double unit = bytes_per_size_unit(what.unit); unit > 0 && !curve.empty()) {
     if (auto onset = find_onset(curve))
       out.push_back(describe_onset(*onset, unit, what.unit) + " (the representative trial's curve)");
     if (what.size_from == size_rule::miss_fit)
@@ -336,7 +328,7 @@ void trials_step(const measure_request& request, const built_benchmark& built, b
     return;
   }
   auto harvest = harvest_trials(*outputs);
-  apply_knees(*request.what, harvest);
+  apply_size_rule(*request.what, harvest);
   out.notes.insert(out.notes.end(), harvest.notes.begin(), harvest.notes.end());
   if (harvest.failure) {
     out.result = *harvest.failure;
@@ -347,6 +339,12 @@ void trials_step(const measure_request& request, const built_benchmark& built, b
   out.result = verdict.result;
   out.notes.insert(out.notes.end(), verdict.notes.begin(), verdict.notes.end());
   if (!has_center(out.stats)) { // every trial non-finite: judge said NO_DATA and why
+    // A size whose curves gave no value is explained by its curves: keep one for the chart.
+    for (const auto& curve : harvest.curves)
+      if (!curve.empty()) {
+        out.curve = curve;
+        break;
+      }
     out.counter_verdict = "not validated: nothing was measured";
     return;
   }

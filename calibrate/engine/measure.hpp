@@ -66,7 +66,7 @@ std::optional<double> knee_size(const std::vector<curve_point>& curve, std::stri
 /// Cache sizes: replaces each trial's value by what its curve says, by the parameter's size_from:
 /// knee_size() (onset; where there is none the program's estimate stays) or fit_capacity()
 /// (miss_fit; where there is none the trial has no value). Notes say which trials had neither.
-void apply_knees(const parameter& what, trial_harvest& harvest);
+void apply_size_rule(const parameter& what, trial_harvest& harvest);
 
 /// The sweep of the trial whose value is nearest the median (the raw curve the report keeps).
 std::vector<curve_point> representative_curve(const trial_harvest& harvest, double median);

@@ -1,21 +1,12 @@
 #include "calibrate/results/capacity_fit.hpp"
 
+#include "calibrate/results/number_format.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 namespace warpforge::calibrate {
-namespace {
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
-} // namespace
-
 namespace {
 
 struct line {
@@ -68,7 +59,7 @@ expected<capacity_fit, std::string> fit_capacity(const std::vector<curve_point>&
                                           : (small[small.size() / 2 - 1] + small[small.size() / 2]) / 2;
   std::vector<curve_point> past = from(curve, fit_from_onset * onset->x);
   if (past.size() < min_fit_points)
-    return unexpected{std::to_string(past.size()) + " point(s) at " + number(fit_from_onset) +
+    return unexpected{std::to_string(past.size()) + " point(s) at " + format_value(fit_from_onset) +
                       "x the onset or beyond; the fit needs " + std::to_string(min_fit_points)};
   // The line holds only where every set of the cache is full; a cache whose sets fill unevenly
   // (few ways, uneven hashing) still has some short near the onset. So the fit is redone over
@@ -81,7 +72,7 @@ expected<capacity_fit, std::string> fit_capacity(const std::vector<curve_point>&
     fitted = *found;
     if (!(fitted.slope < 0) || !(fitted.intercept > out.hit_level))
       return unexpected{"past the knee the latency does not fall on a line towards a miss level above the " +
-                        number(out.hit_level) + "-cycle hit level (miss level " + number(fitted.intercept) + ")"};
+                        format_value(out.hit_level) + "-cycle hit level (miss level " + format_value(fitted.intercept) + ")"};
     out.capacity = -fitted.slope / (fitted.intercept - out.hit_level);
     std::vector<curve_point> further = from(curve, fit_from_capacity * out.capacity);
     if (further.size() < min_fit_points || further.size() == past.size() || round == max_refits)
@@ -89,26 +80,44 @@ expected<capacity_fit, std::string> fit_capacity(const std::vector<curve_point>&
     past = std::move(further);
   }
   out.miss_level = fitted.intercept;
-  double squares = 0;
+  // The line is only the capacity where it is one: each fitted point holds C bytes, no more,
+  // no less, and the points lie past twice C. Otherwise the curve is not a walk's miss line
+  // (a step, a ramp, a sweep too short), and no number is better than a wrong one.
+  const double span = fitted.intercept - out.hit_level;
+  double squares = 0, held_low = out.capacity, held_high = out.capacity;
   for (const curve_point& p : past) {
     const double residual = p.y - (fitted.intercept + fitted.slope / p.x);
     squares += residual * residual;
+    const double held = (fitted.intercept - p.y) / span * p.x;
+    held_low = std::min(held_low, held);
+    held_high = std::max(held_high, held);
   }
   out.rms = std::sqrt(squares / past.size());
   out.points = past.size();
+  if (out.rms > max_rms_of_span * span)
+    return unexpected{"the points past the knee are no line in 1 / F (rms " + format_value(out.rms) + " cycles, over " +
+                      format_percent(max_rms_of_span) + " of the " + format_value(span) + " cycles from hit to miss)"};
+  if ((held_high - held_low) > max_held_spread * out.capacity)
+    return unexpected{"the bytes held drift over the fitted points, from " + format_percent(held_low / out.capacity) +
+                      " to " + format_percent(held_high / out.capacity) + " of the capacity (at most " +
+                      format_percent(max_held_spread) + " apart)"};
   const auto [low, high] = std::minmax_element(past.begin(), past.end(),
                                                [](const curve_point& a, const curve_point& b) { return a.x < b.x; });
   out.from = low->x;
   out.to = high->x;
+  if (out.from < fit_from_capacity * out.capacity * (1 - max_held_spread))
+    return unexpected{"the sweep has fewer than " + std::to_string(min_fit_points) +
+                      " sizes past twice the capacity: the fitted ones start at " +
+                      format_percent(out.from / out.capacity) + " of it"};
   return out;
 }
 
 std::string describe_fit(const capacity_fit& fit, double bytes_per_unit, const std::string& unit) {
-  return "capacity " + number(fit.capacity / bytes_per_unit) + " " + unit +
+  return "capacity " + format_value(fit.capacity / bytes_per_unit) + " " + unit +
          " from the miss line past the knee: cycles = L_miss - (L_miss - L_hit) x C / F fitted over " +
-         std::to_string(fit.points) + " working sets from " + number(fit.from / bytes_per_unit) + " to " +
-         number(fit.to / bytes_per_unit) + " " + unit + " (L_hit " + number(fit.hit_level) +
-         " cycles, the small sets; L_miss " + number(fit.miss_level) + " cycles; rms " + number(fit.rms) +
+         std::to_string(fit.points) + " working sets from " + format_value(fit.from / bytes_per_unit) + " to " +
+         format_value(fit.to / bytes_per_unit) + " " + unit + " (L_hit " + format_value(fit.hit_level) +
+         " cycles, the small sets; L_miss " + format_value(fit.miss_level) + " cycles; rms " + format_value(fit.rms) +
          " cycles)";
 }
 

@@ -35,22 +35,27 @@ struct capacity_fit {
   double from = 0, to = 0; // bytes: the fitted working sets
 };
 
-/// Fitted points start at this multiple of the onset. A walk's onset lies at 0.85-1.0 of the
-/// capacity, so they are at 1.5 capacities or more, where with hashed sets of 16 or more ways all
-/// but a few percent of the sets are full (the program samples from twice its own estimate).
+/// The first fit takes the points from this multiple of the onset. A walk's onset says little of
+/// its capacity (an H100's L2 at 1.1 capacities, its L1 at 0.4), so the refits below decide.
 inline constexpr double fit_from_onset = 1.75;
 /// Then again over the points at least this multiple of the capacity found, until the points
-/// stay the same (at most max_refits times): where sets fill unevenly, some are still short at
-/// 1.5 capacities, which reads the capacity low (a 4-way cache: 38 MiB of 50 from 1.75x the onset,
-/// 49.7 after three refits; the H100 curve keeps gaining bytes held up to 2.5 capacities).
+/// stay the same (at most max_refits times): where sets fill unevenly some are still short at
+/// 1.5 capacities, and points there read the capacity low. The fitted points must end up past it.
 inline constexpr double fit_from_capacity = 2.0;
 inline constexpr std::size_t max_refits = 5;
+/// A line: the fit's rms at most this share of L_miss - L_hit (the H100's: 0.06-0.13%).
+inline constexpr double max_rms_of_span = 0.01;
+/// A capacity: the bytes held at each fitted point, (L_miss - y) / (L_miss - L_hit) x F, within
+/// this share of it, from the lowest to the highest (the H100's L1 walk, one warp: up to 4% from
+/// its noise alone, where half a cycle at 1.5 MiB is 1.3% of the capacity; its L2 walk: 0.5%).
+inline constexpr double max_held_spread = 0.05;
 /// Fewer points cannot tell a line from a curve.
 inline constexpr std::size_t min_fit_points = 3;
 
 /// The capacity, or why the curve gives none: no first level or onset, fewer than
 /// min_fit_points points past fit_from_onset x the onset, a line that does not fall towards a
-/// miss level above the hit level.
+/// miss level above the hit level, points that are no line (rms), bytes held that drift, fewer
+/// than min_fit_points points past fit_from_capacity x the capacity.
 expected<capacity_fit, std::string> fit_capacity(const std::vector<curve_point>& curve);
 
 /// "capacity 50.1 MiB from the miss line past the knee: ..." (bytes_per_unit: 1 MiB for "MiB").

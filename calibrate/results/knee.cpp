@@ -40,6 +40,10 @@ std::vector<plateau> split(const std::vector<curve_point>& sorted, double tolera
 
 } // namespace
 
+double bytes_per_size_unit(std::string_view unit) {
+  return unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;
+}
+
 std::vector<knee> find_knees(const std::vector<curve_point>& curve, double min_step) {
   std::vector<curve_point> sorted;
   for (const curve_point& p : curve)

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpforge::calibrate {
@@ -31,6 +32,9 @@ struct knee {
 
   bool operator==(const knee&) const = default;
 };
+
+/// Bytes in one unit of a cache size ("KiB" 1024, "MiB" 1048576); 0 for any other unit.
+double bytes_per_size_unit(std::string_view unit);
 
 /// Points a level needs to count: fewer are a transition or a spike.
 inline constexpr std::size_t min_plateau_points = 2;

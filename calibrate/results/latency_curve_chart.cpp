@@ -84,13 +84,9 @@ std::string knee_marks(const std::vector<curve_point>& sorted, const scale& s) {
   return out;
 }
 
-double bytes_per(const std::string& unit) {
-  return unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;
-}
-
 // The value in bytes when it is a cache size, else 0.
 double value_bytes(const parameter_result& result) {
-  return result.value ? *result.value * bytes_per(result.unit) : 0.0;
+  return result.value ? *result.value * bytes_per_size_unit(result.unit) : 0.0;
 }
 
 // Where the first level ends (find_onset): a solid line. It is "size" when the value came from

@@ -21,7 +21,7 @@ std::vector<std::string> no_data_notes(const trial_stats& stats) {
                     " trial(s) discarded as throttled (SM clock below the threshold under the highest, " +
                     number(stats.max_clock_mhz) + " MHz)");
   if (stats.invalid > 0)
-    notes.push_back(std::to_string(stats.invalid) + " trial(s) printed a value that is not a finite number");
+    notes.push_back(std::to_string(stats.invalid) + " trial(s) without a finite value (the program printed none, or its curve gave none: see the notes)");
   return notes;
 }
 

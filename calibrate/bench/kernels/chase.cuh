@@ -34,6 +34,8 @@ constexpr int wf_clocked_steps = 512; // per clocked chase: a median over this m
 
 constexpr std::size_t wf_node_bytes = 32;
 constexpr std::size_t wf_node_slots = wf_node_bytes / sizeof(unsigned long long);
+constexpr std::size_t wf_line_bytes = 128; // an L1 / L2 line: four nodes (sectors)
+constexpr std::size_t wf_line_nodes = wf_line_bytes / wf_node_bytes;
 
 template <bool CacheAll>
 __device__ __forceinline__ unsigned long long wf_chase_load(unsigned long long address) {

@@ -33,8 +33,6 @@
 #include <cmath>
 #include <memory>
 
-constexpr std::size_t wf_line_bytes = 128;
-constexpr std::size_t wf_line_nodes = wf_line_bytes / wf_node_bytes;
 constexpr unsigned wf_max_smid = 1024;   // %smid bound for per-SM tables
 constexpr std::size_t wf_probe_lines = 512;
 constexpr std::size_t wf_chunk_lines = (8u << 20) / wf_line_bytes;

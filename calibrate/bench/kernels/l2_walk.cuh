@@ -7,8 +7,9 @@
 //     pages, so address translation costs the same at every size and cancels in the fit;
 //   - each side's lines are linked into their own walk (walk.cuh);
 //   - every SM warms its share of its side's lines (the L2 then holds only the set, each line in
-//     its home partition); then warp 0 of every SM walks 8192 steps from a random line of its
-//     side (ld.global.cg). y = the mean over the SMs of cycles per step;
+//     its home partition; the list of lines is read evict-first); then warp 0 of every SM walks
+//     8192 steps untimed and 8192 timed from a random line of its side (ld.global.cg). y = the
+//     mean over the SMs of cycles per timed step;
 //   - the sizes: 8 .. 64 MiB (1 MiB apart from 40), then 2 .. 6 times the first estimate.
 
 #include "l2_home.cuh"
@@ -22,20 +23,19 @@ __global__ void wf_warm_walk(const unsigned* words, const unsigned* lines, const
   unsigned seen = 0;
   if (sm < wf_max_smid)
     for (unsigned i = warp; i < count[sm]; i += warps)
-      seen ^= wf_walk_load<false>(words, lines[first[sm] + i], lane);
+      seen ^= wf_walk_load<false>(words, __ldcs(lines + first[sm] + i), lane); // the list: evict first
   sink[blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x] = seen;
 }
 
-// Warp 0 of the block on each SM walks `steps` steps from line start[sm], in one clock64 window.
-__global__ void wf_walk_every_sm(const unsigned* words, const unsigned* start, unsigned seed, int steps,
-                                 unsigned* sink, wf_window* windows) {
+// Warp 0 of the block on each SM walks from line start[sm] (wf_timed_walk).
+__global__ void wf_walk_every_sm(const unsigned* words, const unsigned* start, unsigned seed, unsigned* sink,
+                                 wf_window* windows) {
   if (threadIdx.x >= 32)
     return;
   const unsigned sm = wf_smid(), lane = threadIdx.x;
-  const wf_window_start opened = wf_open_window();
-  const unsigned last = wf_walk_from<false>(words, sm < wf_max_smid ? start[sm] : 0, seed ^ (sm * 0x9E3779B9u),
-                                            steps, lane);
-  const wf_window window = wf_close_window(opened);
+  unsigned last = 0;
+  const wf_window window =
+      wf_timed_walk<false>(words, sm < wf_max_smid ? start[sm] : 0, seed ^ (sm * 0x9E3779B9u), lane, last);
   if (lane == 0)
     windows[blockIdx.x] = window;
   sink[blockIdx.x * 32 + lane] = last;
@@ -102,8 +102,8 @@ static wf_walk_point wf_walk_working_set(const wf_l2_homes& homes, const wf_whol
   wf_warm_walk<<<sms, threads, smem>>>(words, d_lines->data, d_first->data, d_count->data, sink.data);
   wf_sync_kernel("warming the walk's lines at home");
   wf_buffer<wf_window> windows(sms);
-  wf_walk_every_sm<<<sms, 32, smem>>>(words, d_start->data, static_cast<unsigned>(random()), wf_walk_steps,
-                                      sink.data, windows.data);
+  wf_walk_every_sm<<<sms, 32, smem>>>(words, d_start->data, static_cast<unsigned>(random()), sink.data,
+                                      windows.data);
   wf_sync_kernel("the every-SM walk");
   wf_walk_point point;
   point.bytes = static_cast<double>(lines.size() * wf_line_bytes);

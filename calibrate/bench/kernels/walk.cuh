@@ -24,40 +24,43 @@
 // (SHFL.IDX) as the next line. y = one clock64 window / steps: the shuffle and the address
 // arithmetic are in it at every size (they add the same cycles to hits and misses).
 //
+// Before its timed steps a warp walks as many untimed: the cache then holds what the walk keeps,
+// not the warm-up's order or what the warm-up read besides. Without that, and with the L2 walk's
+// list of lines read through the L2 like data, an H100's bytes held still grew from 46.9 MiB at
+// 64 MiB to 49.3 at 180 and the fit read 48.7; with both, they are flat at 50.1 from 100 to
+// 300 MiB.
+//
 // The sizes: the program's own list, then, where its first estimate (the last size within 10% of
 // the first) is close to the capacity, multiples of it; the fit reads the sizes past twice the
-// capacity (on an H100 the L2 keeps gaining bytes held up to about 2.5 capacities: 46.9 MiB at
-// 64, 48.5 at 90, 49.3 at 180). The value printed is that first estimate; the engine's fit
-// decides.
+// capacity. The value printed is that first estimate; the engine's fit decides.
 
 #include "chase.cuh"
-#include "sweep.cuh" // wf_hit_tolerance: the first estimate's rule, as the other sweeps'
+#include "sweep.cuh" // wf_first_estimate: the first estimate's rule, as the ring sweeps'
 
 #include <memory>
 
-constexpr std::size_t wf_walk_line_bytes = 128;
-constexpr unsigned wf_line_words = wf_walk_line_bytes / sizeof(unsigned); // 32: one per lane
-constexpr int wf_walk_steps = 8192;
+constexpr unsigned wf_line_words = wf_line_bytes / sizeof(unsigned); // 32: one per lane
+constexpr int wf_walk_steps = 8192; // timed, per walking warp; as many again untimed before
 
 // Lane `lane` loads word `lane` of line `line`: the warp's 32 loads are one 128-byte request,
-// kept in L1 (CacheAll: ld.global.ca) or in L2 only (ld.global.cg).
+// kept in L1 (CacheAll: a plain ld.global, as the chases' (chase.cuh); an explicit .ca compiles to
+// an SM-scope strong load) or in L2 only (ld.global.cg).
 template <bool CacheAll>
 __device__ __forceinline__ unsigned wf_walk_load(const unsigned* words, unsigned line, unsigned lane) {
   unsigned word;
   const unsigned* address = words + static_cast<std::size_t>(line) * wf_line_words + lane;
   if (CacheAll)
-    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(word) : "l"(address));
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(word) : "l"(address));
   else
     asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(word) : "l"(address));
   return word;
 }
 
-// A warp walks `steps` steps from `line` (every lane calls it; `seed` the same in all lanes);
-// the last line reached.
+// A warp walks `steps` steps from `line`, its xorshift state in `pick` (every lane calls it with
+// the same values; never 0); the last line reached.
 template <bool CacheAll>
-__device__ __forceinline__ unsigned wf_walk_from(const unsigned* words, unsigned line, unsigned seed,
+__device__ __forceinline__ unsigned wf_walk_from(const unsigned* words, unsigned line, unsigned& pick,
                                                  int steps, unsigned lane) {
-  unsigned pick = seed | 1u; // xorshift32: never 0 once not 0
 #pragma unroll 16
   for (int s = 0; s < steps; ++s) {
     const unsigned word = wf_walk_load<CacheAll>(words, line, lane);
@@ -67,6 +70,18 @@ __device__ __forceinline__ unsigned wf_walk_from(const unsigned* words, unsigned
     line = __shfl_sync(0xffffffffu, word, pick % 32);
   }
   return line;
+}
+
+// A warp walks wf_walk_steps untimed (the cache then holds what the walk keeps, not the warm-up's
+// order or whatever the warm-up read besides), then wf_walk_steps in one clock64 window.
+template <bool CacheAll>
+__device__ __forceinline__ wf_window wf_timed_walk(const unsigned* words, unsigned line, unsigned seed,
+                                                   unsigned lane, unsigned& last) {
+  unsigned pick = seed | 1u;
+  line = wf_walk_from<CacheAll>(words, line, pick, wf_walk_steps, lane);
+  const wf_window_start opened = wf_open_window();
+  last = wf_walk_from<CacheAll>(words, line, pick, wf_walk_steps, lane);
+  return wf_close_window(opened);
 }
 
 // Line order[p] gets the lines order[(p + offsets[k]) mod n] in its words k < 32.
@@ -126,20 +141,14 @@ static void wf_walk_sweep(const std::vector<std::size_t>& sizes, const std::vect
     wf_print_curve_point(point.bytes, point.cycles_per_step);
     return point;
   };
-  double first = 0, estimate = 0;
-  bool missed = false;
+  wf_first_estimate estimate;
   for (const std::size_t bytes : sizes) {
     const wf_walk_point point = point_at(bytes);
-    if (first == 0)
-      first = point.cycles_per_step;
-    if (!missed && point.cycles_per_step <= first * (1 + wf_hit_tolerance))
-      estimate = point.bytes;
-    else
-      missed = true;
+    estimate.add(point.bytes, point.cycles_per_step);
   }
-  if (!missed)
+  if (!estimate.missed)
     wf_fail("no working set of the sweep fell out of the cache");
   for (const double times : times_estimate)
-    point_at(static_cast<std::size_t>(std::llround(estimate * times / round_to_bytes)) * round_to_bytes);
-  wf_print_result(estimate / value_unit_bytes, wf_clock_mhz(windows));
+    point_at(static_cast<std::size_t>(std::llround(estimate.bytes * times / round_to_bytes)) * round_to_bytes);
+  wf_print_result(estimate.bytes / value_unit_bytes, wf_clock_mhz(windows));
 }

@@ -349,20 +349,20 @@ TEST(method_notes, give_a_cache_sizes_knee_position_and_width) {
                       "cycles by 72 MiB (22 MiB wide, 44% of the size) (the representative trial's curve)");
 }
 
-TEST(apply_knees, replaces_each_trials_estimate_by_its_knee_and_notes_trials_without_one) {
+TEST(apply_size_rule, replaces_each_trials_estimate_by_its_knee_and_notes_trials_without_one) {
   parameter l1 = testing::test_parameter("l1_size");
   l1.unit = "KiB";
   trial_harvest harvest;
   harvest.trials = {{200, 1980}, {210, 1980}};
   harvest.curves = {l1_curve(), {}};
-  apply_knees(l1, harvest);
+  apply_size_rule(l1, harvest);
   EXPECT_DOUBLE_EQ(harvest.trials[0].value, 256);
   EXPECT_DOUBLE_EQ(harvest.trials[1].value, 210) << "no curve: the program's estimate stays";
   ASSERT_EQ(harvest.notes.size(), 1u);
   EXPECT_NE(harvest.notes.front().find("without a knee"), std::string::npos);
 }
 
-TEST(apply_knees, a_miss_fit_size_takes_the_fitted_capacity_and_leaves_an_unfitted_trial_without_a_value) {
+TEST(apply_size_rule, a_miss_fit_size_takes_the_fitted_capacity_and_leaves_an_unfitted_trial_without_a_value) {
   parameter l2 = testing::test_parameter("l2_size");
   l2.unit = "MiB";
   l2.size_from = size_rule::miss_fit;
@@ -379,7 +379,7 @@ TEST(apply_knees, a_miss_fit_size_takes_the_fitted_capacity_and_leaves_an_unfitt
   trial_harvest harvest;
   harvest.trials = {{44, 1980}, {45, 1980}};
   harvest.curves = {fitted, flat};
-  apply_knees(l2, harvest);
+  apply_size_rule(l2, harvest);
   EXPECT_NEAR(harvest.trials[0].value, 50, 1e-6);
   EXPECT_TRUE(std::isnan(harvest.trials[1].value)) << "not the program's first estimate";
   ASSERT_EQ(harvest.notes.size(), 1u);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace warpforge::calibrate;
@@ -54,7 +56,87 @@ std::vector<curve_point> walk_sweep(double capacity, int ways, unsigned seed) {
   return out;
 }
 
+// A recorded curve: the program's "RESULT: curve_x=<x> curve_y=<y>" lines.
+std::vector<curve_point> recorded(const std::string& file) {
+  std::ifstream in{std::string{WARPFORGE_SOURCE_DIR} + "/tests/calibrate/results/data/" + file};
+  std::vector<curve_point> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    curve_point p;
+    if (std::sscanf(line.c_str(), "RESULT: curve_x=%lf curve_y=%lf", &p.x, &p.y) == 2)
+      out.push_back(p);
+  }
+  return out;
+}
+
+// Past the knee, a miss line of capacity 50 MiB from 100 MiB on (280 -> 650 cycles), with the
+// sets still short of full at 70-90 MiB: the bytes held there are 46, 47.5 and 48.5 MiB.
+std::vector<curve_point> short_sets_curve() {
+  std::vector<curve_point> out;
+  for (double mib : {8, 16, 24, 32})
+    out.push_back({mib * MiB, 280});
+  out.push_back({40 * MiB, 285});
+  const auto at = [](double mib, double held_mib) { return curve_point{mib * MiB, 650 - 370 * held_mib / mib}; };
+  out.push_back(at(70, 46));
+  out.push_back(at(80, 47.5));
+  out.push_back(at(90, 48.5));
+  for (double mib : {100, 120, 150, 200, 250})
+    out.push_back(at(mib, 50));
+  return out;
+}
+
 } // namespace
+
+TEST(fit_capacity, reads_the_recorded_h100_walks) {
+  const auto l2 = fit_capacity(recorded("h100_l2_size_walk.txt"));
+  ASSERT_TRUE(l2.has_value()) << l2.error();
+  EXPECT_NEAR(l2->capacity / MiB, 50.1, 0.5);
+  EXPECT_GE(l2->from, 2 * l2->capacity);
+  const auto l1 = fit_capacity(recorded("h100_l1_size_walk.txt"));
+  ASSERT_TRUE(l1.has_value()) << l1.error();
+  EXPECT_NEAR(l1->capacity / 1024, 242, 3);
+  EXPECT_GE(l1->from, 2 * l1->capacity);
+}
+
+TEST(fit_capacity, refits_past_twice_the_capacity_where_the_sets_are_still_short) {
+  const auto fit = fit_capacity(short_sets_curve());
+  ASSERT_TRUE(fit.has_value()) << fit.error();
+  EXPECT_NEAR(fit->capacity / MiB, 50, 0.01);
+  EXPECT_EQ(fit->from, 100 * MiB) << "the short sets are left out";
+  EXPECT_EQ(fit->points, 5u);
+}
+
+TEST(fit_capacity, a_step_is_no_miss_line) {
+  std::vector<curve_point> step;
+  for (double mib : {8, 16, 24, 32, 40})
+    step.push_back({mib * MiB, 280});
+  for (double mib : {48, 64, 96, 128, 192, 256, 384})
+    step.push_back({mib * MiB, 650});
+  const auto fit = fit_capacity(step);
+  ASSERT_FALSE(fit.has_value()) << fit->capacity / MiB << " MiB";
+}
+
+TEST(fit_capacity, latency_rising_in_proportion_to_the_set_is_no_miss_line) {
+  std::vector<curve_point> ramp;
+  for (double mib : {8, 16, 24, 32, 40})
+    ramp.push_back({mib * MiB, 280});
+  for (double mib : {48, 64, 96, 128, 192, 256, 384})
+    ramp.push_back({mib * MiB, 280 + mib});
+  const auto fit = fit_capacity(ramp);
+  ASSERT_FALSE(fit.has_value()) << fit->capacity / MiB << " MiB";
+}
+
+TEST(fit_capacity, a_sweep_that_stops_short_of_twice_the_capacity_gives_none) {
+  std::vector<curve_point> curve;
+  for (double mib : {8, 16, 24, 32})
+    curve.push_back({mib * MiB, 280});
+  curve.push_back({40 * MiB, 285});
+  for (double mib : {70, 75, 80, 85, 90}) // a 50 MiB cache's line, but all of it below 2 x 50
+    curve.push_back({mib * MiB, 650 - 370 * 50 / mib});
+  const auto fit = fit_capacity(curve);
+  ASSERT_FALSE(fit.has_value());
+  EXPECT_NE(fit.error().find("past twice the capacity"), std::string::npos) << fit.error();
+}
 
 TEST(fit_capacity, reads_a_hashed_set_associative_caches_capacity) {
   for (const int ways : {16, 32}) {
@@ -69,16 +151,6 @@ TEST(fit_capacity, reads_a_hashed_set_associative_caches_capacity) {
       EXPECT_LT(fit->rms, 5.0);
     }
   }
-}
-
-TEST(fit_capacity, refits_past_twice_its_capacity_where_few_ways_leave_sets_short) {
-  // 4 ways: at 1.75x the onset many sets still hold fewer lines than ways, and a fit from there
-  // reads about 38 MiB; refitted past twice its own capacity it converges on the 50.
-  const auto curve = walk_sweep(50 * MiB, 4, 2);
-  const auto fit = fit_capacity(curve);
-  ASSERT_TRUE(fit.has_value()) << fit.error();
-  EXPECT_NEAR(fit->capacity / MiB, 50, 1.5);
-  EXPECT_GE(fit->from, 2 * fit->capacity * 0.97) << "the fitted points start past twice the capacity";
 }
 
 TEST(fit_capacity, follows_the_capacity_not_the_sizes_sampled) {
