@@ -105,7 +105,8 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
     gpu::metric_set none;
     none.note = gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
                 (failure.empty() ? std::string{"no runner"} : failure);
-    none.out_of_service = none.note;
+    none.service = gpu::worker_service::out_of_service;
+    none.why_out_of_service = none.note;
     return none;
   }
   gpu::profile_request launch;

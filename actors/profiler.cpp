@@ -13,7 +13,8 @@ namespace warpforge::actors {
 
 pipeline::diagnosis_summary profiler_state::finish(const messages::profile_order& order, const gpu::metric_set& metrics) {
   ++profiles;
-  if (!order.metrics_path.empty() && metrics.out_of_service.empty()) // nothing was profiled: nothing kept
+  // Out of service: nothing was profiled, nothing is kept.
+  if (!order.metrics_path.empty() && metrics.service == gpu::worker_service::in_service)
     if (auto written = pipeline::write_metric_file(order.metrics_path, {metrics, order.device}); !written)
       logging::get("profiler")->warn("{}", written.error());
   auto summary = pipeline::summarize_metrics(metrics, order.device, order.ref);

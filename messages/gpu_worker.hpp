@@ -156,7 +156,7 @@ typename Inspector::result_type inspect(Inspector& f, metric_value& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, metric_set& x) {
   auto source = messages::optional_field(x.source);
-  return f(caf::meta::type_name("metric_set"), source, x.values, x.note, x.out_of_service);
+  return f(caf::meta::type_name("metric_set"), source, x.values, x.note, x.service, x.why_out_of_service);
 }
 
 template <class Inspector>
@@ -193,10 +193,7 @@ typename Inspector::result_type inspect(Inspector& f, race_order& x) {
   return f(caf::meta::type_name("race_order"), x.ref, x.request, x.deadline_s);
 }
 
-/// Whether a worker could take an order. out_of_service: its runner could not be started or kept
-/// running (the keeper gave up, or the GPU's lock was not had); it answers every order at once,
-/// nothing run, and its GPU should get no more work.
-enum class worker_service : std::uint8_t { in_service, out_of_service };
+using gpu::worker_service; // gpu/runner/worker_service.hpp: a race's answer says it as a profile's does
 
 struct race_reply {
   gpu::device_info device;  // the GPU it ran on

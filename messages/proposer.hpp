@@ -54,7 +54,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, diagnosis_summary& x) {
   return f(caf::meta::type_name("diagnosis_summary"), x.of, x.gpu, x.diagnosed, x.note,
            x.gap_compute, x.gap_memory, x.gap_latency, x.near_peak, x.widest, x.budget_compute,
-           x.budget_memory, x.budget_latency, x.findings, x.methods, x.excluded, x.gaps_json, x.out_of_service);
+           x.budget_memory, x.budget_latency, x.findings, x.methods, x.excluded, x.gaps_json, x.service,
+           x.why_out_of_service);
 }
 
 template <class Inspector>

@@ -103,7 +103,7 @@ public:
   void checked(ticket id, const sass_verdict& verdict);
   void proposed(ticket id, const expected<proposal, std::string>& answer);
   void raced(ticket id, const gpu::device_info& device, const gpu::race_result& result, double request_s);
-  /// A profile's diagnosis; one whose worker was out of service (summary.out_of_service) is
+  /// A profile's diagnosis; one whose worker was out of service (summary.service) is
   /// gpu_out_of_service for it.
   void profiled(ticket id, const diagnosis_summary& summary);
   /// The race or profile `id` went to a GPU whose worker is out of service (`why`): the GPU

@@ -37,7 +37,8 @@ diagnosis_summary summarize_metrics(const gpu::metric_set& metrics, const gpu::d
     none.of = of;
     none.gpu = device.ordinal;
     none.note = metrics.note.empty() ? "no counters were read" : metrics.note;
-    none.out_of_service = metrics.out_of_service;
+    none.service = metrics.service;
+    none.why_out_of_service = metrics.why_out_of_service;
     return none;
   }
   auto s = summarize(*d, of, device.ordinal, device.sm_major * 10 + device.sm_minor);

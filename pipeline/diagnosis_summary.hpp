@@ -4,6 +4,7 @@
 // near-peak, the store keeps the gaps with the iteration. The full diagnosis (every metric, rule
 // and note) is diagnosis::diagnosis; this is its summary, made once by summarize() below.
 
+#include "gpu/runner/worker_service.hpp"
 #include "diagnosis/diagnose.hpp"
 #include "pipeline/branch_ref.hpp"
 #include "pipeline/job_setup.hpp"
@@ -62,7 +63,8 @@ struct diagnosis_summary {
   int gpu = -1;                  // the GPU it was profiled on
   bool diagnosed = false;        // counters were read and diagnosed; false: `note` says why not
   std::string note;              // the metric source's note (why metrics are missing, ncu used)
-  std::string out_of_service;    // set: the GPU's worker took no work (metric_set::out_of_service)
+  gpu::worker_service service = gpu::worker_service::in_service; // as the metric_set's
+  std::string why_out_of_service; // the worker's reason, when out of service
   double gap_compute = 1;        // roofline gaps, ratios in [0, 1]: 0 is at the peak
   double gap_memory = 1;
   double gap_latency = 1;

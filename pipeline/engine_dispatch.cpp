@@ -445,8 +445,8 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
   if (it == orders_.end())
     return;
   auto o = it->second;
-  if (!summary.out_of_service.empty()) // nothing was profiled: the profile goes to another GPU
-    return gpu_out_of_service(id, o.gpu, summary.out_of_service);
+  if (summary.service == gpu::worker_service::out_of_service) // nothing was profiled: another GPU will
+    return gpu_out_of_service(id, o.gpu, summary.why_out_of_service);
   orders_.erase(it);
   auto& gpu = gpu_of(o.gpu);
   const double lease_s = now() - gpu.since;

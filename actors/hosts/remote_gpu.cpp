@@ -121,7 +121,8 @@ remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_confi
       auto none = [](const std::string& why) {
         gpu::metric_set set;
         set.note = why;
-        set.out_of_service = why;
+        set.service = gpu::worker_service::out_of_service;
+        set.why_out_of_service = why;
         return set;
       };
       if (!st.lost.empty()) {

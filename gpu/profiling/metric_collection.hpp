@@ -28,6 +28,7 @@
 #include "gpu/runner/ncu_profile.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/runner_client.hpp"
+#include "gpu/runner/worker_service.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -50,8 +51,10 @@ struct metric_set {
   std::optional<metric_source> source; // who measured them; none: nothing could be read
   std::vector<metric_value> values;
   std::string note;                    // why metrics are missing, which source filled in
-  std::string out_of_service; // set: the GPU's worker took no work (its host is lost, its runner
-                              // gave up), nothing was tried and another GPU may profile instead
+  // out_of_service: the GPU's worker took no work (its host is lost, its runner gave up), nothing
+  // was tried and another GPU may profile instead
+  worker_service service = worker_service::in_service;
+  std::string why_out_of_service; // the worker's reason, when out of service
   friend bool operator==(const metric_set&, const metric_set&) = default;
 };
 

@@ -98,7 +98,8 @@ TEST_F(MessagesSerialization, TheProposersNounsRoundTrip) {
   d.near_peak = false;
   d.widest = diagnosis::widest_gap::memory;
   d.budget_memory = 2;
-  d.out_of_service = "gpu.1 is out of service: its runner gave up";
+  d.service = gpu::worker_service::out_of_service;
+  d.why_out_of_service = "gpu.1 is out of service: its runner gave up";
   d.findings = {{"uncoalesced", diagnosis::severity::critical, "sectors/request 16", "tile in smem"}};
   d.methods = {{"memory.tiling_smem", 1, "Shared-memory tiling"}};
   d.gaps_json = R"({"memory":0.4})";
@@ -171,7 +172,8 @@ TEST_F(MessagesSerialization, RacesAndTheirResultsRoundTripWithEveryOptionalAndV
   gpu::metric_set metrics{gpu::metric_source::ncu, {{"dram_throughput", 0.915}}, "ncu fallback"};
   expect_round_trip(metrics);
   gpu::metric_set given_back;
-  given_back.note = given_back.out_of_service = "host node7:4242 is lost"; // a remote host's answer
+  given_back.note = given_back.why_out_of_service = "host node7:4242 is lost"; // a remote host's answer
+  given_back.service = gpu::worker_service::out_of_service;
   expect_round_trip(given_back);
   expect_round_trip(profile_order{{"c", "j", 1, 0}, reply.device, sample_race(), "metrics-gpu1.json", config::profile_tool::ncu});
 }

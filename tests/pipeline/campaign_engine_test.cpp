@@ -203,7 +203,8 @@ struct answering_loop {
           out_of_service.insert(p.device.ordinal);
         if (out_of_service.count(p.device.ordinal)) {
           diagnosis_summary none;
-          none.note = none.out_of_service = "gpu." + std::to_string(p.device.ordinal) + " is out of service: test";
+          none.note = none.why_out_of_service = "gpu." + std::to_string(p.device.ordinal) + " is out of service: test";
+          none.service = gpu::worker_service::out_of_service;
           engine.profiled(p.id, none);
           continue;
         }

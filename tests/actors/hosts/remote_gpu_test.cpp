@@ -159,7 +159,8 @@ TEST_F(RemoteGpu, AHostThatDiesGivesItsProfileInFlightBackOutOfService) {
   std::move(in_flight).receive([&](gpu::metric_set& s) { set = s; }, [](caf::error&) {});
   ASSERT_TRUE(set);
   EXPECT_TRUE(set->values.empty());
-  EXPECT_NE(set->out_of_service.find("node7:4242 is lost"), std::string::npos) << set->out_of_service;
+  EXPECT_EQ(set->service, gpu::worker_service::out_of_service);
+  EXPECT_NE(set->why_out_of_service.find("node7:4242 is lost"), std::string::npos) << set->why_out_of_service;
   self->send_exit(gpu, caf::exit_reason::user_shutdown);
 }
 
