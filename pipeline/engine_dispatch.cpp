@@ -153,9 +153,11 @@ bool campaign_engine::dispatch_requeued(gpu_slot& gpu) {
   return false;
 }
 
-void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::string& why) {
+void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::string& reason) {
   update_usage();
   auto& gpu = gpu_of(ordinal);
+  // gpu_slot marks out of service by a reason that is not empty: a worker that gave none still gets one
+  const std::string why = reason.empty() ? "gpu." + std::to_string(ordinal) + " is out of service" : reason;
   if (gpu.out_of_service.empty()) {
     gpu.out_of_service = why;
     out_.events.push_back(job_event(feed::event_type::warning, "", feed::no_iter, feed::no_branch, ordinal,

@@ -44,6 +44,15 @@ messages::race_reply out_of_service(const messages::remote_race& r, const std::s
   return reply;
 }
 
+// A profile this host cannot take, said as a race's is: the coordinator gives it to another GPU.
+gpu::metric_set profile_out_of_service(const std::string& why) {
+  gpu::metric_set none;
+  none.note = why;
+  none.service = gpu::worker_service::out_of_service;
+  none.why_out_of_service = why;
+  return none;
+}
+
 // The local worker of `gpu` answers `order` (asked again after a crash, waited for while the
 // supervisor restarts it); nullopt: it did not, `why` says so.
 template <class Reply, class Order>
@@ -116,24 +125,18 @@ messages::host_actor::behavior_type host_gateway(gateway_pointer self, host_gate
       ++st.profiles;
       if (!offers(st.config, p.gpu)) {
         ++st.refused;
-        gpu::metric_set none;
-        none.note = st.config.offer.host + " offers no GPU " + std::to_string(p.gpu);
-        promise.deliver(std::move(none));
+        promise.deliver(profile_out_of_service(st.config.offer.host + " offers no GPU " + std::to_string(p.gpu)));
         return promise;
       }
       self->spawn<caf::detached>([promise, p = std::move(p), cfg = st.config](caf::blocking_actor* helper) mutable {
         auto order = p.order;
-        gpu::metric_set none;
         if (auto built = pipeline::rebuild_on_host(order.launch, p.builds, cfg.compile, cfg.kernel_dir); !built) {
-          none.note = cfg.offer.host + ": " + built.error();
-          promise.deliver(std::move(none));
+          promise.deliver(profile_out_of_service(cfg.offer.host + ": " + built.error()));
           return;
         }
         std::string why;
         auto set = ask_worker<gpu::metric_set>(helper, p.gpu, order, why);
-        if (!set)
-          none.note = cfg.offer.host + ": " + why;
-        promise.deliver(set ? std::move(*set) : std::move(none));
+        promise.deliver(set ? std::move(*set) : profile_out_of_service(cfg.offer.host + ": " + why));
       });
       return promise;
     },

@@ -80,35 +80,29 @@ expected<capacity_fit, std::string> fit_capacity(const std::vector<curve_point>&
     past = std::move(further);
   }
   out.miss_level = fitted.intercept;
-  // The line is only the capacity where it is one: each fitted point holds C bytes, no more,
-  // no less, and the points lie past twice C. Otherwise the curve is not a walk's miss line
-  // (a step, a ramp, a sweep too short), and no number is better than a wrong one.
-  const double span = fitted.intercept - out.hit_level;
-  double squares = 0, held_low = out.capacity, held_high = out.capacity;
+  double squares = 0;
   for (const curve_point& p : past) {
     const double residual = p.y - (fitted.intercept + fitted.slope / p.x);
     squares += residual * residual;
-    const double held = (fitted.intercept - p.y) / span * p.x;
-    held_low = std::min(held_low, held);
-    held_high = std::max(held_high, held);
   }
   out.rms = std::sqrt(squares / past.size());
   out.points = past.size();
-  if (out.rms > max_rms_of_span * span)
-    return unexpected{"the points past the knee are no line in 1 / F (rms " + format_value(out.rms) + " cycles, over " +
-                      format_percent(max_rms_of_span) + " of the " + format_value(span) + " cycles from hit to miss)"};
-  if ((held_high - held_low) > max_held_spread * out.capacity)
-    return unexpected{"the bytes held drift over the fitted points, from " + format_percent(held_low / out.capacity) +
-                      " to " + format_percent(held_high / out.capacity) + " of the capacity (at most " +
-                      format_percent(max_held_spread) + " apart)"};
   const auto [low, high] = std::minmax_element(past.begin(), past.end(),
                                                [](const curve_point& a, const curve_point& b) { return a.x < b.x; });
   out.from = low->x;
   out.to = high->x;
-  if (out.from < fit_from_capacity * out.capacity * (1 - max_held_spread))
-    return unexpected{"the sweep has fewer than " + std::to_string(min_fit_points) +
-                      " sizes past twice the capacity: the fitted ones start at " +
-                      format_percent(out.from / out.capacity) + " of it"};
+  // The line is only the capacity where it is one, past twice C; otherwise the curve is not a
+  // walk's miss line (a step, a ramp, a sweep too short), and no number is better than a wrong one.
+  const double span = fitted.intercept - out.hit_level;
+  if (out.rms > max_rms_of_span * span)
+    return unexpected{"the points past the knee are no line in 1 / F (rms " + format_value(out.rms) + " cycles, over " +
+                      format_percent(max_rms_of_span) + " of the " + format_value(span) + " cycles from hit to miss)"};
+  const auto past_twice = std::count_if(past.begin(), past.end(), [&](const curve_point& p) {
+    return p.x >= fit_from_capacity * out.capacity;
+  });
+  if (past_twice < static_cast<std::ptrdiff_t>(min_fit_points))
+    return unexpected{std::to_string(past_twice) + " fitted size(s) past twice the capacity; the fit needs " +
+                      std::to_string(min_fit_points) + " (the sweep stops short, or its sets are short of full)"};
   return out;
 }
 

@@ -16,6 +16,13 @@
 // over those at least fit_from_capacity x the capacity found (where the line holds); L_miss = a,
 // C = -b / (a - L_hit). The onset itself is where a hashed set-associative cache starts missing
 // in its fullest sets, before it is full, so it stays only as the knee's position and sharpness.
+//
+// What the fit cannot see: bytes held that still grow linearly with the working set are again a
+// straight line in 1 / F, with a lower L_miss and a lower C. Only a miss level measured apart
+// could tell, and a cold walk's is not the walk's own (on an H100 it read 710-720 cycles against
+// the fitted 660: a cold L2 misses more slowly than one in its steady state). So the walks are
+// built to reach the steady state before they are timed (walk.cuh: an untimed walk first, the
+// list of lines read evict-first), and the refits keep only sizes past twice the capacity.
 
 #include "calibrate/results/knee.hpp"
 #include "foundation/expected/expected.hpp"
@@ -43,18 +50,14 @@ inline constexpr double fit_from_onset = 1.75;
 /// 1.5 capacities, and points there read the capacity low. The fitted points must end up past it.
 inline constexpr double fit_from_capacity = 2.0;
 inline constexpr std::size_t max_refits = 5;
-/// A line: the fit's rms at most this share of L_miss - L_hit (the H100's: 0.06-0.13%).
+/// A line: the fit's rms at most this share of L_miss - L_hit (the H100's walks: 0.02-0.23%).
 inline constexpr double max_rms_of_span = 0.01;
-/// A capacity: the bytes held at each fitted point, (L_miss - y) / (L_miss - L_hit) x F, within
-/// this share of it, from the lowest to the highest (the H100's L1 walk, one warp: up to 4% from
-/// its noise alone, where half a cycle at 1.5 MiB is 1.3% of the capacity; its L2 walk: 0.5%).
-inline constexpr double max_held_spread = 0.05;
 /// Fewer points cannot tell a line from a curve.
 inline constexpr std::size_t min_fit_points = 3;
 
 /// The capacity, or why the curve gives none: no first level or onset, fewer than
 /// min_fit_points points past fit_from_onset x the onset, a line that does not fall towards a
-/// miss level above the hit level, points that are no line (rms), bytes held that drift, fewer
+/// miss level above the hit level, points that are no line (rms over max_rms_of_span), fewer
 /// than min_fit_points points past fit_from_capacity x the capacity.
 expected<capacity_fit, std::string> fit_capacity(const std::vector<curve_point>& curve);
 

@@ -90,12 +90,13 @@ double value_bytes(const parameter_result& result) {
 }
 
 // Where the first level ends (find_onset): a solid line. It is "size" when the value came from
-// it (an onset-rule size), else "knee onset" beside the value's own line.
+// it (an onset-rule size), else "knee onset": beside the value's own line, or alone when the
+// curve gave no value.
 std::string onset_mark(const std::vector<curve_point>& sorted, const scale& s, double value) {
   const auto onset = find_onset(sorted);
   if (!onset)
     return {};
-  const bool is_value = value <= 0 || std::abs(value - onset->x) <= 0.01 * value;
+  const bool is_value = value > 0 && std::abs(value - onset->x) <= 0.01 * value;
   const double x = s.px(onset->x);
   return "<g class=\"onset\">" + svg::line(x, top, x, height - bottom, "#2ca02c", "") +
          svg::text(x - 4, top + 28, (is_value ? "size " : "knee onset ") + format_bytes(onset->x) +

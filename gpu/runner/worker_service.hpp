@@ -1,7 +1,7 @@
 #pragma once
-// Whether a GPU's worker could take an order: the answer to a race (messages::race_reply), a
-// profile (gpu::metric_set) and a calibration order all say it the same way, an enum and the
-// worker's reason.
+// Whether a GPU's worker could take an order: the answers to a race (messages::race_reply) and
+// a profile (gpu::metric_set) say it the same way, this enum and the worker's reason; a
+// calibration answer (messages::measured_parameter) carries the enum.
 //
 //   if (reply.service == gpu::worker_service::out_of_service) requeue(order, reply.why_out_of_service);
 //

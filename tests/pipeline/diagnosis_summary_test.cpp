@@ -225,5 +225,20 @@ TEST(DiagnosisSummary, ThePromptOfAnL1BoundSgemmNamesL1AndOffersNoLowerPrecision
   EXPECT_EQ(from_summary.diagnosis->binding, "l1_bound");
 }
 
+TEST(DiagnosisSummary, AProfileNobodyTookSaysOutOfServiceWithItsReasonNotADiagnosis) {
+  gpu::metric_set none;
+  none.note = "gpu.1 is out of service: its runner gave up";
+  none.service = gpu::worker_service::out_of_service;
+  none.why_out_of_service = none.note;
+  gpu::device_info device;
+  device.ordinal = 1;
+  const auto summary = summarize_metrics(none, device, branch_ref{});
+  EXPECT_FALSE(summary.diagnosed);
+  EXPECT_EQ(summary.service, gpu::worker_service::out_of_service) << "the engine gives it to another GPU";
+  EXPECT_EQ(summary.why_out_of_service, none.why_out_of_service);
+  gpu::metric_set empty; // read, but nothing came back: undiagnosed, still in service
+  EXPECT_EQ(summarize_metrics(empty, device, branch_ref{}).service, gpu::worker_service::in_service);
+}
+
 } // namespace
 } // namespace warpforge::pipeline

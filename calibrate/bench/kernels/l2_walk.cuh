@@ -129,7 +129,7 @@ static void wf_size_sweep_walk(const std::vector<std::size_t>& small_sizes, std:
   const wf_whole_lines whole = wf_find_whole_lines(homes, lines);
   unsigned* words = reinterpret_cast<unsigned*>(nodes.data);
   std::mt19937 random(wf_ring_seed());
-  // The L2's first estimate is about 0.9 capacities (46 of 48.7 MiB on an H100): its multiples
+  // The L2's first estimate is about 0.9 capacities (46-50 of 50.15 MiB on an H100): its multiples
   // reach past twice the capacity.
   wf_walk_sweep(small_sizes, {2.0, 2.5, 3.0, 4.0, 5.0, 6.0}, value_unit_bytes, std::size_t{1} << 20, [&](std::size_t bytes) {
     return wf_walk_working_set(homes, whole, words, bytes, random, prop);

@@ -28,7 +28,8 @@
 // not the warm-up's order or what the warm-up read besides. Without that, and with the L2 walk's
 // list of lines read through the L2 like data, an H100's bytes held still grew from 46.9 MiB at
 // 64 MiB to 49.3 at 180 and the fit read 48.7; with both, they are flat at 50.1 from 100 to
-// 300 MiB.
+// 300 MiB (reckoned with the fitted miss level: calibrate/results/capacity_fit.hpp says why a
+// line alone cannot prove it).
 //
 // The sizes: the program's own list, then, where its first estimate (the last size within 10% of
 // the first) is close to the capacity, multiples of it; the fit reads the sizes past twice the

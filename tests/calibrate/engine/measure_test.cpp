@@ -171,6 +171,28 @@ TEST_F(measure_test, without_a_disassembler_the_trials_run_and_the_verdict_says_
   EXPECT_EQ(result.sass_verdict.rfind("not checked", 0), 0u) << result.sass_verdict;
 }
 
+TEST_F(measure_test, a_fitted_size_whose_curves_give_no_capacity_is_no_data_and_keeps_a_curve_for_the_chart) {
+  fake_steps steps{{{"l1_size", behaviour::sweep}}}; // 1-8 KiB: too short to fit a miss line
+  param_ = testing::test_parameter("l1_size");
+  param_.unit = "KiB";
+  param_.size_from = size_rule::miss_fit;
+  bench_ = testing::test_benchmark("l1_size");
+  measure_request request;
+  request.what = &param_;
+  request.bench = &bench_;
+  request.gpu = h100();
+  request.trials = 10;
+  request.run_dir = dir_;
+  const auto result = measure_parameter(request, steps);
+  EXPECT_EQ(result.result, status::no_data);
+  EXPECT_FALSE(result.value) << "never the program's first estimate";
+  EXPECT_EQ(result.curve.size(), 4u) << "the curve that says why stays for the chart";
+  bool said = false;
+  for (const auto& note : result.notes)
+    said = said || note.find("10 trial(s) whose curve gives no capacity") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST_F(measure_test, a_parameter_without_a_benchmark_is_no_data_and_says_so) {
   fake_steps steps{{}};
   param_ = testing::test_parameter("lat");

@@ -114,6 +114,7 @@ TEST(fit_capacity, a_step_is_no_miss_line) {
     step.push_back({mib * MiB, 650});
   const auto fit = fit_capacity(step);
   ASSERT_FALSE(fit.has_value()) << fit->capacity / MiB << " MiB";
+  EXPECT_NE(fit.error().find("does not fall on a line"), std::string::npos) << fit.error();
 }
 
 TEST(fit_capacity, latency_rising_in_proportion_to_the_set_is_no_miss_line) {
@@ -124,6 +125,15 @@ TEST(fit_capacity, latency_rising_in_proportion_to_the_set_is_no_miss_line) {
     ramp.push_back({mib * MiB, 280 + mib});
   const auto fit = fit_capacity(ramp);
   ASSERT_FALSE(fit.has_value()) << fit->capacity / MiB << " MiB";
+  EXPECT_NE(fit.error().find("no line in 1 / F"), std::string::npos) << fit.error();
+}
+
+TEST(fit_capacity, a_miss_line_with_one_size_far_off_it_is_refused_by_its_rms) {
+  auto curve = short_sets_curve();
+  curve.back().y += 20; // 250 MiB: 20 cycles off a line with 370 from hit to miss
+  const auto fit = fit_capacity(curve);
+  ASSERT_FALSE(fit.has_value()) << fit->capacity / MiB << " MiB";
+  EXPECT_NE(fit.error().find("no line in 1 / F"), std::string::npos) << fit.error();
 }
 
 TEST(fit_capacity, a_sweep_that_stops_short_of_twice_the_capacity_gives_none) {
@@ -136,6 +146,7 @@ TEST(fit_capacity, a_sweep_that_stops_short_of_twice_the_capacity_gives_none) {
   const auto fit = fit_capacity(curve);
   ASSERT_FALSE(fit.has_value());
   EXPECT_NE(fit.error().find("past twice the capacity"), std::string::npos) << fit.error();
+  EXPECT_NE(fit.error().find("0 fitted size(s)"), std::string::npos) << fit.error();
 }
 
 TEST(fit_capacity, reads_a_hashed_set_associative_caches_capacity) {

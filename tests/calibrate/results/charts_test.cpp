@@ -90,6 +90,15 @@ TEST(charts, a_size_read_past_the_knee_gets_its_own_line_beside_the_onset) {
   EXPECT_EQ(count(latency_curve_svg(swept()), "class=\"value\""), 0u) << "the onset is the value";
 }
 
+TEST(charts, a_curve_that_gave_no_value_marks_its_onset_as_a_knee_not_a_size) {
+  auto r = swept();
+  r.value.reset(); // the fit refused every trial: the curve is kept to show why
+  const std::string svg = latency_curve_svg(r);
+  EXPECT_NE(svg.find("knee onset 256 KiB"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("size 256 KiB"), std::string::npos) << svg;
+  EXPECT_EQ(count(svg, "class=\"value\""), 0u);
+}
+
 TEST(charts, a_result_without_a_curve_says_so) {
   const std::string svg = latency_curve_svg(passing("l1_hit_latency", "cycles", 33));
   EXPECT_TRUE(well_formed(svg));
