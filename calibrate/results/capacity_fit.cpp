@@ -52,11 +52,8 @@ expected<capacity_fit, std::string> fit_capacity(const std::vector<curve_point>&
   for (const curve_point& p : curve)
     if (std::isfinite(p.x) && std::isfinite(p.y) && p.x <= onset->x / 2)
       small.push_back(p.y);
-  std::sort(small.begin(), small.end());
   capacity_fit out;
-  out.hit_level = small.empty() ? onset->level
-                  : small.size() % 2 == 1 ? small[small.size() / 2]
-                                          : (small[small.size() / 2 - 1] + small[small.size() / 2]) / 2;
+  out.hit_level = small.empty() ? onset->level : median(std::move(small));
   std::vector<curve_point> past = from(curve, fit_from_onset * onset->x);
   if (past.size() < min_fit_points)
     return unexpected{std::to_string(past.size()) + " point(s) at " + format_value(fit_from_onset) +

@@ -14,12 +14,6 @@ struct plateau {
   double level = 0;       // cycles, median of ys
 };
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 bool near(double y, double level, double tolerance) {
   return std::abs(y - level) <= tolerance * std::abs(level);
 }
@@ -39,6 +33,12 @@ std::vector<plateau> split(const std::vector<curve_point>& sorted, double tolera
 }
 
 } // namespace
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
 
 double bytes_per_size_unit(std::string_view unit) {
   return unit == "KiB" ? 1024.0 : unit == "MiB" ? 1024.0 * 1024.0 : 0.0;

@@ -33,6 +33,10 @@ struct knee {
   bool operator==(const knee&) const = default;
 };
 
+/// The median of a level's latencies (the mean of the middle two for an even count); `values`
+/// not empty.
+double median(std::vector<double> values);
+
 /// Bytes in one unit of a cache size ("KiB" 1024, "MiB" 1048576); 0 for any other unit.
 double bytes_per_size_unit(std::string_view unit);
 
