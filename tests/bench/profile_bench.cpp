@@ -2,13 +2,18 @@
 // under kernel replay and under user replay, on a real GPU. Not a test: prints, asserts nothing.
 //
 //   warpforge-profile-bench [--problem examples/transpose/problem.toml] [--repeat 5] [--runner PATH]
+//                           [--metrics FILE] [--replay kernel|user] [--races N]
 //
 // Compiles the problem's default point and its reference with NVRTC, starts one runner, and
 // profiles the kernel `--repeat` times with every metric of the built-in schema (what a
 // campaign's profile collects), first under kernel replay (CUPTI saves and restores device
 // memory between passes), then under user replay (the runner restores the inputs itself). Per
 // profile: the wall seconds as the client sees them, the passes, and the runner's own phases
-// (its note's "time: ..."); then how far the two replays' values are apart. Several copies started
+// (its note's "time: ..."); then how far the two replays' values are apart. `--metrics` profiles
+// the Nsight names listed in FILE (one a line) instead, to see what a smaller list costs;
+// `--replay` keeps to one replay mode. `--races N` races the kernel alone N times before the
+// profiles and N times after them, to see whether what a profile leaves behind in the runner (the
+// range profiler stays enabled) changes the kernel's timing. Several copies started
 // at once on different GPUs (CUDA_VISIBLE_DEVICES) show what profiling on every GPU costs.
 
 #include "actors/runner_keeper.hpp"
@@ -28,6 +33,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -45,12 +52,70 @@ std::string phases_of(const std::string& note) {
   return at == std::string::npos ? "(no phases in the note)" : note.substr(at + 6);
 }
 
+// The metric names of a --metrics file: one a line, blank lines skipped.
+std::optional<std::vector<std::string>> read_names(const fs::path& file) {
+  std::ifstream in{file};
+  if (!in) {
+    std::fprintf(stderr, "cannot read the metric list %s\n", file.c_str());
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty())
+      names.push_back(line);
+  if (names.empty()) {
+    std::fprintf(stderr, "the metric list %s names no metric\n", file.c_str());
+    return std::nullopt;
+  }
+  return names;
+}
+
+// `count` races of the kernel alone, each one's median and interval printed; false when one failed.
+bool race_alone(actors::runner_keeper& keeper, const gpu::race_request& run, std::size_t count, const char* when) {
+  for (std::size_t i = 0; i < count; ++i) {
+    auto result = keeper.run(run, profile_deadline);
+    if (!result || result->kernels.empty() || result->kernels.front().outcome != vocabulary::branch_outcome::passed) {
+      std::fprintf(stderr, "race %zu %s: %s\n", i, when,
+                   !result ? result.error().to_string().c_str()
+                           : result->kernels.empty() ? "no kernel" : result->kernels.front().detail.c_str());
+      return false;
+    }
+    const auto& stats = result->kernels.front().stats;
+    std::printf("  race %s #%zu: median %.3f us [%.3f, %.3f], %u rounds\n", when, i, stats.median_s * 1e6,
+                stats.median_ci.low * 1e6, stats.median_ci.high * 1e6, result->kernels.front().rounds);
+  }
+  return true;
+}
+
+// How many values two profiles share within 5%, and those that differ more.
+void print_agreement(const char* what, const gpu::profile_result& a, const gpu::profile_result& b) {
+  std::size_t compared = 0, within_5 = 0;
+  std::string apart;
+  for (const auto& [name, a_value] : a.values) {
+    auto b_value = b.values.find(name);
+    if (b_value == b.values.end())
+      continue;
+    ++compared;
+    const double scale = std::max(std::abs(a_value), std::abs(b_value->second));
+    const double gap = scale > 0 ? std::abs(a_value - b_value->second) / scale : 0.0;
+    if (gap <= 0.05)
+      ++within_5;
+    else if (apart.size() < 600)
+      apart += " " + name + " (" + std::to_string(a_value) + " vs " + std::to_string(b_value->second) + ")";
+  }
+  std::printf("  %s: %zu of %zu values within 5%%;%s\n", what, within_5, compared,
+              apart.empty() ? " none apart" : (" apart:" + apart).c_str());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   fs::path problem = fs::path{WARPFORGE_SOURCE_DIR} / "examples/transpose/problem.toml";
   std::size_t repeat = 5;
   std::optional<fs::path> runner;
+  std::optional<fs::path> metric_list;
+  std::vector<gpu::profile_replay> replays{gpu::all_profile_replays.begin(), gpu::all_profile_replays.end()};
+  std::size_t races = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     const bool has_value = i + 1 < argc;
@@ -60,8 +125,16 @@ int main(int argc, char** argv) {
       repeat = static_cast<std::size_t>(std::max(1, std::atoi(argv[++i])));
     else if (flag == "--runner" && has_value)
       runner = argv[++i];
+    else if (flag == "--metrics" && has_value)
+      metric_list = argv[++i];
+    else if (flag == "--replay" && has_value && gpu::profile_replay_from_string(argv[i + 1]))
+      replays = {*gpu::profile_replay_from_string(argv[++i])};
+    else if (flag == "--races" && has_value)
+      races = static_cast<std::size_t>(std::max(0, std::atoi(argv[++i])));
     else {
-      std::fprintf(stderr, "usage: warpforge-profile-bench [--problem P] [--repeat N] [--runner PATH]\n");
+      std::fprintf(stderr,
+                   "usage: warpforge-profile-bench [--problem P] [--repeat N] [--runner PATH] [--metrics FILE] "
+                   "[--replay kernel|user] [--races N]\n");
       return 2;
     }
   }
@@ -105,16 +178,26 @@ int main(int argc, char** argv) {
 
   gpu::profile_request request;
   request.run = gpu::make_race_request(*resolved, spec->reference, inputs);
-  request.metrics = gpu::nsight_names_for({}, diagnosis::builtin_metric_schema()).names;
+  if (metric_list) {
+    auto names = read_names(*metric_list);
+    if (!names)
+      return 2;
+    request.metrics = std::move(*names);
+  } else {
+    request.metrics = gpu::nsight_names_for({}, diagnosis::builtin_metric_schema()).names;
+  }
 
   auto keeper = bench::started_keeper(keeper_options);
   if (!keeper)
     return 3;
   std::printf("  %zu metrics\n", request.metrics.size());
+  if (!race_alone(*keeper, request.run, races, "before the profiles"))
+    return 1;
   std::vector<gpu::profile_result> last;
-  for (auto replay : gpu::all_profile_replays) {
+  for (auto replay : replays) {
     request.replay = replay;
     double total = 0.0;
+    gpu::profile_result first;
     for (std::size_t i = 0; i < repeat; ++i) {
       const auto began = std::chrono::steady_clock::now();
       auto result = keeper->profile(request, profile_deadline);
@@ -128,30 +211,20 @@ int main(int argc, char** argv) {
       std::printf("  %-6s replay #%zu: %.3f s, %s, %zu values, %u passes; %s\n", std::string{to_string(replay)}.c_str(), i,
                   took, std::string{to_string(result->status)}.c_str(), result->values.size(), result->passes,
                   phases_of(result->note).c_str());
+      if (i == 0)
+        first = *result;
+      else // a profile must not carry anything over from the one before it
+        print_agreement(("  #" + std::to_string(i) + " vs #0").c_str(), first, *result);
       if (i + 1 == repeat)
         last.push_back(*result);
     }
     std::printf("  %s replay: %.3f s per profile (mean of %zu)\n", std::string{to_string(replay)}.c_str(),
                 total / static_cast<double>(repeat), repeat);
   }
-  if (last.size() == 2) {
-    std::size_t compared = 0, within_5 = 0;
-    std::string apart;
-    for (const auto& [name, kernel_value] : last[0].values) {
-      auto user = last[1].values.find(name);
-      if (user == last[1].values.end())
-        continue;
-      ++compared;
-      const double scale = std::max(std::abs(kernel_value), std::abs(user->second));
-      const double gap = scale > 0 ? std::abs(kernel_value - user->second) / scale : 0.0;
-      if (gap <= 0.05)
-        ++within_5;
-      else if (apart.size() < 600)
-        apart += " " + name + " (" + std::to_string(kernel_value) + " vs " + std::to_string(user->second) + ")";
-    }
-    std::printf("  kernel vs user replay: %zu of %zu values within 5%%;%s\n", within_5, compared,
-                apart.empty() ? " none apart" : (" apart:" + apart).c_str());
-  }
+  if (!race_alone(*keeper, request.run, races, "after the profiles"))
+    return 1;
+  if (last.size() == 2)
+    print_agreement("kernel vs user replay", last[0], last[1]);
   keeper->stop();
   return 0;
 }
