@@ -7,6 +7,7 @@
 #include "gpu/runtime/launch_attributes.hpp"
 #include "gpu/runtime/sass_aggregates.hpp"
 #include "gpu/runtime/sass_metrics.hpp"
+#include "gpu/runtime/throughput_parts.hpp"
 
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -724,7 +725,9 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   if (!counter_names.empty()) {
     if (auto end = fresh(); end)
       return *end;
-    if (auto end = run_range_profiler(request, counter_names, candidate, context, chip, result, remarks, clock)) {
+    // The Speed-of-light throughputs are read from a few of their parts (throughput_parts.hpp).
+    const auto plan = plan_counters(counter_names, chip.name);
+    if (auto end = run_range_profiler(request, plan.counters, candidate, context, chip, result, remarks, clock)) {
       // The kernel failed (its context is lost), or nothing else was read: that is the answer.
       if (end->runner_exits || result.values.empty())
         return *end;
@@ -735,6 +738,9 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
           result.missing.emplace(name, "range profiler: " + end->note);
       remarks += "; range profiler failed (" + end->note + ")";
     }
+    compose_throughputs(plan, result.values, result.missing);
+    if (auto remark = composed_remark(plan); !remark.empty())
+      remarks += "; " + remark;
   }
   if (!sass_names.empty()) {
     if (auto end = fresh(); end)

@@ -3,7 +3,9 @@
 // the same launch: examples/transpose (naive and shared-memory tiled), row_reduction and sgemm,
 // and two fixtures, a kernel with a local-memory array and one with divergent branches. Prints
 // one table row per kernel and metric, and the wall time of one profile through the runner's
-// CUPTI and through ncu. Skips without a GPU, without ncu, or with counters restricted.
+// CUPTI and through ncu. The four Speed-of-light throughputs, which the runner reads from some of
+// their parts under user replay (gpu/runtime/throughput_parts.hpp), against ncu's whole ones on
+// the same kernels. Skips without a GPU, without ncu, or with counters restricted.
 //
 // Examples are read from $WARPFORGE_EXAMPLES (default: the source tree's examples/), fixtures
 // from $WARPFORGE_PROFILE_FIXTURES (default: tests/gpu/fixtures/profile_kernels/).
@@ -57,6 +59,15 @@ const std::vector<std::string> ncu_context{"launch__shared_mem_config_size", "sm
 constexpr double ratio_tolerance_points = 0.01;
 // Waves per SM: ncu prints two decimals.
 constexpr double waves_tolerance = 0.005;
+
+// The four Speed-of-light throughputs the runner reads from their parts (throughput_parts.hpp).
+const std::vector<std::string> speed_of_light{
+  "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+  "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+  "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_active"};
+// Percentage points within which they must agree with ncu's whole metrics: two profiles of the
+// same launch, each replaying it, and the parts left out of the runner's.
+constexpr double speed_of_light_tolerance_points = 5.0;
 
 std::string env_path(const char* name, const std::string& fallback) { return test::env_or(name, fallback.c_str()); }
 
@@ -247,6 +258,45 @@ TEST(gpu_profile_metrics, launch_attributes_and_sass_aggregates_match_ncu) {
       else
         EXPECT_NEAR(ours->values.at(metric), theirs.values.at(metric), ratio_tolerance_points) << metric;
     }
+  }
+}
+
+TEST(gpu_profile_metrics, speed_of_light_throughputs_read_from_parts_agree_with_ncus_whole_ones) {
+  REQUIRE_GPU_AND_NCU();
+  runner_options options;
+  options.executable = test::runner_path();
+  auto runner = runner_client::start(options);
+  ASSERT_TRUE(runner) << runner.error().to_string();
+  std::cout << "| kernel | metric | runner (parts, user replay) | ncu (whole, kernel replay) |\n| --- | --- | --- | --- |\n";
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(c.label);
+    auto request = problem_request(c.spec, c.overrides, c.label + "-sol", speed_of_light);
+    if (request.run.kernels.empty()) {
+      ADD_FAILURE() << "no request";
+      continue;
+    }
+    request.replay = profile_replay::user; // as a campaign's profiles (actors/gpu_worker.cpp)
+    auto ours = runner->profile(request, profile_timeout);
+    if (!ours) {
+      ADD_FAILURE() << ours.error().to_string();
+      continue;
+    }
+    auto ncu_request = request;
+    ncu_request.replay = profile_replay::kernel;
+    auto theirs = profile_with_ncu(ncu_request, ncu_options_for(c.label + "-sol"));
+    EXPECT_EQ(ours->status, profile_status::ok) << ours->note;
+    EXPECT_EQ(theirs.status, profile_status::ok) << theirs.note;
+    EXPECT_NE(ours->note.find("read as the busiest of"), std::string::npos) << ours->note;
+    for (const auto& metric : speed_of_light) {
+      std::cout << "| " << c.label << " | " << metric << " | " << shown(*ours, metric) << " | " << shown(theirs, metric)
+                << " |\n";
+      if (!ours->values.count(metric) || !theirs.values.count(metric)) {
+        ADD_FAILURE() << metric << ": runner " << shown(*ours, metric) << ", ncu " << shown(theirs, metric);
+        continue;
+      }
+      EXPECT_NEAR(ours->values.at(metric), theirs.values.at(metric), speed_of_light_tolerance_points) << metric;
+    }
+    std::cout << "| " << c.label << " | passes | " << ours->passes << " | " << theirs.passes << " |\n";
   }
 }
 
