@@ -111,8 +111,16 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
   }
   gpu::profile_request launch;
   launch.run = order.launch;
-  launch.replay = gpu::profile_replay::kernel;
-  gpu::cupti_source cupti{[this, &cfg](const gpu::profile_request& r) { return keeper->profile(r, cfg.profile_watchdog); }};
+  launch.replay = gpu::profile_replay::kernel; // ncu's, when it runs: one process, no re-runs
+  // The runner's own profiles replay the kernel themselves (user replay: inputs restored, outputs
+  // poisoned and the L2 flushed before every pass). While other GPUs of the host profile too, a
+  // profile costs about 1.5 s so against 2.1 s under CUPTI's kernel replay (docs/measurement.md,
+  // "What a profile costs").
+  gpu::cupti_source cupti{[this, &cfg](const gpu::profile_request& r) {
+    auto user_replay = r;
+    user_replay.replay = gpu::profile_replay::user;
+    return keeper->profile(user_replay, cfg.profile_watchdog);
+  }};
   std::optional<gpu::ncu_source> ncu;
   if (auto tool = gpu::ncu_source::locate(cfg.ncu)) {
     gpu::ncu_options options;

@@ -524,15 +524,19 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   clock.mark("range profiler enabled");
 
   // 6. The passes. Kernel replay submits every pass in one start/stop; user replay needs one
-  // start/launch/stop per pass, each from the same inputs.
+  // start/launch/stop per pass, each from the same inputs and an empty L2.
   const auto& run = request.run;
   const std::size_t pass_limit = kept.passes + 1;
   std::size_t launches = 0;
   bool all_submitted = false;
   while (!all_submitted && launches < pass_limit) {
-    if (request.replay == profile_replay::user && launches > 0)
-      if (auto f = candidate.refresh())
+    if (request.replay == profile_replay::user) {
+      if (launches > 0)
+        if (auto f = candidate.refresh())
+          return from_candidate_failure(request, *f);
+      if (auto f = candidate.flush_l2())
         return from_candidate_failure(request, *f);
+    }
     if (auto r = start(range->get()); !r)
       return cupti_failed(r.error(), "starting pass " + std::to_string(launches));
     if (auto r = launch_and_wait(candidate); !r)

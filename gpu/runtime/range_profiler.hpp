@@ -25,7 +25,8 @@
 //        auto range (one range = the one launch), kernel or user replay;
 //     6. start → launch → stop until CUPTI says every pass was submitted (kernel replay: CUPTI
 //        replays the launch itself, saving and restoring device memory; user replay: the runner
-//        copies the seed's pristine inputs and re-poisons the outputs before every pass);
+//        copies the seed's pristine inputs, re-poisons the outputs and flushes the L2 before
+//        every pass);
 //     7. decode, then evaluate range 0 for every configured metric;
 //   - smsp__sass_*: one lazily patched launch, its per-instruction counts aggregated.
 // Clocks are never locked: CUDA 13.0's range profiler has no clock control, and CUPTI 13.4's
