@@ -7,7 +7,6 @@ namespace warpforge::gpu {
 namespace {
 
 constexpr std::string_view elapsed = ".avg.pct_of_peak_sustained_elapsed";
-constexpr std::string_view active = ".avg.pct_of_peak_sustained_active";
 
 std::vector<std::string> with_suffix(std::initializer_list<std::string_view> bases, std::string_view suffix) {
   std::vector<std::string> out;
@@ -39,21 +38,6 @@ const std::vector<throughput_parts>& composed_throughputs() {
                               "sm__inst_executed_pipe_lsu", "sm__inst_executed_pipe_adu",
                               "sm__mio_pq_read_cycles_active", "sm__mio2rf_writeback_active"},
                              elapsed)});
-    t.push_back({"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-                 with_suffix({"dram__cycles_active", "l1tex__data_pipe_lsu_wavefronts",
-                              "l1tex__m_l1tex2xbar_req_cycles_active", "l1tex__lsuin_requests",
-                              "l1tex__m_xbar2l1tex_read_sectors", "lts__t_sectors", "lts__xbar2lts_cycles_active",
-                              "lts__lts2xbar_cycles_active", "lts__t_tag_requests"},
-                             elapsed)});
-    t.push_back({"l1tex__throughput.avg.pct_of_peak_sustained_active",
-                 with_suffix({"l1tex__data_pipe_lsu_wavefronts", "l1tex__m_l1tex2xbar_req_cycles_active",
-                              "l1tex__lsuin_requests", "l1tex__m_xbar2l1tex_read_sectors"},
-                             active)});
-    t.push_back({"lts__throughput.avg.pct_of_peak_sustained_active",
-                 with_suffix({"lts__t_sectors", "lts__xbar2lts_cycles_active", "lts__lts2xbar_cycles_active_realtime",
-                              "lts__t_tag_requests", "lts__ltcfabric2ltc_cycles_active", "lts__d_sectors",
-                              "lts__d_sectors_fill_device"},
-                             active)});
     return t;
   }();
   return table;
@@ -117,7 +101,7 @@ std::string composed_remark(const counter_plan& plan) {
     parts += parts_of(composite)->parts.size();
   }
   return names + " read as the busiest of " + std::to_string(parts) +
-         " of their parts (gpu/runtime/throughput_parts.hpp: a unit left out reads low)";
+         " parts (gpu/runtime/throughput_parts.hpp: a unit left out reads low)";
 }
 
 } // namespace warpforge::gpu

@@ -1,24 +1,27 @@
 #pragma once
-// Nsight's four Speed-of-light throughputs, read by the runner from some of their parts. Each is
-// the busiest of many sub-unit utilisations (ncu's "breakdown:" lists them); asked for whole they
-// make a profile of the built-in schema 14 replay passes on an H100, read from these parts 10
-// (sm__throughput alone needs 8 passes). Replay passes are what a host's GPUs wait on each other
-// for (docs/measurement.md, "What a profile costs"). Plain C++ (no CUDA), unit-tested.
+// sm__throughput, read by the runner from some of its parts. It is the busiest of some twenty SM sub-unit
+// utilisations (ncu's "breakdown:" lists them), and asked for whole it makes a profile of the
+// built-in schema 14 replay passes on an H100; read from 11 of its parts, 10. Replay passes are
+// what a host's GPUs wait on each other for (docs/measurement.md, "What a profile costs"). The
+// other three Speed-of-light composites (gpu__compute_memory_throughput, l1tex__throughput,
+// lts__throughput) cost no pass beside the rest of the schema and are asked for whole. Plain C++
+// (no CUDA), unit-tested.
 //
 //   auto plan = plan_counters(counter_names, chip);  // composites replaced by their parts
 //   ... the range profiler collects plan.counters ...
 //   compose_throughputs(plan, values, missing);      // composites = the busiest part
 //
 // The parts kept are those that were the busiest in ncu's breakdown (CUDA 13.0, H100) of nine
-// kernels each bound by another unit: a float4 copy (DRAM), FP32, FP64 and half2 FMA loops, an
-// SFU loop (XU), an integer loop (ALU), a shared-memory loop (L1 wavefronts), a naive transpose
-// (L2 requests) and an L2-resident gather (L2 to SM). There the busiest part is ncu's value of
-// all four throughputs (tests/gpu/fixtures/ncu_breakdown_h100.csv). Against ncu's whole metrics
-// on the examples (gpu_profile_metrics_tests) the L2's read 7 points low on row_reduction, so
-// the L2 data banks (lts__d_sectors, its DRAM fills) and the MIO writeback were added; they cost
-// no pass. The value is the busiest of the parts collected, so for a kernel bound by a unit left
-// out it reads low; the profile's note says the throughputs were read from parts. Only on the
-// chips those breakdowns were read on (GH100: H100, H200); other chips get the composites whole.
+// kernels each bound by another unit: a float4 copy, FP32, FP64 and half2 FMA loops, an SFU loop
+// (XU), an integer loop (ALU), a shared-memory loop, a naive transpose (MIO queue) and an
+// L2-resident gather. There the busiest part is ncu's value (tests/gpu/fixtures/
+// ncu_breakdown_h100.csv); against ncu's whole metric on the six profile kernels of
+// gpu_profile_metrics_tests it read 0-2.6 points low. The value is the busiest of the parts
+// collected, so for a kernel bound by a unit left out it reads low; the profile's note says it
+// was read from parts. (The memory, L1 and L2 composites were read from parts as well at first;
+// row_reduction's L2 and L1 then read 7 and 5 points low, and reading them whole costs nothing.)
+// Only on the chips the breakdowns were read on (GH100: H100, H200); other chips get
+// sm__throughput whole.
 
 #include <map>
 #include <string>
@@ -33,7 +36,7 @@ struct throughput_parts {
   std::vector<std::string> parts;
 };
 
-/// The four composites and their parts.
+/// The composites and their parts (one: sm__throughput).
 const std::vector<throughput_parts>& composed_throughputs();
 
 /// The chips (CUPTI's names) whose breakdowns chose the parts.
@@ -54,7 +57,7 @@ counter_plan plan_counters(const std::vector<std::string>& requested, std::strin
 void compose_throughputs(const counter_plan& plan, std::map<std::string, double>& values,
                          std::map<std::string, std::string>& missing);
 
-/// For the profile's note: which composites were read from parts, and how many.
+/// For the profile's note: which composites were read from parts, and from how many.
 std::string composed_remark(const counter_plan& plan);
 
 } // namespace warpforge::gpu

@@ -3,9 +3,9 @@
 // the same launch: examples/transpose (naive and shared-memory tiled), row_reduction and sgemm,
 // and two fixtures, a kernel with a local-memory array and one with divergent branches. Prints
 // one table row per kernel and metric, and the wall time of one profile through the runner's
-// CUPTI and through ncu. The four Speed-of-light throughputs, which the runner reads from some of
-// their parts under user replay (gpu/runtime/throughput_parts.hpp), against ncu's whole ones on
-// the same kernels. Skips without a GPU, without ncu, or with counters restricted.
+// CUPTI and through ncu. The four Speed-of-light throughputs under user replay, sm__throughput read
+// from some of its parts (gpu/runtime/throughput_parts.hpp), against ncu's whole ones on the same
+// kernels. Skips without a GPU, without ncu, or with counters restricted.
 //
 // Examples are read from $WARPFORGE_EXAMPLES (default: the source tree's examples/), fixtures
 // from $WARPFORGE_PROFILE_FIXTURES (default: tests/gpu/fixtures/profile_kernels/).
@@ -60,13 +60,13 @@ constexpr double ratio_tolerance_points = 0.01;
 // Waves per SM: ncu prints two decimals.
 constexpr double waves_tolerance = 0.005;
 
-// The four Speed-of-light throughputs the runner reads from their parts (throughput_parts.hpp).
+// The four Speed-of-light throughputs; the runner reads the first from its parts (throughput_parts.hpp).
 const std::vector<std::string> speed_of_light{
   "sm__throughput.avg.pct_of_peak_sustained_elapsed",
   "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
   "l1tex__throughput.avg.pct_of_peak_sustained_active", "lts__throughput.avg.pct_of_peak_sustained_active"};
-// Percentage points within which they must agree with ncu's whole metrics: two profiles of the
-// same launch, each replaying it, and the parts left out of the runner's.
+// Percentage points within which they must agree with ncu's: two profiles of the same launch,
+// each replaying it, and for sm__throughput the parts left out of the runner's.
 constexpr double speed_of_light_tolerance_points = 5.0;
 
 std::string env_path(const char* name, const std::string& fallback) { return test::env_or(name, fallback.c_str()); }
@@ -261,13 +261,13 @@ TEST(gpu_profile_metrics, launch_attributes_and_sass_aggregates_match_ncu) {
   }
 }
 
-TEST(gpu_profile_metrics, speed_of_light_throughputs_read_from_parts_agree_with_ncus_whole_ones) {
+TEST(gpu_profile_metrics, speed_of_light_throughputs_agree_with_ncus_sm_throughput_read_from_parts) {
   REQUIRE_GPU_AND_NCU();
   runner_options options;
   options.executable = test::runner_path();
   auto runner = runner_client::start(options);
   ASSERT_TRUE(runner) << runner.error().to_string();
-  std::cout << "| kernel | metric | runner (parts, user replay) | ncu (whole, kernel replay) |\n| --- | --- | --- | --- |\n";
+  std::cout << "| kernel | metric | runner (user replay; sm from parts) | ncu (kernel replay) |\n| --- | --- | --- | --- |\n";
   for (const auto& c : cases()) {
     SCOPED_TRACE(c.label);
     auto request = problem_request(c.spec, c.overrides, c.label + "-sol", speed_of_light);

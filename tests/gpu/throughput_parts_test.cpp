@@ -1,6 +1,6 @@
-// The Speed-of-light throughputs the runner reads from a few of their parts
-// (gpu/runtime/throughput_parts.hpp): the plan, the composition, and the parts against ncu's own
-// breakdown of nine H100 kernels (tests/gpu/fixtures/ncu_breakdown_h100.csv, captured).
+// sm__throughput as the runner reads it, from some of its parts (gpu/runtime/throughput_parts.hpp):
+// the plan, the composition, and the parts against ncu's own breakdown of nine H100 kernels
+// (tests/gpu/fixtures/ncu_breakdown_h100.csv, captured).
 
 #include "gpu/runtime/throughput_parts.hpp"
 #include "gpu/runner/ncu_profile.hpp"
@@ -34,28 +34,25 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-TEST(throughput_parts, the_four_composites_have_parts_and_no_part_is_a_composite) {
-  ASSERT_EQ(composed_throughputs().size(), 4u);
-  for (const auto& composite : {sm, memory, l1, l2}) {
-    const auto& parts = parts_of(composite);
-    EXPECT_GE(parts.size(), 3u) << composite;
-    for (const auto& part : parts) {
-      EXPECT_NE(part, composite);
-      for (const auto& t : composed_throughputs())
-        EXPECT_NE(part, t.composite) << part;
-    }
-  }
+TEST(throughput_parts, sm_throughput_alone_is_read_from_parts_and_no_part_is_a_composite) {
+  ASSERT_EQ(composed_throughputs().size(), 1u);
+  EXPECT_EQ(composed_throughputs().front().composite, sm);
+  const auto& parts = parts_of(sm);
+  EXPECT_GE(parts.size(), 3u);
+  for (const auto& part : parts)
+    for (const auto& whole : {sm, memory, l1, l2})
+      EXPECT_NE(part, whole);
 }
 
-TEST(throughput_parts, on_a_checked_chip_the_composites_give_way_to_their_parts_in_the_request_order) {
+TEST(throughput_parts, on_a_checked_chip_sm_throughput_gives_way_to_its_parts_in_the_request_order) {
   auto plan = plan_counters({dram, sm, l2}, "GH100");
-  EXPECT_EQ(plan.composed, (std::vector<std::string>{sm, l2}));
+  EXPECT_EQ(plan.composed, (std::vector<std::string>{sm}));
   EXPECT_EQ(plan.counters.front(), dram);
   EXPECT_FALSE(contains(plan.counters, sm));
-  EXPECT_FALSE(contains(plan.counters, l2));
+  EXPECT_EQ(plan.counters.back(), l2) << "the other composites are asked for whole";
   for (const auto& part : parts_of(sm))
     EXPECT_TRUE(contains(plan.counters, part)) << part;
-  EXPECT_EQ(plan.counters.size(), 1 + parts_of(sm).size() + parts_of(l2).size());
+  EXPECT_EQ(plan.counters.size(), 2 + parts_of(sm).size());
 }
 
 TEST(throughput_parts, a_part_asked_for_itself_is_collected_once) {
@@ -91,30 +88,30 @@ TEST(throughput_parts, a_composite_is_its_busiest_part_and_the_parts_not_asked_f
 }
 
 TEST(throughput_parts, a_composite_with_a_part_missing_has_no_value_and_names_the_part) {
-  const auto& parts = parts_of(memory);
-  auto plan = plan_counters({memory}, "GH100");
+  const auto& parts = parts_of(sm);
+  auto plan = plan_counters({sm}, "GH100");
   std::map<std::string, double> values;
   for (std::size_t i = 1; i < parts.size(); ++i)
     values[parts[i]] = 90.0;
   std::map<std::string, std::string> missing{{parts[0], "not a metric of chip GH100"}};
   compose_throughputs(plan, values, missing);
-  EXPECT_FALSE(values.contains(memory)) << "the busiest of the parts read could be the wrong one";
-  ASSERT_TRUE(missing.contains(memory));
-  EXPECT_NE(missing.at(memory).find(parts[0]), std::string::npos);
+  EXPECT_FALSE(values.contains(sm)) << "the busiest of the parts read could be the wrong one";
+  ASSERT_TRUE(missing.contains(sm));
+  EXPECT_NE(missing.at(sm).find(parts[0]), std::string::npos);
   EXPECT_TRUE(values.empty());
   EXPECT_EQ(missing.size(), 1u) << "the part's own gap goes with it";
 }
 
 TEST(throughput_parts, a_reason_given_before_the_composition_stays) {
-  auto plan = plan_counters({l1}, "GH100");
+  auto plan = plan_counters({sm}, "GH100");
   std::map<std::string, double> values;
-  std::map<std::string, std::string> missing{{l1, "range profiler: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}};
+  std::map<std::string, std::string> missing{{sm, "range profiler: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}};
   compose_throughputs(plan, values, missing);
-  EXPECT_EQ(missing.at(l1), "range profiler: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  EXPECT_EQ(missing.at(sm), "range profiler: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
 }
 
 // ncu's breakdown of nine kernels, each bound by another unit (throughput_kernels.cu): the
-// busiest of the parts kept is ncu's own value of all four composites, to the digits ncu prints.
+// busiest of the parts kept is ncu's own sm__throughput, to the digits ncu prints.
 TEST(throughput_parts, the_parts_give_ncus_value_on_nine_h100_kernels_bound_by_different_units) {
   std::ifstream file{fs::path{WARPFORGE_SOURCE_DIR} / "tests/gpu/fixtures/ncu_breakdown_h100.csv"};
   std::stringstream text;
@@ -122,10 +119,10 @@ TEST(throughput_parts, the_parts_give_ncus_value_on_nine_h100_kernels_bound_by_d
   auto csv = parse_ncu_csv(text.str());
   ASSERT_TRUE(csv) << csv.error().message;
   ASSERT_EQ(csv->launches.size(), 9u);
-  std::set<std::string> bound_by; // the part that was the busiest, per composite and kernel
+  std::set<std::string> bound_by; // the parts that were the busiest, over the kernels
   for (const auto& launch : csv->launches) {
     const auto& kernel = launch.text.at("Kernel Name");
-    auto plan = plan_counters({sm, memory, l1, l2}, "GH100");
+    auto plan = plan_counters({sm}, "GH100");
     std::map<std::string, double> values;
     for (const auto& name : plan.counters)
       if (launch.values.contains(name))
@@ -133,15 +130,13 @@ TEST(throughput_parts, the_parts_give_ncus_value_on_nine_h100_kernels_bound_by_d
     std::map<std::string, std::string> missing;
     compose_throughputs(plan, values, missing);
     ASSERT_TRUE(missing.empty()) << kernel << ": " << missing.begin()->second;
-    for (const auto& composite : {sm, memory, l1, l2}) {
-      EXPECT_NEAR(values.at(composite), launch.values.at(composite), 0.005) << kernel << " " << composite;
-      for (const auto& part : parts_of(composite))
-        if (launch.values.at(part) == launch.values.at(composite))
-          bound_by.insert(part);
-    }
+    EXPECT_NEAR(values.at(sm), launch.values.at(sm), 0.005) << kernel;
+    for (const auto& part : parts_of(sm))
+      if (launch.values.at(part) == launch.values.at(sm))
+        bound_by.insert(part);
   }
-  // Not one part doing all the work: the nine kernels exercise at least nine different parts.
-  EXPECT_GE(bound_by.size(), 9u);
+  // Not one part doing all the work: the nine kernels are bound by at least five different parts.
+  EXPECT_GE(bound_by.size(), 5u);
 }
 
 } // namespace
