@@ -219,4 +219,13 @@ expected<device_memory*, launch_failure> device_workspace::flush_buffer() {
   return &flush_;
 }
 
+std::optional<launch_failure> device_workspace::flush_l2(unsigned char fill) {
+  auto buffer = flush_buffer();
+  if (!buffer)
+    return buffer.error();
+  if (auto r = WARPFORGE_GPU_CALL(cudaMemsetAsync((*buffer)->ptr, fill, (*buffer)->bytes, stream_)); !r)
+    return cuda_failure(r.error(), "L2 flush");
+  return std::nullopt;
+}
+
 } // namespace warpforge::gpu

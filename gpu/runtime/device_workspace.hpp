@@ -79,8 +79,12 @@ public:
   /// Reads `count` records back (waits for the stream).
   expected<std::vector<device_check_record>, launch_failure> read_records(std::size_t count);
 
-  /// Cold mode's scratch buffer (l2_flush_size_factor x L2), allocated on first use.
+  /// The L2 flush's scratch buffer (l2_flush_size_factor x L2), allocated on first use.
   expected<device_memory*, launch_failure> flush_buffer();
+  /// Evicts the L2: a memset of flush_buffer() with `fill`, queued on the stream (cold races
+  /// before every timed launch, user-replay profiles before every pass). The lines it leaves are
+  /// dirty, so their write-back falls into what runs next.
+  std::optional<launch_failure> flush_l2(unsigned char fill = 0);
 
   device_workspace(const device_workspace&) = delete;
   device_workspace& operator=(const device_workspace&) = delete;

@@ -147,21 +147,17 @@ std::optional<launch_failure> race_runner::timed_launches(std::optional<std::siz
       return cuda_failure(r.error(), "creating events");
     events_.push_back(event);
   }
-  device_memory* flush = nullptr;
-  if (cold()) {
-    auto buffer = ws_.flush_buffer();
-    if (!buffer)
+  if (cold()) // the buffer before the first launch: a failure to allocate it names no launch
+    if (auto buffer = ws_.flush_buffer(); !buffer)
       return buffer.error();
-    flush = *buffer;
-  }
   const cudaStream_t stream = ws_.stream();
   for (std::size_t i = 0; i < count; ++i) {
     if (before_last && i + 1 == count)
       if (auto f = before_last())
         return f;
-    if (flush)
-      if (auto r = WARPFORGE_GPU_CALL(cudaMemsetAsync(flush->ptr, static_cast<int>(i & 0xff), flush->bytes, stream)); !r)
-        return cuda_failure(r.error(), "L2 flush");
+    if (cold())
+      if (auto f = ws_.flush_l2(static_cast<unsigned char>(i & 0xff)))
+        return f;
     call_result r = WARPFORGE_GPU_CALL(cudaEventRecord(events_[2 * i], stream));
     if (r)
       r = launch(k, params, stream);

@@ -8,15 +8,6 @@ std::optional<launch_failure> single_launch::refresh() {
   return workspace->refresh(request->args, inputs, buffers);
 }
 
-std::optional<launch_failure> single_launch::flush_l2() {
-  auto flush = workspace->flush_buffer();
-  if (!flush)
-    return flush.error();
-  if (auto r = WARPFORGE_GPU_CALL(cudaMemsetAsync((*flush)->ptr, 0, (*flush)->bytes, workspace->stream())); !r)
-    return cuda_failure(r.error(), "flushing the L2");
-  return std::nullopt;
-}
-
 std::optional<launch_failure> prepare_single_launch(device_workspace& workspace,
                                                     const race_request& request, single_launch& out) {
   out.workspace = &workspace;
