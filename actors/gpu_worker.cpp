@@ -114,7 +114,7 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
   launch.replay = gpu::profile_replay::kernel; // ncu's, when it runs: one process, no re-runs
   // The runner's own profiles replay the kernel themselves (user replay: inputs restored, outputs
   // poisoned and the L2 flushed before every pass). While other GPUs of the host profile too, a
-  // profile costs about 1.5 s so against 2.1 s under CUPTI's kernel replay (docs/measurement.md,
+  // profile took 1.5 s against 2.1 s under CUPTI's kernel replay (docs/measurement.md,
   // "What a profile costs").
   gpu::cupti_source cupti{[this, &cfg](const gpu::profile_request& r) {
     auto user_replay = r;

@@ -496,14 +496,22 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   clock.mark("counter config");
   if (!config) {
     auto failed = from_cupti_failure(request, config.error(), "configuring the metrics");
-    failed.missing = std::move(result.missing);
+    failed.missing = result.missing; // a copy: the caller may go on with what was read before
     return failed;
   }
   const metric_config& kept = **config;
   if (kept.metrics.empty()) {
-    remarks += "; the range profiler knows none of its " + std::to_string(metrics.size()) + " metrics";
+    remarks += "; the range profiler knows none of the " + std::to_string(metrics.size()) + " counters asked of it";
     return std::nullopt;
   }
+  // User replay evicts the L2 before every pass; its buffer is made first, so that a device too
+  // full for it costs the flush (said in the note), not the profile.
+  bool flush_before_passes = request.replay == profile_replay::user;
+  if (flush_before_passes)
+    if (auto buffer = candidate.workspace->flush_buffer(); !buffer) {
+      flush_before_passes = false;
+      remarks += "; L2 not flushed between passes (" + buffer.error().detail + ")";
+    }
 
   // A range profiler call that fails may mean another tool holds the counters now: what this
   // runner kept is read and built afresh by the next profile.
@@ -530,13 +538,12 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   std::size_t launches = 0;
   bool all_submitted = false;
   while (!all_submitted && launches < pass_limit) {
-    if (request.replay == profile_replay::user) {
-      if (launches > 0)
-        if (auto f = candidate.refresh())
-          return from_candidate_failure(request, *f);
-      if (auto f = candidate.flush_l2())
+    if (request.replay == profile_replay::user && launches > 0)
+      if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
-    }
+    if (flush_before_passes)
+      if (auto f = candidate.workspace->flush_l2())
+        return from_candidate_failure(request, *f);
     if (auto r = start(range->get()); !r)
       return cupti_failed(r.error(), "starting pass " + std::to_string(launches));
     if (auto r = launch_and_wait(candidate); !r)
@@ -729,12 +736,15 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   if (!counter_names.empty()) {
     if (auto end = fresh(); end)
       return *end;
-    // The Speed-of-light throughputs are read from a few of their parts (throughput_parts.hpp).
+    // sm__throughput is read from some of its parts on a GH100 (throughput_parts.hpp).
     const auto plan = plan_counters(counter_names, chip.name);
     if (auto end = run_range_profiler(request, plan.counters, candidate, context, chip, result, remarks, clock)) {
-      // The kernel failed (its context is lost), or nothing else was read: that is the answer.
-      if (end->runner_exits || result.values.empty())
+      // The kernel failed (its context is lost), or nothing else was read: that is the answer,
+      // in the names asked for (a composite's, not its parts').
+      if (end->runner_exits || result.values.empty()) {
+        compose_throughputs(plan, end->values, end->missing);
         return *end;
+      }
       // CUPTI's range profiler failed with the launch attributes already read: they stay, the
       // counters are named missing with its reason, and the SASS phase still runs.
       for (const auto& name : counter_names)

@@ -30,7 +30,8 @@
 //     7. decode, then evaluate range 0 for every configured metric;
 //   - smsp__sass_*: one lazily patched launch, its per-instruction counts aggregated.
 // Clocks are never locked: CUDA 13.0's range profiler has no clock control, and CUPTI 13.4's
-// opt-in cuptiClockControlLock is never called. Caches are not flushed between passes.
+// opt-in cuptiClockControlLock is never called. Caches: under user replay the runner evicts the L2
+// before every pass (above); under kernel replay they are as CUPTI leaves them.
 
 #include "foundation/expected/expected.hpp"
 #include "gpu/runner/profile_request.hpp"

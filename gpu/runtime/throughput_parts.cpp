@@ -28,6 +28,8 @@ const throughput_parts* parts_of(std::string_view name) {
 
 } // namespace
 
+// A table, though it holds one composite: the others were read from parts too at first (the
+// header says why no longer), and a chip whose breakdowns are read may want them again.
 const std::vector<throughput_parts>& composed_throughputs() {
   static const std::vector<throughput_parts> table = [] {
     std::vector<throughput_parts> t;
@@ -70,18 +72,21 @@ void compose_throughputs(const counter_plan& plan, std::map<std::string, double>
   for (const auto& composite : plan.composed) {
     const auto& parts = parts_of(composite)->parts;
     double busiest = 0.0;
-    std::string lacking;
+    std::string lacking, first_reason;
     for (const auto& part : parts) {
       auto found = values.find(part);
-      if (found == values.end())
-        lacking += (lacking.empty() ? "" : ", ") + part;
-      else
+      if (found != values.end()) {
         busiest = std::max(busiest, found->second);
+        continue;
+      }
+      if (auto why = missing.find(part); why != missing.end() && first_reason.empty())
+        first_reason = " (" + part + ": " + why->second + ")";
+      lacking += (lacking.empty() ? "" : ", ") + part;
     }
     if (lacking.empty())
       values[composite] = busiest;
     else // a reason given already (the range profiler failed) stays
-      missing.emplace(composite, "read from its parts, and these have no value: " + lacking);
+      missing.emplace(composite, "read from its parts, and these have no value: " + lacking + first_reason);
   }
   for (const auto& t : composed_throughputs())
     for (const auto& part : t.parts)

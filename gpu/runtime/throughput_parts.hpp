@@ -1,7 +1,7 @@
 #pragma once
-// sm__throughput, read by the runner from some of its parts. It is the busiest of some twenty SM sub-unit
-// utilisations (ncu's "breakdown:" lists them), and asked for whole it makes a profile of the
-// built-in schema 14 replay passes on an H100; read from 11 of its parts, 10. Replay passes are
+// sm__throughput, read by the runner from some of its parts. It is the busiest of some twenty SM
+// sub-unit utilisations (ncu's "breakdown:" lists them), and asked for whole it makes a profile of
+// the built-in schema 14 replay passes on an H100; read from 11 of its parts, 10. Replay passes are
 // what a host's GPUs wait on each other for (docs/measurement.md, "What a profile costs"). The
 // other three Speed-of-light composites (gpu__compute_memory_throughput, l1tex__throughput,
 // lts__throughput) cost no pass beside the rest of the schema and are asked for whole. Plain C++
@@ -11,15 +11,18 @@
 //   ... the range profiler collects plan.counters ...
 //   compose_throughputs(plan, values, missing);      // composites = the busiest part
 //
-// The parts kept are those that were the busiest in ncu's breakdown (CUDA 13.0, H100) of nine
-// kernels each bound by another unit: a float4 copy, FP32, FP64 and half2 FMA loops, an SFU loop
-// (XU), an integer loop (ALU), a shared-memory loop, a naive transpose (MIO queue) and an
-// L2-resident gather. There the busiest part is ncu's value (tests/gpu/fixtures/
-// ncu_breakdown_h100.csv); against ncu's whole metric on the six profile kernels of
-// gpu_profile_metrics_tests it read 0-2.6 points low. The value is the busiest of the parts
-// collected, so for a kernel bound by a unit left out it reads low; the profile's note says it
-// was read from parts. (The memory, L1 and L2 composites were read from parts as well at first;
-// row_reduction's L2 and L1 then read 7 and 5 points low, and reading them whole costs nothing.)
+// The parts come from ncu's breakdown (CUDA 13.0, H100) of nine kernels each bound by another unit
+// (tests/gpu/fixtures/throughput_kernels.cu): a float4 copy, FP32, FP64 and half2 FMA loops, an SFU
+// loop, an integer loop, a shared-memory loop, a naive transpose and an L2-resident gather. Six
+// parts were the busiest on one of them (issue, ALU, XU, the shared pipe, ADU, the MIO queue); five
+// more were added by hand, units that bind other kernels (the FMA, FP64, tensor and LSU pipes, the
+// MIO writeback). Four of the nine are not SM-bound (5-29%). The fixture test
+// (throughput_parts_test) guards that the parts still give ncu's value on them; the check is the
+// six profile kernels of gpu_profile_metrics_tests, where the runner's value was within 2.6 points
+// of ncu's whole one, at most 0.1 above (H100 and H200). The value is the busiest of the parts
+// collected, so for a kernel bound by a unit left out it reads low; the profile's note says it was
+// read from parts. (The memory, L1 and L2 composites were read from parts as well at first;
+// row_reduction's L2 and L1 then read 7 and 5 points low, and reading them whole costs no pass.)
 // Only on the chips the breakdowns were read on (GH100: H100, H200); other chips get
 // sm__throughput whole.
 
@@ -52,8 +55,9 @@ struct counter_plan {
 counter_plan plan_counters(const std::vector<std::string>& requested, std::string_view chip);
 
 /// Each composite's value, the largest of its parts', into `values`; a composite whose parts
-/// are not all there goes to `missing` with the parts it lacks. Parts that were not requested
-/// themselves are taken out of `values` and `missing`.
+/// are not all there goes to `missing` with the parts it lacks and the first one's reason (a
+/// reason it has already stays). Parts that were not requested themselves are taken out of
+/// `values` and `missing`.
 void compose_throughputs(const counter_plan& plan, std::map<std::string, double>& values,
                          std::map<std::string, std::string>& missing);
 

@@ -11,9 +11,10 @@
 // profile: the wall seconds as the client sees them, the passes, and the runner's own phases
 // (its note's "time: ..."); then how far the two replays' values are apart. `--metrics` profiles
 // the Nsight names listed in FILE (one a line) instead, to see what a smaller list costs;
-// `--replay` keeps to one replay mode. `--races N` races the kernel alone N times before the
-// profiles and N times after them, to see whether what a profile leaves behind in the runner (the
-// range profiler stays enabled) changes the kernel's timing. Several copies started
+// `--replay` keeps to one replay mode (user replay also flushes the L2 before every pass, so
+// "kernel vs user replay" compares that too). `--races N` races the kernel alone N times before
+// the profiles and N times after them, to see whether what a profile leaves behind in the runner
+// changes the kernel's timing. Several copies started
 // at once on different GPUs (CUDA_VISIBLE_DEVICES) show what profiling on every GPU costs.
 
 #include "actors/runner_keeper.hpp"
@@ -35,6 +36,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -45,6 +47,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto profile_deadline = std::chrono::seconds{120};
+constexpr auto race_deadline = std::chrono::seconds{120};
 
 // The runner's phases from its note: everything after "time: ".
 std::string phases_of(const std::string& note) {
@@ -60,9 +63,11 @@ std::optional<std::vector<std::string>> read_names(const fs::path& file) {
     return std::nullopt;
   }
   std::vector<std::string> names;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty())
-      names.push_back(line);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words{line}; // the name without blanks or a '\r'
+    if (std::string name; words >> name)
+      names.push_back(name);
+  }
   if (names.empty()) {
     std::fprintf(stderr, "the metric list %s names no metric\n", file.c_str());
     return std::nullopt;
@@ -73,7 +78,7 @@ std::optional<std::vector<std::string>> read_names(const fs::path& file) {
 // `count` races of the kernel alone, each one's median and interval printed; false when one failed.
 bool race_alone(actors::runner_keeper& keeper, const gpu::race_request& run, std::size_t count, const char* when) {
   for (std::size_t i = 0; i < count; ++i) {
-    auto result = keeper.run(run, profile_deadline);
+    auto result = keeper.run(run, race_deadline);
     if (!result || result->kernels.empty() || result->kernels.front().outcome != vocabulary::branch_outcome::passed) {
       std::fprintf(stderr, "race %zu %s: %s\n", i, when,
                    !result ? result.error().to_string().c_str()
@@ -87,14 +92,19 @@ bool race_alone(actors::runner_keeper& keeper, const gpu::race_request& run, std
   return true;
 }
 
-// How many values two profiles share within 5%, and those that differ more.
-void print_agreement(const char* what, const gpu::profile_result& a, const gpu::profile_result& b) {
+// How many values two profiles share within 5%, those that differ more, and those only one has.
+void print_agreement(const std::string& what, const gpu::profile_result& a, const gpu::profile_result& b) {
   std::size_t compared = 0, within_5 = 0;
-  std::string apart;
+  std::string apart, in_one;
+  for (const auto& [name, value] : b.values)
+    if (!a.values.contains(name))
+      in_one += " " + name + " (second only)";
   for (const auto& [name, a_value] : a.values) {
     auto b_value = b.values.find(name);
-    if (b_value == b.values.end())
+    if (b_value == b.values.end()) {
+      in_one += " " + name + " (first only)";
       continue;
+    }
     ++compared;
     const double scale = std::max(std::abs(a_value), std::abs(b_value->second));
     const double gap = scale > 0 ? std::abs(a_value - b_value->second) / scale : 0.0;
@@ -103,8 +113,9 @@ void print_agreement(const char* what, const gpu::profile_result& a, const gpu::
     else if (apart.size() < 600)
       apart += " " + name + " (" + std::to_string(a_value) + " vs " + std::to_string(b_value->second) + ")";
   }
-  std::printf("  %s: %zu of %zu values within 5%%;%s\n", what, within_5, compared,
-              apart.empty() ? " none apart" : (" apart:" + apart).c_str());
+  std::printf("%s: %zu of %zu values within 5%%;%s%s\n", what.c_str(), within_5, compared,
+              apart.empty() ? " none apart" : (" apart:" + apart).c_str(),
+              in_one.empty() ? "" : ("; in one only:" + in_one).c_str());
 }
 
 } // namespace
@@ -214,7 +225,7 @@ int main(int argc, char** argv) {
       if (i == 0)
         first = *result;
       else // a profile must not carry anything over from the one before it
-        print_agreement(("  #" + std::to_string(i) + " vs #0").c_str(), first, *result);
+        print_agreement("  #" + std::to_string(i) + " vs #0", first, *result);
       if (i + 1 == repeat)
         last.push_back(*result);
     }
@@ -224,7 +235,7 @@ int main(int argc, char** argv) {
   if (!race_alone(*keeper, request.run, races, "after the profiles"))
     return 1;
   if (last.size() == 2)
-    print_agreement("kernel vs user replay", last[0], last[1]);
+    print_agreement("  kernel vs user replay (and no L2 flush vs a flush)", last[0], last[1]);
   keeper->stop();
   return 0;
 }

@@ -286,7 +286,9 @@ TEST(gpu_profile_metrics, speed_of_light_throughputs_agree_with_ncus_sm_throughp
     auto theirs = profile_with_ncu(ncu_request, ncu_options_for(c.label + "-sol"));
     EXPECT_EQ(ours->status, profile_status::ok) << ours->note;
     EXPECT_EQ(theirs.status, profile_status::ok) << theirs.note;
-    EXPECT_NE(ours->note.find("read as the busiest of"), std::string::npos) << ours->note;
+    if (ours->note.starts_with("chip GH100")) { // where the parts were chosen (throughput_parts.hpp)
+      EXPECT_NE(ours->note.find("sm__throughput read as the busiest of"), std::string::npos) << ours->note;
+    }
     for (const auto& metric : speed_of_light) {
       std::cout << "| " << c.label << " | " << metric << " | " << shown(*ours, metric) << " | " << shown(theirs, metric)
                 << " |\n";
