@@ -753,8 +753,9 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
       remarks += "; range profiler failed (" + end->note + ")";
     }
     compose_throughputs(plan, result.values, result.missing);
-    if (auto remark = composed_remark(plan); !remark.empty())
-      remarks += "; " + remark;
+    if (std::any_of(plan.composed.begin(), plan.composed.end(),
+                    [&](const std::string& name) { return result.values.contains(name); }))
+      remarks += "; " + composed_remark(plan);
   }
   if (!sass_names.empty()) {
     if (auto end = fresh(); end)

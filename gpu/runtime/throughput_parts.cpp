@@ -83,10 +83,14 @@ void compose_throughputs(const counter_plan& plan, std::map<std::string, double>
         first_reason = " (" + part + ": " + why->second + ")";
       lacking += (lacking.empty() ? "" : ", ") + part;
     }
+    const bool none = !lacking.empty() && std::none_of(parts.begin(), parts.end(), [&](const std::string& part) {
+                        return values.contains(part);
+                      });
     if (lacking.empty())
       values[composite] = busiest;
     else // a reason given already (the range profiler failed) stays
-      missing.emplace(composite, "read from its parts, and these have no value: " + lacking + first_reason);
+      missing.emplace(composite, none ? "read from its parts, none of which has a value" + first_reason
+                                      : "read from its parts, and these have no value: " + lacking + first_reason);
   }
   for (const auto& t : composed_throughputs())
     for (const auto& part : t.parts)

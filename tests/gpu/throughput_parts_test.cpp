@@ -105,6 +105,15 @@ TEST(throughput_parts, a_composite_with_a_part_missing_has_no_value_and_names_th
   EXPECT_EQ(missing.size(), 1u) << "the part's own entry is folded into the composite's";
 }
 
+TEST(throughput_parts, a_composite_none_of_whose_parts_was_read_says_so_briefly) {
+  auto plan = plan_counters({sm, dram}, "GH100");
+  std::map<std::string, double> values{{dram, 3.0}};
+  std::map<std::string, std::string> missing;
+  compose_throughputs(plan, values, missing);
+  EXPECT_EQ(missing.at(sm), "read from its parts, none of which has a value");
+  EXPECT_EQ(values.size(), 1u);
+}
+
 TEST(throughput_parts, a_reason_given_before_the_composition_stays) {
   auto plan = plan_counters({sm}, "GH100");
   std::map<std::string, double> values;
