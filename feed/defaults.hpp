@@ -54,9 +54,16 @@ inline constexpr std::int64_t max_replay_request_bytes = 4096;
 inline constexpr std::size_t max_replay_request_frames = 8;
 /// Requests a replay client may have queued at the server [messages].
 inline constexpr int replay_request_high_water_mark = 100;
-/// Replies queued to one replay client that does not read them; beyond it ZeroMQ drops the
-/// reply and the client's request times out [messages].
+/// Replies queued to one replay client that does not read them [messages]; beyond it ZeroMQ
+/// refuses the next reply, which the server offers again for replay_reply_retry and then drops
+/// (the client's request times out).
 inline constexpr int replay_reply_high_water_mark = 4;
+/// How long a reply the client's queue refused is offered again [ms]: ZeroMQ learns late that a
+/// client read its replies, so one that asks again at once can look full for a moment.
+inline constexpr std::chrono::milliseconds replay_reply_retry{1000};
+/// The most event bytes the replay server keeps in refused replies at once [bytes]; beyond it (or
+/// beyond max_replay_requests_waiting of them) a refused reply is dropped at once.
+inline constexpr std::size_t max_replay_unsent_bytes = 16 * 1024 * 1024;
 /// The most event bytes one replay reply carries [bytes]; a reply that reaches it stops early
 /// with `more` (at least one event is always sent), so no reply is larger than this plus one event.
 inline constexpr std::size_t max_replay_reply_bytes = 4 * 1024 * 1024;

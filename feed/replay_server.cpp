@@ -20,7 +20,8 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-// How often requests waiting for their `until` look at the store again.
+// How often requests waiting for their `until` look at the store again, and replies a peer's
+// pipe refused are offered again.
 constexpr std::chrono::milliseconds catch_up_poll{20};
 
 unexpected<feed_error> fail(feed_errc code, std::string_view place, std::string message) {
@@ -56,6 +57,33 @@ struct waiting_request {
   clock::time_point deadline; // answered with what is stored by then
 };
 
+/// What became of one attempt to send a reply.
+enum class delivery : std::uint8_t {
+  sent,
+  peer_full, // ZeroMQ counts replay_reply_high_water_mark replies the peer has not read
+  peer_gone, // no such peer any more
+};
+
+/// A reply the peer's pipe refused, offered again until it goes or its time is up.
+struct unsent_reply {
+  std::vector<zmq::message_t> envelope;
+  replay_reply reply;
+  std::size_t bytes = 0; // of its events
+  clock::time_point deadline;
+};
+
+std::size_t event_bytes(const replay_reply& reply) {
+  std::size_t bytes = 0;
+  for (const auto& event : reply.events)
+    bytes += event.size();
+  return bytes;
+}
+
+/// Whether two envelopes route to the same peer (the routing id, their first frame).
+bool same_peer(const std::vector<zmq::message_t>& a, const std::vector<zmq::message_t>& b) {
+  return !a.empty() && !b.empty() && a.front().to_string_view() == b.front().to_string_view();
+}
+
 } // namespace
 
 struct replay_server::impl {
@@ -65,6 +93,8 @@ struct replay_server::impl {
   std::string endpoint;
   std::optional<storage::database> db; // opened on the first request that finds the file
   std::list<waiting_request> waiting;  // at most max_replay_requests_waiting
+  std::list<unsent_reply> unsent;      // at most max_replay_requests_waiting, max_replay_unsent_bytes
+  std::size_t unsent_bytes = 0;
   std::atomic<bool> stopping{false};
   std::atomic<std::uint64_t> requests{0};
   std::atomic<std::uint64_t> events_served{0};
@@ -134,23 +164,74 @@ struct replay_server::impl {
     return reply;
   }
 
-  /// Sends the reply's frames behind `envelope`. A ROUTER never blocks on a send: a peer that
-  /// is gone, or has replay_reply_high_water_mark replies it did not read, loses this one.
-  void send(std::vector<zmq::message_t>& envelope, const replay_reply& reply) {
+  /// Sends the reply behind `envelope` (copied: a reply the peer's pipe refuses is kept whole to
+  /// be offered again). The socket is ZMQ_ROUTER_MANDATORY, so a peer ZeroMQ counts as full or
+  /// gone refuses the first frame and nothing of the reply leaves; once it is taken, the rest
+  /// goes to the same pipe.
+  delivery try_send(std::vector<zmq::message_t>& envelope, const replay_reply& reply) {
+    auto flags = [](bool last_frame) {
+      return (last_frame ? zmq::send_flags::none : zmq::send_flags::sndmore) | zmq::send_flags::dontwait;
+    };
+    try {
+      for (std::size_t index = 0; index < envelope.size(); ++index) {
+        zmq::message_t frame;
+        frame.copy(envelope[index]);
+        if (!socket.send(frame, flags(false)))
+          return delivery::peer_full; // only the routing id can be refused
+      }
+    } catch (const zmq::error_t& error) {
+      if (error.num() == EHOSTUNREACH)
+        return delivery::peer_gone;
+      throw;
+    }
+    const auto header = encode(reply.header);
+    socket.send(zmq::buffer(header), flags(reply.events.empty()));
+    for (std::size_t index = 0; index < reply.events.size(); ++index)
+      socket.send(zmq::buffer(reply.events[index]), flags(index + 1 == reply.events.size()));
+    return delivery::sent;
+  }
+
+  /// Answers: sends the reply now, or keeps it to offer again when the peer's pipe refuses it.
+  /// ZeroMQ learns that a peer read its replies only every few replies and only when this socket
+  /// next processes its commands, so a client that asks again the moment an answer comes can
+  /// look full when it is not; dropping the reply then lost answers to a client waiting for
+  /// nothing else (tests/feed/replay_server_test.cpp). A peer that really does not read loses
+  /// the reply after replay_reply_retry; beyond max_replay_requests_waiting kept replies or
+  /// max_replay_unsent_bytes of their events the new one is dropped at once (its request times
+  /// out; ask again). A peer with a reply kept gets its next ones behind it, in order.
+  void send(std::vector<zmq::message_t>& envelope, replay_reply reply) {
     ++requests;
     events_served += reply.events.size();
     if (reply.header.status != replay_status::ok)
       ++refused;
-    for (auto& frame : envelope)
-      socket.send(frame, zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    const auto header = encode(reply.header);
-    auto flags = [&](bool last_frame) {
-      return (last_frame ? zmq::send_flags::none : zmq::send_flags::sndmore) |
-             zmq::send_flags::dontwait;
-    };
-    socket.send(zmq::buffer(header), flags(reply.events.empty()));
-    for (std::size_t index = 0; index < reply.events.size(); ++index)
-      socket.send(zmq::buffer(reply.events[index]), flags(index + 1 == reply.events.size()));
+    const bool behind_a_kept_one = std::any_of(unsent.begin(), unsent.end(),
+                                               [&](const unsent_reply& kept) { return same_peer(kept.envelope, envelope); });
+    if (!behind_a_kept_one && try_send(envelope, reply) != delivery::peer_full)
+      return;
+    const auto bytes = event_bytes(reply);
+    if (unsent.size() >= max_replay_requests_waiting || unsent_bytes + bytes > max_replay_unsent_bytes)
+      return; // dropped
+    unsent_bytes += bytes;
+    unsent.push_back(unsent_reply{std::move(envelope), std::move(reply), bytes, clock::now() + replay_reply_retry});
+  }
+
+  /// Offers the kept replies again, oldest first: each goes, or is dropped once its peer is gone
+  /// or its time is up. A peer's later replies wait while an earlier one is still refused.
+  void resend_unsent() {
+    const auto now = clock::now();
+    std::vector<const std::vector<zmq::message_t>*> still_refused; // the envelopes of those kept
+    for (auto it = unsent.begin(); it != unsent.end();) {
+      const bool behind = std::any_of(still_refused.begin(), still_refused.end(),
+                                      [&](const auto* envelope) { return same_peer(*envelope, it->envelope); });
+      const auto outcome = behind ? delivery::peer_full : try_send(it->envelope, it->reply);
+      if (outcome != delivery::peer_full || now >= it->deadline || stopping) {
+        unsent_bytes -= it->bytes;
+        it = unsent.erase(it);
+      } else {
+        still_refused.push_back(&it->envelope);
+        ++it;
+      }
+    }
   }
 
   /// Reads one waiting message, if any: its envelope (the frames up to and including the first
@@ -236,7 +317,7 @@ struct replay_server::impl {
     for (;;) {
       try {
         zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
-        const auto wait = waiting.empty() ? std::chrono::milliseconds{-1} : catch_up_poll;
+        const auto wait = waiting.empty() && unsent.empty() ? std::chrono::milliseconds{-1} : catch_up_poll;
         zmq::poll(&item, 1, wait);
         // Bounded per round, so parked requests are looked at even under a stream of new ones.
         for (int read = 0; read < replay_request_high_water_mark; ++read) {
@@ -246,6 +327,7 @@ struct replay_server::impl {
           take(std::move(*in));
         }
         answer_waiting();
+        resend_unsent();
       } catch (const zmq::error_t& error) {
         if (error.num() == ETERM)
           break;
@@ -280,6 +362,7 @@ expected<replay_server, feed_error> replay_server::start(const replay_server_opt
     state->socket.set(zmq::sockopt::maxmsgsize, max_replay_request_bytes);
     state->socket.set(zmq::sockopt::rcvhwm, replay_request_high_water_mark);
     state->socket.set(zmq::sockopt::sndhwm, replay_reply_high_water_mark);
+    state->socket.set(zmq::sockopt::router_mandatory, true); // refused, not dropped: send()
     if (address->ipv6)
       state->socket.set(zmq::sockopt::ipv6, 1);
     state->socket.bind(bind_text(*address));

@@ -16,8 +16,10 @@
 // What a peer can make it hold is bounded too (feed/defaults.hpp): a frame over
 // max_replay_request_bytes disconnects the peer before it is allocated (ZMQ_MAXMSGSIZE), a
 // message of more than max_replay_request_frames frames is dropped unanswered, at most
-// replay_request_high_water_mark requests queue per peer, and replies to a peer that does not
-// read them are dropped beyond replay_reply_high_water_mark (its request times out; ask again).
+// replay_request_high_water_mark requests queue per peer, and a reply beyond
+// replay_reply_high_water_mark unread ones is refused by ZeroMQ and offered again for
+// replay_reply_retry, at most max_replay_requests_waiting of them and max_replay_unsent_bytes
+// of their events at once, then dropped (its request times out; ask again).
 
 #include "feed/defaults.hpp"
 #include "foundation/expected/expected.hpp"
