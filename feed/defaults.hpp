@@ -55,14 +55,18 @@ inline constexpr std::size_t max_replay_request_frames = 8;
 /// Requests a replay client may have queued at the server [messages].
 inline constexpr int replay_request_high_water_mark = 100;
 /// Replies queued to one replay client that does not read them [messages]; beyond it ZeroMQ
-/// refuses the next reply, which the server offers again for replay_reply_retry and then drops
-/// (the client's request times out).
+/// refuses the next reply, which the server offers again every 20 ms for replay_reply_retry and
+/// then drops (the client's request times out).
 inline constexpr int replay_reply_high_water_mark = 4;
-/// How long a reply the client's queue refused is offered again [ms]: ZeroMQ learns late that a
-/// client read its replies, so one that asks again at once can look full for a moment.
+/// How long a reply the client's queue refused is offered again [ms]: the server's socket learns
+/// only every other reply, and on a send at most once a millisecond, that its network thread
+/// took the client's replies off their queue, so one that asks again at once can look full.
 inline constexpr std::chrono::milliseconds replay_reply_retry{1000};
-/// The most event bytes the replay server keeps in refused replies at once [bytes]; beyond it (or
-/// beyond max_replay_requests_waiting of them) a refused reply is dropped at once.
+/// Refused replies the replay server keeps at once [replies], of them at most
+/// max_replay_unsent_per_peer to one client, and their event bytes [bytes]; beyond any of
+/// these a refused reply is dropped at once.
+inline constexpr std::size_t max_replay_unsent_replies = 64;
+inline constexpr std::size_t max_replay_unsent_per_peer = 2;
 inline constexpr std::size_t max_replay_unsent_bytes = 16 * 1024 * 1024;
 /// The most event bytes one replay reply carries [bytes]; a reply that reaches it stops early
 /// with `more` (at least one event is always sent), so no reply is larger than this plus one event.

@@ -93,7 +93,7 @@ struct replay_server::impl {
   std::string endpoint;
   std::optional<storage::database> db; // opened on the first request that finds the file
   std::list<waiting_request> waiting;  // at most max_replay_requests_waiting
-  std::list<unsent_reply> unsent;      // at most max_replay_requests_waiting, max_replay_unsent_bytes
+  std::list<unsent_reply> unsent;      // bounded: max_replay_unsent_replies, ..._per_peer, ..._bytes
   std::size_t unsent_bytes = 0;
   std::atomic<bool> stopping{false};
   std::atomic<std::uint64_t> requests{0};
@@ -172,33 +172,57 @@ struct replay_server::impl {
     auto flags = [](bool last_frame) {
       return (last_frame ? zmq::send_flags::none : zmq::send_flags::sndmore) | zmq::send_flags::dontwait;
     };
+    // Only the routing id can be refused. A refusal may be ZeroMQ's stale count of what the
+    // peer read: asking for the socket's events makes it process its commands (a send checks
+    // at most once a millisecond), so the second try sees the count as it is.
+    auto routed = [&] {
+      zmq::message_t routing_id;
+      routing_id.copy(envelope.front());
+      return socket.send(routing_id, flags(false)).has_value();
+    };
     try {
-      for (std::size_t index = 0; index < envelope.size(); ++index) {
-        zmq::message_t frame;
-        frame.copy(envelope[index]);
-        if (!socket.send(frame, flags(false)))
-          return delivery::peer_full; // only the routing id can be refused
+      if (!routed()) {
+        (void)socket.get(zmq::sockopt::events);
+        if (!routed())
+          return delivery::peer_full;
       }
     } catch (const zmq::error_t& error) {
       if (error.num() == EHOSTUNREACH)
         return delivery::peer_gone;
       throw;
     }
+    // The rest goes to the pipe that took the routing id. A signal during a send is retried, so
+    // the message is never left half-sent for the next reply to run on into.
+    auto send_frame = [&](zmq::const_buffer frame, bool last_frame) {
+      for (;;) {
+        try {
+          socket.send(frame, flags(last_frame));
+          return;
+        } catch (const zmq::error_t& error) {
+          if (error.num() != EINTR)
+            throw;
+        }
+      }
+    };
+    for (std::size_t index = 1; index < envelope.size(); ++index)
+      send_frame(zmq::buffer(envelope[index].data(), envelope[index].size()), false);
     const auto header = encode(reply.header);
-    socket.send(zmq::buffer(header), flags(reply.events.empty()));
+    send_frame(zmq::buffer(header), reply.events.empty());
     for (std::size_t index = 0; index < reply.events.size(); ++index)
-      socket.send(zmq::buffer(reply.events[index]), flags(index + 1 == reply.events.size()));
+      send_frame(zmq::buffer(reply.events[index]), index + 1 == reply.events.size());
     return delivery::sent;
   }
 
   /// Answers: sends the reply now, or keeps it to offer again when the peer's pipe refuses it.
-  /// ZeroMQ learns that a peer read its replies only every few replies and only when this socket
-  /// next processes its commands, so a client that asks again the moment an answer comes can
-  /// look full when it is not; dropping the reply then lost answers to a client waiting for
+  /// This socket learns that its network thread took a peer's replies off their queue only every
+  /// other reply (with a mark of 4) and only when it next processes its commands, so a client
+  /// that asks again the moment an answer comes can look full when it is not; dropping the reply then lost answers to a client waiting for
   /// nothing else (tests/feed/replay_server_test.cpp). A peer that really does not read loses
-  /// the reply after replay_reply_retry; beyond max_replay_requests_waiting kept replies or
-  /// max_replay_unsent_bytes of their events the new one is dropped at once (its request times
-  /// out; ask again). A peer with a reply kept gets its next ones behind it, in order.
+  /// the reply after replay_reply_retry; beyond max_replay_unsent_replies kept replies (of which
+  /// max_replay_unsent_per_peer of one peer) or max_replay_unsent_bytes of their events the new
+  /// one is dropped at once (its request times out; ask again), so one peer that never reads
+  /// cannot take the room from the others. A peer with a reply kept gets its next ones behind
+  /// it, in order.
   void send(std::vector<zmq::message_t>& envelope, replay_reply reply) {
     ++requests;
     events_served += reply.events.size();
@@ -209,7 +233,10 @@ struct replay_server::impl {
     if (!behind_a_kept_one && try_send(envelope, reply) != delivery::peer_full)
       return;
     const auto bytes = event_bytes(reply);
-    if (unsent.size() >= max_replay_requests_waiting || unsent_bytes + bytes > max_replay_unsent_bytes)
+    const auto of_this_peer = std::count_if(unsent.begin(), unsent.end(),
+                                            [&](const unsent_reply& kept) { return same_peer(kept.envelope, envelope); });
+    if (unsent.size() >= max_replay_unsent_replies || unsent_bytes + bytes > max_replay_unsent_bytes ||
+        static_cast<std::size_t>(of_this_peer) >= max_replay_unsent_per_peer)
       return; // dropped
     unsent_bytes += bytes;
     unsent.push_back(unsent_reply{std::move(envelope), std::move(reply), bytes, clock::now() + replay_reply_retry});

@@ -18,8 +18,9 @@
 // message of more than max_replay_request_frames frames is dropped unanswered, at most
 // replay_request_high_water_mark requests queue per peer, and a reply beyond
 // replay_reply_high_water_mark unread ones is refused by ZeroMQ and offered again for
-// replay_reply_retry, at most max_replay_requests_waiting of them and max_replay_unsent_bytes
-// of their events at once, then dropped (its request times out; ask again).
+// replay_reply_retry (at most max_replay_unsent_replies, max_replay_unsent_per_peer of one peer
+// and max_replay_unsent_bytes of events kept at once), then dropped (its request times out;
+// ask again).
 
 #include "feed/defaults.hpp"
 #include "foundation/expected/expected.hpp"
