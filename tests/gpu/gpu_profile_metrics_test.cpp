@@ -192,11 +192,16 @@ std::string shown(const profile_result& r, const std::string& metric) {
   return "-";
 }
 
-TEST(gpu_profile_metrics, launch_attributes_and_sass_aggregates_match_ncu) {
-  REQUIRE_GPU_AND_NCU();
+// The runner under test (test::runner_path()), started.
+expected<runner_client, runner_error> start_runner() {
   runner_options options;
   options.executable = test::runner_path();
-  auto runner = runner_client::start(options);
+  return runner_client::start(options);
+}
+
+TEST(gpu_profile_metrics, launch_attributes_and_sass_aggregates_match_ncu) {
+  REQUIRE_GPU_AND_NCU();
+  auto runner = start_runner();
   ASSERT_TRUE(runner) << runner.error().to_string();
   std::vector<std::string> asked = launch_metrics;
   asked.insert(asked.end(), sass_metrics.begin(), sass_metrics.end());
@@ -263,9 +268,7 @@ TEST(gpu_profile_metrics, launch_attributes_and_sass_aggregates_match_ncu) {
 
 TEST(gpu_profile_metrics, speed_of_light_throughputs_agree_with_ncus_sm_throughput_read_from_parts) {
   REQUIRE_GPU_AND_NCU();
-  runner_options options;
-  options.executable = test::runner_path();
-  auto runner = runner_client::start(options);
+  auto runner = start_runner();
   ASSERT_TRUE(runner) << runner.error().to_string();
   std::cout << "| kernel | metric | runner (user replay; sm from parts) | ncu (kernel replay) |\n| --- | --- | --- | --- |\n";
   for (const auto& c : cases()) {
@@ -310,9 +313,7 @@ TEST(gpu_profile_metrics, one_profile_through_the_runner_costs_less_than_through
   asked.push_back("dram__throughput.avg.pct_of_peak_sustained_elapsed");
   auto request = problem_request(cases().front().spec, cases().front().overrides, "timing", asked);
   ASSERT_FALSE(request.run.kernels.empty());
-  runner_options options;
-  options.executable = test::runner_path();
-  auto runner = runner_client::start(options);
+  auto runner = start_runner();
   ASSERT_TRUE(runner) << runner.error().to_string();
   ASSERT_TRUE(runner->profile(request, profile_timeout)); // the runner's one-time set-up, untimed
   const auto t0 = std::chrono::steady_clock::now();
