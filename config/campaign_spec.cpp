@@ -82,6 +82,24 @@ std::optional<profile_tool> profile_tool_from_string(std::string_view text) {
   return vocabulary::value_of(profile_tool_words, text);
 }
 
+constexpr vocabulary::enum_word<champion_profiles> champion_profiles_words[] = {
+    {champion_profiles::each, "each"},
+    {champion_profiles::final, "final"},
+};
+static_assert(vocabulary::covers(champion_profiles_words, all_champion_profiles));
+
+std::string_view to_string(champion_profiles profiles) { return vocabulary::word_of(champion_profiles_words, profiles); }
+
+std::optional<champion_profiles> champion_profiles_from_string(std::string_view text) {
+  return vocabulary::value_of(champion_profiles_words, text);
+}
+
+champion_profiles profiled_champions_of(const campaign_spec& spec) {
+  if (spec.profiled_champions)
+    return *spec.profiled_champions;
+  return spec.proposer.kind == proposer_kind::tune ? champion_profiles::final : champion_profiles::each;
+}
+
 constexpr vocabulary::enum_word<campaign_kind> campaign_kind_words[] = {
     {campaign_kind::optimize, "optimize"},
     {campaign_kind::calibrate, "calibrate"},
@@ -210,11 +228,14 @@ public:
         spec.sanitize_champion = *sanitize;
     }
     if (const auto* profile = r_.table(root, "", "profile", presence::optional)) {
-      static constexpr std::string_view profile_keys[] = {"tool"};
+      static constexpr std::string_view profile_keys[] = {"tool", "champions"};
       r_.check_keys(*profile, "profile", profile_keys);
       if (auto tool = r_.enumeration(*profile, "profile", "tool", presence::optional, all_profile_tools,
                                      &profile_tool_from_string))
         spec.profiler = *tool;
+      if (auto champions = r_.enumeration(*profile, "profile", "champions", presence::optional,
+                                          all_champion_profiles, &champion_profiles_from_string))
+        spec.profiled_champions = *champions;
     }
     if (const auto* hosts = r_.table(root, "", "hosts", presence::optional))
       spec.hosts = read_hosts_table(*hosts, r_);

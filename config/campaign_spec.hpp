@@ -76,6 +76,18 @@ std::string_view to_string(profile_tool tool);
 std::optional<profile_tool> profile_tool_from_string(std::string_view text);
 inline constexpr profile_tool all_profile_tools[] = {profile_tool::cupti, profile_tool::ncu};
 
+/// [profile] champions: which of a job's bests are profiled. A profile costs a GPU about as much
+/// as a race (and the host's GPUs take profiles in turn), so a campaign profiles what is read.
+enum class champion_profiles : std::uint8_t {
+  each,  // the baseline and every new champion, before the next proposal: the diagnosis goes to
+         // the proposer and near-peak can stop the job (the LLM proposer's default)
+  final, // the job's best once, when it stops: for the report and the feed; no near-peak stop
+         // (the tuner's default: it reads no diagnosis)
+};
+std::string_view to_string(champion_profiles profiles);
+std::optional<champion_profiles> champion_profiles_from_string(std::string_view text);
+inline constexpr champion_profiles all_champion_profiles[] = {champion_profiles::each, champion_profiles::final};
+
 enum class campaign_kind : std::uint8_t {
   optimize,  // make the jobs' kernels faster (the default)
   calibrate, // measure the GPU's hardware parameters (docs/calibrate.md); [calibrate], no jobs
@@ -186,6 +198,8 @@ struct campaign_spec {
   bool sanitize_champion = false; // [verify] sanitize: a champion runs once under
                                   // compute-sanitizer memcheck before it is crowned (slow)
   profile_tool profiler = profile_tool::cupti; // [profile] tool
+  std::optional<champion_profiles> profiled_champions; // [profile] champions; none: by the
+                                                       // proposer (profiled_champions_of)
   bool deploy_at_end = false; // [deploy] at_end: a finished campaign deploys every job whose
                               // problem declares [deploy] (docs/observe-deploy.md)
   hosts_spec hosts; // [hosts]: GPU hosts already running, or submitted to Slurm; none: this
@@ -193,6 +207,10 @@ struct campaign_spec {
 
   bool operator==(const campaign_spec&) const = default;
 };
+
+/// [profile] champions as given, else `each` for a proposer that reads the diagnosis (llm, and
+/// replay, which rebuilds the same prompts) and `final` for the tuner, which reads none.
+champion_profiles profiled_champions_of(const campaign_spec& spec);
 
 /// Why `name` cannot name a job, or nullopt when it can: 1 to defaults::max_job_name_chars
 /// characters from [A-Za-z0-9_.-], not starting with '.' or '-' (it becomes a folder of the run).

@@ -104,7 +104,8 @@ void campaign_engine::start(const std::optional<earlier_run>& earlier) {
     const auto& spec = setup_.spec;
     if (setup_.mode == campaign_mode::optimize && !gpus_.empty()) {
       auto driver = std::make_unique<job_driver>(job.setup.name, job.setup.problem_path.string(), spec.budget,
-                                                 spec.proposer.max_evaluations, job.setup.baseline);
+                                                 spec.proposer.max_evaluations, job.setup.baseline,
+                                                 config::profiled_champions_of(spec));
       for (auto& known : known_invalid(job))
         driver->remember(std::move(known));
       job.plan = std::move(driver);

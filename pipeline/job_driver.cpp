@@ -58,8 +58,9 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 } // namespace
 
 job_driver::job_driver(std::string name, std::string problem_path, const config::budget_spec& budget,
-                       std::optional<std::uint64_t> max_evaluations, candidate baseline)
-    : name_(std::move(name)), problem_path_(std::move(problem_path)), budget_(budget),
+                       std::optional<std::uint64_t> max_evaluations, candidate baseline,
+                       config::champion_profiles profiles)
+    : name_(std::move(name)), problem_path_(std::move(problem_path)), budget_(budget), profiles_(profiles),
       limits_(tuning::stop_limits_from(budget, max_evaluations)) {
   baseline.kind = branch_kind::baseline;
   plan({1, next_ordinal_++, std::nullopt, std::move(baseline), std::nullopt});
@@ -214,7 +215,7 @@ void job_driver::end_baseline() {
   baseline_s_ = best_s_ = baseline.result.median_s;
   best_ = baseline.plan;
   next_ordinal_ = 1; // the first proposal's branches follow the baseline in iteration 1
-  phase_ = phase::profiling;
+  phase_ = profiles_ == config::champion_profiles::each ? phase::profiling : phase::proposing;
   asked_ = false;
 }
 
@@ -313,7 +314,8 @@ void job_driver::finish_iteration(std::optional<std::int64_t> champion,
   branches_.erase(branches_.begin(), this_iteration().end());
   ++iteration_;
   next_ordinal_ = 0;
-  phase_ = champion ? phase::profiling : phase::proposing; // an unchanged best keeps its diagnosis
+  // An unchanged best keeps its diagnosis.
+  phase_ = champion && profiles_ == config::champion_profiles::each ? phase::profiling : phase::proposing;
   asked_ = false;
 }
 
@@ -328,6 +330,11 @@ void job_driver::diagnosed(const profile_plan&, const std::optional<diagnosis_su
   if (phase_ != phase::profiling)
     return;
   diagnosis_ = summary;
+  if (stopping_) { // final: the job's last profile
+    stop_ = std::exchange(stopping_, std::nullopt);
+    phase_ = phase::done;
+    return;
+  }
   progress_.near_peak = summary && summary->diagnosed && summary->near_peak;
   phase_ = phase::proposing;
   asked_ = false;
@@ -407,6 +414,12 @@ void job_driver::abandon(const std::string& why) {
 }
 
 void job_driver::finish(tuning::stop_reason why) {
+  if (profiles_ == config::champion_profiles::final) { // its best is profiled first, then it is done
+    stopping_ = why;
+    phase_ = phase::profiling;
+    asked_ = false;
+    return;
+  }
   stop_ = why;
   phase_ = phase::done;
 }

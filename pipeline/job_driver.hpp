@@ -3,13 +3,15 @@
 // the scheduler stays a dispatcher and this logic is tested on recorded outcomes.
 //
 //   baseline (the job's own kernel at its default point: iteration 1, branch 0), measured alone
-//   → profile the best and diagnose it
+//   → profile the best and diagnose it (champion_profiles::each)
 //   → per iteration: a proposal of K candidates → build each → measure them in races, each with
 //     the incumbent (the job's best kernel) first, so every challenger is timed beside it
 //     → champion election → the champion's leave-one-out variants (its ablations), raced with
-//     the champion → attribution → profile the new best (only when it changed) → next iteration
+//     the champion → attribution → profile the new best (each; only when it changed) → next
+//     iteration
 //   → stop at a budget, after `patience` iterations without gain, at near-peak, or when the
-//     proposer has nothing new.
+//     proposer has nothing new; under champion_profiles::final the best is profiled then, once,
+//     and the job is done when its diagnosis (or the profiler's failure) is back.
 //
 //   job_driver job{name, problem_path, budget, max_evaluations, baseline};
 //   for (auto& b : job.take_planned()) build(b);            // then job.built(...) / job.failed(...)
@@ -38,9 +40,11 @@ namespace warpforge::pipeline {
 
 class job_driver final : public job_plan {
 public:
-  /// `baseline` is the job's own kernel at its default point (kind baseline).
+  /// `baseline` is the job's own kernel at its default point (kind baseline); `profiles`, which
+  /// of its bests are profiled (config::profiled_champions_of).
   job_driver(std::string name, std::string problem_path, const config::budget_spec& budget,
-             std::optional<std::uint64_t> max_evaluations, candidate baseline);
+             std::optional<std::uint64_t> max_evaluations, candidate baseline,
+             config::champion_profiles profiles = config::champion_profiles::each);
 
   /// Something an earlier run learnt (the tuner's result cache: a point known invalid on this
   /// GPU), put in the memory before anything else (iteration 0).
@@ -48,8 +52,8 @@ public:
 
   // job_plan. Races: all of the current phase once every branch is built, or, when `eager`,
   // those built so far. Profiles: the job's best, after the baseline and after each iteration
-  // that changed it (an unchanged best keeps its diagnosis). Proposals: the next iteration's,
-  // once the stop rule lets it go on.
+  // that changed it (an unchanged best keeps its diagnosis), or under `final` once, when the
+  // job stops. Proposals: the next iteration's, once the stop rule lets it go on.
   std::vector<planned_branch> take_planned() override;
   void built(std::int64_t iteration, std::int64_t ordinal) override;
   void failed(std::int64_t iteration, std::int64_t ordinal, branch_result result) override;
@@ -105,6 +109,7 @@ private:
   std::string name_;
   std::string problem_path_;
   config::budget_spec budget_;
+  config::champion_profiles profiles_;
   tuning::stop_limits limits_;
   tuning::job_progress progress_;
 
@@ -119,6 +124,7 @@ private:
   std::vector<std::string> iteration_memory_; // its branches' lines, while ablations run
 
   std::optional<tuning::stop_reason> stop_;
+  std::optional<tuning::stop_reason> stopping_; // final: why the job stops, while its best is profiled
   std::string failure_;
   std::optional<double> baseline_s_;
   std::optional<double> best_s_;

@@ -330,5 +330,27 @@ TEST(CampaignSpec, ProfileToolIsCuptiByDefaultNcuOnRequestAndAnythingElseIsAnErr
   EXPECT_NE(testing::find_error(typo.error(), "profile.tools"), nullptr) << to_string(typo.error());
 }
 
+// [profile] champions: the tuner reads no diagnosis, so by default only each job's final best is
+// profiled; a proposer that reads one (llm, replay) gets every champion's; either on request.
+TEST(CampaignSpec, ProfiledChampionsFollowTheProposerUnlessGivenAndAnythingElseIsAnErrorAtTheKey) {
+  const std::string job = "[[jobs]]\nproblem = \"valid_problem.toml\"\n";
+  auto tune = parse_campaign("name = \"p\"\n" + job, fixture("minimal.toml"));
+  ASSERT_TRUE(tune.has_value()) << to_string(tune.error());
+  EXPECT_EQ(tune->profiled_champions, std::nullopt);
+  EXPECT_EQ(profiled_champions_of(*tune), champion_profiles::final);
+  auto llm = *tune;
+  llm.proposer.kind = proposer_kind::llm;
+  EXPECT_EQ(profiled_champions_of(llm), champion_profiles::each);
+  llm.proposer.kind = proposer_kind::replay;
+  EXPECT_EQ(profiled_champions_of(llm), champion_profiles::each);
+  auto each = parse_campaign("name = \"p\"\n" + job + "[profile]\nchampions = \"each\"\n", fixture("minimal.toml"));
+  ASSERT_TRUE(each.has_value()) << to_string(each.error());
+  EXPECT_EQ(profiled_champions_of(*each), champion_profiles::each);
+  auto wrong = parse_campaign("name = \"p\"\n" + job + "[profile]\nchampions = \"all\"\n", fixture("minimal.toml"));
+  ASSERT_FALSE(wrong.has_value());
+  ASSERT_NE(testing::find_error(wrong.error(), "profile.champions"), nullptr) << to_string(wrong.error());
+  EXPECT_NE(to_string(wrong.error()).find("final"), std::string::npos) << "the error names the choices";
+}
+
 } // namespace
 } // namespace warpforge::config

@@ -274,6 +274,60 @@ TEST(JobDriver, ANearPeakDiagnosisStopsTheJob) {
   EXPECT_EQ(job.stop(), tuning::stop_reason::near_peak);
 }
 
+// [profile] champions = "final" (the tuner's default): nobody reads a diagnosis before the job
+// stops, so its best is profiled once, then, and the job is done when the diagnosis is back.
+TEST(JobDriver, UnderFinalProfilesOnlyTheBestIsProfiledOnceWhenTheJobStops) {
+  job_driver job{"t", "p.toml", budget(2), std::nullopt, point(8), config::champion_profiles::final};
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(1e-3); }, {});
+  EXPECT_FALSE(job.profile_due(0)) << "the baseline is not profiled before the first proposal";
+  for (std::int64_t iteration = 1; iteration <= 2; ++iteration) {
+    ASSERT_TRUE(job.proposal_due(0)) << "iteration " << iteration;
+    job.accept({{point(16 * iteration)}, ""});
+    build_all(job);
+    run_race(job, [&](auto) { return passed_in(1e-3 / (iteration + 1)); }, 1e-3);
+    ASSERT_EQ(job.take_finished().size(), 1u);
+    EXPECT_EQ(job.take_finished().size(), 0u);
+    if (iteration == 1)
+      EXPECT_FALSE(job.profile_due(0)) << "a new champion is not profiled while the job goes on";
+  }
+  EXPECT_FALSE(job.proposal_due(0)) << "the iteration budget is spent";
+  EXPECT_FALSE(job.done()) << "the job waits for its best's profile";
+  auto profile = job.profile_due(0);
+  ASSERT_TRUE(profile);
+  EXPECT_EQ(profile->branch.iteration, 2);
+  EXPECT_EQ(profile->branch.ordinal, 0) << "the job's best: iteration 2's champion (its first branch)";
+  EXPECT_FALSE(job.profile_due(0)) << "asked once";
+  diagnosis_summary near; // near-peak is no reason to stop a job that already stopped
+  near.diagnosed = true;
+  near.near_peak = true;
+  job.diagnosed(*profile, near);
+  EXPECT_TRUE(job.done());
+  EXPECT_EQ(job.stop(), tuning::stop_reason::iteration_budget);
+  ASSERT_TRUE(job.diagnosis());
+  EXPECT_TRUE(job.diagnosis()->near_peak);
+}
+
+TEST(JobDriver, UnderFinalProfilesAnUndiagnosedBestStillEndsTheJobAndAFailedJobIsNotProfiled) {
+  job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8), config::champion_profiles::final};
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(1e-3); }, {});
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{}, "nothing left"});
+  auto profile = job.profile_due(0);
+  ASSERT_TRUE(profile) << "space exhausted: the baseline, still the best, is profiled";
+  EXPECT_EQ(profile->branch.ordinal, 0);
+  job.diagnosed(*profile, std::nullopt); // the profiler failed: the job ends all the same
+  EXPECT_TRUE(job.done());
+  EXPECT_EQ(job.stop(), tuning::stop_reason::space_exhausted);
+
+  job_driver failing{"f", "p.toml", budget(3), std::nullopt, point(8), config::champion_profiles::final};
+  build_all(failing);
+  run_race(failing, [](auto) { return branch_result{branch_outcome::incorrect, {}, {}, {}, "element 7", {}}; }, {});
+  EXPECT_TRUE(failing.done());
+  EXPECT_FALSE(failing.profile_due(0)) << "a job whose baseline failed has no best to profile";
+}
+
 TEST(JobDriver, ABranchThatFailsToBuildEndsWithoutARace) {
   job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
   to_first_proposal(job, 1e-3);
