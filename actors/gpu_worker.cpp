@@ -111,14 +111,17 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
   }
   gpu::profile_request launch;
   launch.run = order.launch;
-  // CUPTI's kernel replay, for the runner and ncu alike: it reads what ncu reads (the Speed-of-
-  // light throughputs within 2.6 points on H100 and H200), where user replay's L2 flush, a
-  // memset, leaves dirty lines whose write-back slows a memory-bound kernel's passes (row
-  // reduction's L2 throughput 6 points low). User replay's speed while other GPUs profile (1.5 s
-  // a profile against 2.1 s) stopped mattering once a tuner's job was profiled once
-  // (docs/measurement.md, "What a profile costs").
-  launch.replay = gpu::profile_replay::kernel;
-  gpu::cupti_source cupti{[this, &cfg](const gpu::profile_request& r) { return keeper->profile(r, cfg.profile_watchdog); }};
+  launch.replay = gpu::profile_replay::kernel; // ncu's, when it runs: one process, no re-runs
+  // The runner's own profiles replay the kernel themselves (user replay: inputs restored, outputs
+  // poisoned, the L2 evicted by a read sweep before every pass). Against ncu's Speed-of-light
+  // figures on 2x H100 it read within 1.8 points; CUPTI's kernel replay read the divergent
+  // fixture's memory throughput at 11.4% against ncu's 6.0% (probably its restore's dirty lines
+  // written back during the passes). docs/measurement.md, "Replay mode".
+  gpu::cupti_source cupti{[this, &cfg](const gpu::profile_request& r) {
+    auto user_replay = r;
+    user_replay.replay = gpu::profile_replay::user;
+    return keeper->profile(user_replay, cfg.profile_watchdog);
+  }};
   std::optional<gpu::ncu_source> ncu;
   if (auto tool = gpu::ncu_source::locate(cfg.ncu)) {
     gpu::ncu_options options;

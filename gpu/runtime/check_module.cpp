@@ -94,6 +94,8 @@ expected<check_module, std::string> check_module::build(const device_session& de
     return unexpected(r.error().to_string());
   if (auto r = function("warpforge_sparse_poison", out.sparse_poison_); !r)
     return unexpected(r.error().to_string());
+  if (auto r = function("warpforge_read_sweep", out.read_sweep_); !r)
+    return unexpected(r.error().to_string());
   for (std::size_t i = 0; i < compare_entries.size(); ++i)
     if (auto r = function(compare_entries[i], out.compare_[i]); !r)
       return unexpected(r.error().to_string());
@@ -102,7 +104,7 @@ expected<check_module, std::string> check_module::build(const device_session& de
 
 check_module::check_module(check_module&& o) noexcept
     : api_(o.api_), sm_count_(o.sm_count_), module_(std::exchange(o.module_, nullptr)), fill_(o.fill_),
-      first_difference_(o.first_difference_), sparse_poison_(o.sparse_poison_), compare_(o.compare_), cache_hit_(o.cache_hit_),
+      first_difference_(o.first_difference_), sparse_poison_(o.sparse_poison_), read_sweep_(o.read_sweep_), compare_(o.compare_), cache_hit_(o.cache_hit_),
       compile_s_(o.compile_s_) {}
 
 check_module::~check_module() {
@@ -143,6 +145,12 @@ call_result check_module::first_difference(const void* a, const void* b, std::ui
   unsigned long long n = bytes;
   void* params[] = {&a, &b, &n, &record};
   return run(first_difference_, bytes / 8 + 8, params, stream);
+}
+
+call_result check_module::read_sweep(const void* buffer, std::uint64_t bytes, cudaStream_t stream) const {
+  unsigned long long words = bytes / 16;
+  void* params[] = {&buffer, &words};
+  return run(read_sweep_, words, params, stream);
 }
 
 call_result check_module::sparse_poison(config::dtype type, const struct sparse_poison& p, void* out,

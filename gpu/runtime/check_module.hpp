@@ -58,6 +58,9 @@ public:
   /// The dtype's poison pattern at `p`'s sparse positions of `out` (timed_verification.hpp).
   call_result sparse_poison(config::dtype type, const struct sparse_poison& p, void* out,
                             std::uint64_t count, cudaStream_t stream) const;
+  /// Reads `bytes` (a multiple of 16) of `buffer` and writes nothing: an L2 eviction that leaves
+  /// clean lines (device_workspace::evict_l2_clean).
+  call_result read_sweep(const void* buffer, std::uint64_t bytes, cudaStream_t stream) const;
   /// The first byte where `a` and `b` differ, into record->first_complement (reset by the caller).
   call_result first_difference(const void* a, const void* b, std::uint64_t bytes,
                                device_check_record* record, cudaStream_t stream) const;
@@ -75,6 +78,7 @@ private:
   CUfunction fill_ = nullptr;
   CUfunction first_difference_ = nullptr;
   CUfunction sparse_poison_ = nullptr;
+  CUfunction read_sweep_ = nullptr;
   std::array<CUfunction, 12> compare_{}; // by config::dtype
   bool cache_hit_ = false;
   double compile_s_ = 0.0;

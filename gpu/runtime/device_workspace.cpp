@@ -228,4 +228,13 @@ std::optional<launch_failure> device_workspace::flush_l2(unsigned char fill) {
   return std::nullopt;
 }
 
+std::optional<launch_failure> device_workspace::evict_l2_clean() {
+  auto buffer = flush_buffer();
+  if (!buffer)
+    return buffer.error();
+  if (auto r = checks_.read_sweep((*buffer)->ptr, (*buffer)->bytes, stream_); !r)
+    return cuda_failure(r.error(), "L2 eviction (read sweep)");
+  return std::nullopt;
+}
+
 } // namespace warpforge::gpu

@@ -82,9 +82,13 @@ public:
   /// The L2 flush's scratch buffer (l2_flush_size_factor x L2), allocated on first use.
   expected<device_memory*, launch_failure> flush_buffer();
   /// Evicts the L2: a memset of flush_buffer() with `fill`, queued on the stream (cold races
-  /// before every timed launch, user-replay profiles before every pass). The lines it leaves are
-  /// dirty, so their write-back falls into what runs next.
+  /// before every timed launch, as nvbench's l2flush). The lines it leaves are dirty, so their
+  /// write-back falls into what runs next.
   std::optional<launch_failure> flush_l2(unsigned char fill = 0);
+  /// Evicts the L2 by reading flush_buffer(), queued on the stream (user-replay profiles before
+  /// every pass): the lines it leaves are clean, so a pass counts its kernel's traffic only, as
+  /// under ncu's cache flush.
+  std::optional<launch_failure> evict_l2_clean();
 
   device_workspace(const device_workspace&) = delete;
   device_workspace& operator=(const device_workspace&) = delete;

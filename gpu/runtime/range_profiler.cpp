@@ -542,7 +542,7 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
       if (auto f = candidate.refresh())
         return from_candidate_failure(request, *f);
     if (flush_before_passes)
-      if (auto f = candidate.workspace->flush_l2())
+      if (auto f = candidate.workspace->evict_l2_clean())
         return from_candidate_failure(request, *f);
     if (auto r = start(range->get()); !r)
       return cupti_failed(r.error(), "starting pass " + std::to_string(launches));
