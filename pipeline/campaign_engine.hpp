@@ -156,6 +156,8 @@ private:
   std::vector<job_slot*> jobs_in_turn();
   static bool may_measure(const job_slot& job, const gpu_slot& gpu);
   bool dispatch_profile(gpu_slot& gpu);
+  bool profiling() const;
+  bool profiled_least(const gpu_slot& gpu) const;
   void end_work_pinned_to(const gpu_slot& gpu);
   void race_without_gpu(job_slot& job, const race_plan& race);
   gpu::race_request race_request_for(job_slot& job, const race_plan& race, bool with_incumbent,

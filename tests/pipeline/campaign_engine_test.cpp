@@ -478,6 +478,8 @@ struct simulated_pipeline {
   std::deque<std::pair<ticket, compile_order>> waiting_compiles;
   std::size_t compiling = 0;
   std::set<std::string> cached; // the content cache: what was compiled (ahead or not) is a hit
+  std::size_t profiles_in_flight = 0;
+  std::size_t most_profiles_at_once = 0;
 
   static std::string cache_key(const compile_order& order) {
     std::string key = order.request.arch + "|" + order.request.source;
@@ -517,8 +519,13 @@ struct simulated_pipeline {
       due.emplace(clock, [this, p] { engine.proposed(p.id, answers.proposer.propose(p.request)); });
     for (auto& r : out.races)
       due.emplace(clock + race_s * static_cast<double>(r.request.kernels.size()), [this, r] { answers.answer_race(r); });
-    for (auto& p : out.profiles)
-      due.emplace(clock + race_s, [this, id = p.id] { answers.answer_profile(id); });
+    for (auto& p : out.profiles) {
+      most_profiles_at_once = std::max(most_profiles_at_once, ++profiles_in_flight);
+      due.emplace(clock + race_s, [this, id = p.id] {
+        --profiles_in_flight;
+        answers.answer_profile(id);
+      });
+    }
   }
 
   void run() {
@@ -565,6 +572,26 @@ TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate)
     else
       EXPECT_LE(r.gpu_wait_for_compile_s, pipeline.compile_s + 1e-9) << "one GPU waits for the first proposal's compile only";
   }
+}
+
+// A host's driver takes CUPTI's passes in turn, so the engine sends one profile at a time, and
+// spreads them over the GPUs: the one that just profiled races while another is due to profile.
+TEST_F(CampaignEngine, ProfilesGoOneAtATimeAndSpreadOverTheGpus) {
+  auto s = setup(4, 2, true);
+  s.spec.profiled_champions = config::champion_profiles::each; // many profiles
+  double clock = 0.0;
+  campaign_engine engine{s, jobs(s), [&clock] { return clock; }};
+  engine.start();
+  answering_loop answers{engine};
+  simulated_pipeline pipeline{engine, answers, clock};
+  pipeline.run();
+  ASSERT_TRUE(engine.finished());
+  ASSERT_GE(answers.profiles, 6u);
+  EXPECT_EQ(pipeline.most_profiles_at_once, 1u);
+  const auto r = engine.result();
+  ASSERT_EQ(r.gpus.size(), 2u);
+  const auto a = r.gpus[0].profiles, b = r.gpus[1].profiles;
+  EXPECT_LE(std::max(a, b) - std::min(a, b), 2u) << "profiles per GPU: " << a << " and " << b;
 }
 
 // Issue 26: a candidate its proposer found to repeat a measured branch (duplicate_of) is recorded
