@@ -85,6 +85,7 @@ std::optional<profile_tool> profile_tool_from_string(std::string_view text) {
 constexpr vocabulary::enum_word<champion_profiles> champion_profiles_words[] = {
     {champion_profiles::each, "each"},
     {champion_profiles::final, "final"},
+    {champion_profiles::none, "none"},
 };
 static_assert(vocabulary::covers(champion_profiles_words, all_champion_profiles));
 

@@ -83,10 +83,12 @@ enum class champion_profiles : std::uint8_t {
          // the proposer and near-peak can stop the job (the LLM proposer's default)
   final, // the job's best once, when it stops: for the report and the feed; no near-peak stop
          // (the tuner's default: it reads no diagnosis)
+  none,  // no profile: times only (a throughput sweep); the report has no diagnosis
 };
 std::string_view to_string(champion_profiles profiles);
 std::optional<champion_profiles> champion_profiles_from_string(std::string_view text);
-inline constexpr champion_profiles all_champion_profiles[] = {champion_profiles::each, champion_profiles::final};
+inline constexpr champion_profiles all_champion_profiles[] = {champion_profiles::each, champion_profiles::final,
+                                                             champion_profiles::none};
 
 enum class campaign_kind : std::uint8_t {
   optimize,  // make the jobs' kernels faster (the default)

@@ -11,7 +11,8 @@
 //     iteration
 //   → stop at a budget, after `patience` iterations without gain, at near-peak, or when the
 //     proposer has nothing new; under champion_profiles::final the best is profiled then, once,
-//     and the job is done when its diagnosis (or the profiler's failure) is back.
+//     and the job is done when its diagnosis (or the profiler's failure) is back; under none
+//     nothing is profiled.
 //
 //   job_driver job{name, problem_path, budget, max_evaluations, baseline};
 //   for (auto& b : job.take_planned()) build(b);            // then job.built(...) / job.failed(...)

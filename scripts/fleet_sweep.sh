@@ -9,6 +9,7 @@
 #
 #   scripts/fleet_sweep.sh <install-dir> [gpu-counts...]    # default: 2; e.g. 2 4
 #   ITERATIONS=3 BRANCHES=4 scripts/fleet_sweep.sh /tmp/W/warpforge-0.1.0-linux-x86_64 2 4
+#   PROFILE=none scripts/fleet_sweep.sh ...   # [profile] champions (default: the tuner's, final)
 #
 # Needs python3 (its sqlite3 module reads the store; works on installs from before the
 # throughput report). The examples come from <install-dir>/share/warpforge/examples, else the
@@ -58,6 +59,7 @@ seed = 7
 [feed]
 endpoint = "tcp://127.0.0.1:*"
 EOF
+  [[ -z "${PROFILE:-}" ]] || printf '\n[profile]\nchampions = "%s"\n' "$PROFILE"
 }
 
 # The run's figures from its store: wall, measurements per GPU, candidates measured (branches a

@@ -346,6 +346,9 @@ TEST(CampaignSpec, ProfiledChampionsFollowTheProposerUnlessGivenAndAnythingElseI
   auto each = parse_campaign("name = \"p\"\n" + job + "[profile]\nchampions = \"each\"\n", fixture("minimal.toml"));
   ASSERT_TRUE(each.has_value()) << to_string(each.error());
   EXPECT_EQ(profiled_champions_of(*each), champion_profiles::each);
+  auto none = parse_campaign("name = \"p\"\n" + job + "[profile]\nchampions = \"none\"\n", fixture("minimal.toml"));
+  ASSERT_TRUE(none.has_value()) << to_string(none.error());
+  EXPECT_EQ(profiled_champions_of(*none), champion_profiles::none);
   auto wrong = parse_campaign("name = \"p\"\n" + job + "[profile]\nchampions = \"all\"\n", fixture("minimal.toml"));
   ASSERT_FALSE(wrong.has_value());
   ASSERT_NE(testing::find_error(wrong.error(), "profile.champions"), nullptr) << to_string(wrong.error());

@@ -565,12 +565,13 @@ TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate)
                 100 * r.gpu_wait_for_compile_s / gpu_time, 100 * r.worker_occupancy, answers.races, answers.profiles);
     ASSERT_GT(answers.races, 10u);
     // Deterministic (virtual time): with the champion's ablations compiled ahead the GPUs never wait
-    // here but for the first proposal's compile when no baseline profile covers it (final); without
-    // (campaign_engine::compile_ahead disabled) they wait 2.2% of their time.
+    // here but for the first proposals' compiles when no baseline profile covers them (final,
+    // none): each GPU at most one compile; without (campaign_engine::compile_ahead disabled) they
+    // wait 2.2% of their time.
     if (profiles == config::champion_profiles::each)
       EXPECT_LT(r.gpu_wait_for_compile_s, 0.01 * gpu_time) << "after the first candidate, compiles keep ahead of the GPUs";
     else
-      EXPECT_LE(r.gpu_wait_for_compile_s, pipeline.compile_s + 1e-9) << "one GPU waits for the first proposal's compile only";
+      EXPECT_LE(r.gpu_wait_for_compile_s, 2 * pipeline.compile_s + 1e-9) << "each GPU waits for a first compile only";
   }
 }
 

@@ -328,6 +328,24 @@ TEST(JobDriver, UnderFinalProfilesAnUndiagnosedBestStillEndsTheJobAndAFailedJobI
   EXPECT_FALSE(failing.profile_due(0)) << "a job whose baseline failed has no best to profile";
 }
 
+// [profile] champions = "none": times only; the job never asks for a profile and stops at once.
+TEST(JobDriver, UnderNoProfilesTheJobNeverAsksForOneAndStopsAtOnce) {
+  job_driver job{"t", "p.toml", budget(1), std::nullopt, point(8), config::champion_profiles::none};
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(1e-3); }, {});
+  EXPECT_FALSE(job.profile_due(0));
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(0.5e-3); }, 1e-3);
+  EXPECT_FALSE(job.profile_due(0)) << "a new champion is not profiled";
+  EXPECT_FALSE(job.proposal_due(0));
+  EXPECT_TRUE(job.done());
+  EXPECT_FALSE(job.profile_due(0)) << "nor the final best";
+  EXPECT_EQ(job.stop(), tuning::stop_reason::iteration_budget);
+  EXPECT_FALSE(job.diagnosis());
+}
+
 TEST(JobDriver, ABranchThatFailsToBuildEndsWithoutARace) {
   job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8)};
   to_first_proposal(job, 1e-3);
