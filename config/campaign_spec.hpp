@@ -200,7 +200,7 @@ struct campaign_spec {
   bool sanitize_champion = false; // [verify] sanitize: a champion runs once under
                                   // compute-sanitizer memcheck before it is crowned (slow)
   profile_tool profiler = profile_tool::cupti; // [profile] tool
-  std::optional<champion_profiles> profiled_champions; // [profile] champions; none: by the
+  std::optional<champion_profiles> profiled_champions; // [profile] champions; unset: by the
                                                        // proposer (profiled_champions_of)
   bool deploy_at_end = false; // [deploy] at_end: a finished campaign deploys every job whose
                               // problem declares [deploy] (docs/observe-deploy.md)

@@ -19,7 +19,8 @@
 // race or profile given to it until its answer. Placement: one queue of work for every GPU (a
 // job's next race goes to whichever idle GPU of its model asks first, the GPU idle longest
 // first, the job with the fewest races sent first), never a GPU fixed per job; a job's races
-// stay on GPUs of the model its first race ran on (gpu_model). Without a GPU, a race is answered
+// stay on GPUs of the model its first race ran on (gpu_model). Where only a job's end waits for
+// its profile, profiles take turns, each to the GPU that profiled least. Without a GPU, a race is answered
 // at once: every kernel not_run, with the reason. A job whose problem has several configurations races each
 // branch at every one in turn on the same GPU (one race order each, the GPU leased throughout)
 // and records their weighted combination (gpu/runner/config_race.hpp); profiles run at the
@@ -156,6 +157,7 @@ private:
   std::vector<job_slot*> jobs_in_turn();
   static bool may_measure(const job_slot& job, const gpu_slot& gpu);
   bool dispatch_profile(gpu_slot& gpu);
+  bool profiles_take_turns() const;
   bool profiling() const;
   bool profiled_least(const gpu_slot& gpu) const;
   void end_work_pinned_to(const gpu_slot& gpu);

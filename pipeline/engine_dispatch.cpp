@@ -86,7 +86,8 @@ void campaign_engine::dispatch() {
   }
   // The idle GPUs take work idle-longest first, so the work spreads evenly over them. Each takes
   // races a GPU out of service gave back first (they were due), then profiles (a diagnosis may
-  // stop a job), then whole phases, then whatever is built. A GPU out of service gets nothing,
+  // stop a job; taking turns, only the GPU that profiled least), then whole phases, then
+  // whatever is built, then a profile it left to others. A GPU out of service gets nothing,
   // and the work pinned to it ends (end_work_pinned_to).
   std::vector<gpu_slot*> idle;
   for (auto& gpu : gpus_)
@@ -96,17 +97,25 @@ void campaign_engine::dispatch() {
       idle.push_back(&gpu);
   std::stable_sort(idle.begin(), idle.end(), [](const gpu_slot* a, const gpu_slot* b) { return a->since < b->since; });
   for (auto* gpu : idle)
-    if (!dispatch_requeued(*gpu) && !(profiled_least(*gpu) && dispatch_profile(*gpu)) && !dispatch_race(*gpu, false) &&
-        !dispatch_race(*gpu, true))
+    if (!dispatch_requeued(*gpu) && !(profiled_least(*gpu) && dispatch_profile(*gpu)) &&
+        !dispatch_race(*gpu, false) && !dispatch_race(*gpu, true))
       dispatch_profile(*gpu); // nothing to race: it profiles rather than idle
 }
 
-// Profiles go one at a time (profiling()), so the GPU that just gave one back is often the only
-// idle one when the next is due: left to that, one GPU profiled 21 of 24 jobs and measured half
-// as much as the other (2x H100). A GPU takes a profile first only when no GPU of its model has
-// spent less time profiling; else it races, and profiles only when nothing is left to race.
+// Where a job's next proposal waits for its diagnosis ([profile] champions = "each") a profile
+// goes at once, to any idle GPU: queued, the profiles became the campaign's critical path (12
+// jobs on 4x H100: 22.1 s instead of 17.4 s). Where only a job's end waits for it (final), they
+// take turns: the host's driver takes their passes in turn anyway (docs/measurement.md).
+bool campaign_engine::profiles_take_turns() const {
+  return config::profiled_champions_of(setup_.spec) != config::champion_profiles::each;
+}
+
+// Taking turns (profiling()), the GPU that just gave a profile back is often the only idle one
+// when the next is due: left to that, one GPU profiled 21 of 24 jobs and measured half as much
+// as the other (2x H100). So a GPU takes a profile first only when no GPU of its model has spent
+// less time profiling; else it races, and profiles only when nothing is left to race.
 bool campaign_engine::profiled_least(const gpu_slot& gpu) const {
-  return std::none_of(gpus_.begin(), gpus_.end(), [&](const gpu_slot& other) {
+  return !profiles_take_turns() || std::none_of(gpus_.begin(), gpus_.end(), [&](const gpu_slot& other) {
     return other.out_of_service.empty() && other.model == gpu.model && other.usage.profile_s < gpu.usage.profile_s;
   });
 }
@@ -229,17 +238,16 @@ void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::stri
   pump();
 }
 
-// One profile at a time: the host's driver takes CUPTI's passes in turn whatever the GPU, so a
-// second profile would only wait there, holding its GPU and slowing the races of the others; its
-// GPU races instead, and the profile goes when the first one is back (docs/measurement.md, "What
-// a profile costs").
+// A profile in flight. Taking turns, a second one would only wait in the driver, holding its GPU
+// and slowing the races of the others; its GPU races instead, and the profile goes when the first
+// one is back (docs/measurement.md, "What a profile costs").
 bool campaign_engine::profiling() const {
   return std::any_of(orders_.begin(), orders_.end(),
                      [](const auto& entry) { return entry.second.what == order::kind::profile; });
 }
 
 bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
-  if (profiling())
+  if (profiles_take_turns() && profiling())
     return false;
   for (auto& job : jobs_) {
     if (job->closed || !may_measure(*job, gpu))

@@ -409,6 +409,11 @@ void job_driver::proposal_failed(const std::string& why) {
 }
 
 void job_driver::abandon(const std::string& why) {
+  if (stopping_) { // its work is done: it ends as it stopped, undiagnosed
+    stop_ = std::exchange(stopping_, std::nullopt);
+    phase_ = phase::done;
+    return;
+  }
   if (phase_ != phase::done)
     fail(why);
 }

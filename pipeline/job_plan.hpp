@@ -103,7 +103,8 @@ public:
   virtual void accept(const proposal& answer) = 0;
   virtual void proposal_failed(const std::string& why) = 0;
   /// The campaign cannot go on with this job (no healthy GPU is left, its own files cannot be
-  /// written): it ends failed with `why`, whatever it had in flight.
+  /// written): it ends failed with `why`, whatever it had in flight; a job that had stopped and
+  /// waited only for its final profile ends as it stopped, undiagnosed.
   virtual void abandon(const std::string& why) = 0;
 
   virtual bool done() const = 0;

@@ -104,8 +104,8 @@ expected<check_module, std::string> check_module::build(const device_session& de
 
 check_module::check_module(check_module&& o) noexcept
     : api_(o.api_), sm_count_(o.sm_count_), module_(std::exchange(o.module_, nullptr)), fill_(o.fill_),
-      first_difference_(o.first_difference_), sparse_poison_(o.sparse_poison_), read_sweep_(o.read_sweep_), compare_(o.compare_), cache_hit_(o.cache_hit_),
-      compile_s_(o.compile_s_) {}
+      first_difference_(o.first_difference_), sparse_poison_(o.sparse_poison_), read_sweep_(o.read_sweep_),
+      compare_(o.compare_), cache_hit_(o.cache_hit_), compile_s_(o.compile_s_) {}
 
 check_module::~check_module() {
   if (module_)

@@ -96,6 +96,8 @@ protected:
                         << (third_job ? "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/softmax/problem.toml\"\n" : "")
                         << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
                         << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\nseed = 11\n"
+                        // Every champion profiled: a crash meets a profile in flight.
+                        << "[profile]\nchampions = \"each\"\n"
                         << "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n";
     auto spec = config::load_campaign(file);
     EXPECT_TRUE(spec);

@@ -286,11 +286,14 @@ TEST(gpu_profile_metrics, speed_of_light_throughputs_agree_with_ncus_sm_throughp
     auto ours = runner->profile(request, profile_timeout);
     auto kernel_request = request;
     kernel_request.replay = profile_replay::kernel;
-    auto kernel = runner->profile(kernel_request, profile_timeout);
-    if (!ours || !kernel) {
-      ADD_FAILURE() << (!ours ? ours.error().to_string() : kernel.error().to_string());
+    auto kernel = runner->profile(kernel_request, profile_timeout); // printed only
+    if (!ours) {
+      ADD_FAILURE() << ours.error().to_string();
       continue;
     }
+    const auto kernel_shown = [&](const std::string& metric) {
+      return kernel ? shown(*kernel, metric) : "no profile: " + kernel.error().to_string();
+    };
     auto theirs = profile_with_ncu(kernel_request, ncu_options_for(c.label + "-sol"));
     EXPECT_EQ(ours->status, profile_status::ok) << ours->note;
     EXPECT_EQ(theirs.status, profile_status::ok) << theirs.note;
@@ -298,7 +301,7 @@ TEST(gpu_profile_metrics, speed_of_light_throughputs_agree_with_ncus_sm_throughp
       EXPECT_NE(ours->note.find("sm__throughput read as the busiest of"), std::string::npos) << ours->note;
     }
     for (const auto& metric : speed_of_light) {
-      std::cout << "| " << c.label << " | " << metric << " | " << shown(*ours, metric) << " | " << shown(*kernel, metric)
+      std::cout << "| " << c.label << " | " << metric << " | " << shown(*ours, metric) << " | " << kernel_shown(metric)
                 << " | " << shown(theirs, metric) << " |\n";
       if (!ours->values.count(metric) || !theirs.values.count(metric)) {
         ADD_FAILURE() << metric << ": runner " << shown(*ours, metric) << ", ncu " << shown(theirs, metric);
@@ -306,8 +309,8 @@ TEST(gpu_profile_metrics, speed_of_light_throughputs_agree_with_ncus_sm_throughp
       }
       EXPECT_NEAR(ours->values.at(metric), theirs.values.at(metric), speed_of_light_tolerance_points) << metric;
     }
-    std::cout << "| " << c.label << " | passes | " << ours->passes << " | " << kernel->passes << " | " << theirs.passes
-              << " |\n";
+    std::cout << "| " << c.label << " | passes | " << ours->passes << " | " << (kernel ? std::to_string(kernel->passes) : "-")
+              << " | " << theirs.passes << " |\n";
   }
 }
 

@@ -68,6 +68,31 @@ protected:
     return s;
   }
 
+  // `count` jobs over the three example problems in turn, named j0, j1, ...
+  campaign_setup setup_many(std::size_t count, std::uint32_t iterations, std::size_t gpus) {
+    const auto file = dir / "campaign.toml";
+    std::ofstream out{file};
+    out << "name = \"engine\"\nrun_root = \"" << dir.string() << "\"\n";
+    const char* problems[] = {"transpose", "row_reduction", "vector_add"};
+    for (std::size_t j = 0; j < count; ++j)
+      out << "[[jobs]]\nname = \"j" << j << "\"\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/" << problems[j % 3]
+          << "/problem.toml\"\n";
+    out << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
+        << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n";
+    out.close();
+    auto spec = config::load_campaign(file);
+    EXPECT_TRUE(spec);
+    campaign_setup s;
+    s.spec = *spec;
+    s.run_dir = dir / "run";
+    for (std::size_t i = 0; i < gpus; ++i)
+      s.gpus.push_back(fake_gpu(static_cast<int>(i)));
+    s.why_no_gpu = "none in this test";
+    for (std::size_t j = 0; j < count; ++j)
+      s.job_ids.push_back(static_cast<std::int64_t>(j + 1));
+    return s;
+  }
+
   std::vector<job_setup> jobs(const campaign_setup& s) {
     std::vector<job_setup> out;
     for (const auto& j : s.spec.jobs) {
@@ -545,25 +570,34 @@ struct simulated_pipeline {
   }
 };
 
+// A campaign run to its end on the simulated pipeline, in virtual time.
+struct simulated_run {
+  double clock = 0.0;
+  campaign_engine engine;
+  answering_loop answers{engine};
+  simulated_pipeline pipeline{engine, answers, clock};
+
+  simulated_run(const campaign_setup& s, std::vector<job_setup> jobs)
+      : engine{s, std::move(jobs), [this] { return clock; }} {
+    engine.start();
+    pipeline.run();
+  }
+};
+
 TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate) {
   for (const auto profiles : config::all_champion_profiles) {
     SCOPED_TRACE(config::to_string(profiles));
     auto s = setup(4, 2, true); // more jobs than GPUs: while one job waits on its proposal, another races
     s.spec.profiled_champions = profiles;
-    double clock = 0.0;
-    campaign_engine engine{s, jobs(s), [&clock] { return clock; }};
-    engine.start();
-    answering_loop answers{engine};
-    simulated_pipeline pipeline{engine, answers, clock};
-    pipeline.run();
-    ASSERT_TRUE(engine.finished());
-    const auto r = engine.result();
+    simulated_run run{s, jobs(s)};
+    ASSERT_TRUE(run.engine.finished());
+    const auto r = run.engine.result();
     const double gpu_time = r.wall_s * 2;
     std::printf("compile ahead (virtual time, %s profiles): %.2f s of %.2f s GPU time waiting for compiles (%.1f%%), "
                 "GPU occupied %.0f%%, %zu races, %zu profiles\n",
                 std::string{config::to_string(profiles)}.c_str(), r.gpu_wait_for_compile_s, gpu_time,
-                100 * r.gpu_wait_for_compile_s / gpu_time, 100 * r.worker_occupancy, answers.races, answers.profiles);
-    ASSERT_GT(answers.races, 10u);
+                100 * r.gpu_wait_for_compile_s / gpu_time, 100 * r.worker_occupancy, run.answers.races, run.answers.profiles);
+    ASSERT_GT(run.answers.races, 10u);
     // Deterministic (virtual time): with the champion's ablations compiled ahead the GPUs never wait
     // here but for the first proposals' compiles when no baseline profile covers them (final,
     // none): each GPU at most one compile; without (campaign_engine::compile_ahead disabled) they
@@ -571,28 +605,35 @@ TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate)
     if (profiles == config::champion_profiles::each)
       EXPECT_LT(r.gpu_wait_for_compile_s, 0.01 * gpu_time) << "after the first candidate, compiles keep ahead of the GPUs";
     else
-      EXPECT_LE(r.gpu_wait_for_compile_s, 2 * pipeline.compile_s + 1e-9) << "each GPU waits for a first compile only";
+      EXPECT_LE(r.gpu_wait_for_compile_s, 2 * run.pipeline.compile_s + 1e-9) << "each GPU waits for a first compile only";
   }
 }
 
-// A host's driver takes CUPTI's passes in turn, so the engine sends one profile at a time, and
-// spreads them over the GPUs: the one that just profiled races while another is due to profile.
-TEST_F(CampaignEngine, ProfilesGoOneAtATimeAndSpreadOverTheGpus) {
-  auto s = setup(4, 2, true);
-  s.spec.profiled_champions = config::champion_profiles::each; // many profiles
-  double clock = 0.0;
-  campaign_engine engine{s, jobs(s), [&clock] { return clock; }};
-  engine.start();
-  answering_loop answers{engine};
-  simulated_pipeline pipeline{engine, answers, clock};
-  pipeline.run();
-  ASSERT_TRUE(engine.finished());
-  ASSERT_GE(answers.profiles, 6u);
-  EXPECT_EQ(pipeline.most_profiles_at_once, 1u);
-  const auto r = engine.result();
-  ASSERT_EQ(r.gpus.size(), 2u);
-  const auto a = r.gpus[0].profiles, b = r.gpus[1].profiles;
-  EXPECT_LE(std::max(a, b) - std::min(a, b), 2u) << "profiles per GPU: " << a << " and " << b;
+// A host's driver takes CUPTI's passes in turn. Where only a job's end waits for its profile
+// (final), the engine sends one profile at a time and spreads them over the GPUs: the one that
+// just profiled races while another is due to profile. Where the next proposal waits for it
+// (each), a profile goes at once to any idle GPU.
+TEST_F(CampaignEngine, FinalProfilesGoOneAtATimeAndSpreadOverTheGpusAndEachProfilesGoAtOnce) {
+  for (const auto profiles : {config::champion_profiles::final, config::champion_profiles::each}) {
+    SCOPED_TRACE(config::to_string(profiles));
+    auto s = setup_many(8, 3, 2); // jobs that advance together and stop together
+    s.spec.profiled_champions = profiles;
+    simulated_run run{s, jobs(s)};
+    ASSERT_TRUE(run.engine.finished());
+    const auto r = run.engine.result();
+    ASSERT_EQ(r.gpus.size(), 2u);
+    const auto a = r.gpus[0].profiles, b = r.gpus[1].profiles;
+    std::printf("%s profiles: %zu, at most %zu at once, per GPU %llu and %llu\n",
+                std::string{config::to_string(profiles)}.c_str(), run.answers.profiles, run.pipeline.most_profiles_at_once,
+                static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
+    if (profiles == config::champion_profiles::final) {
+      EXPECT_EQ(run.answers.profiles, 8u) << "one a job";
+      EXPECT_EQ(run.pipeline.most_profiles_at_once, 1u);
+      EXPECT_LE(std::max(a, b) - std::min(a, b), 2u) << "profiles per GPU: " << a << " and " << b;
+    } else {
+      EXPECT_GT(run.pipeline.most_profiles_at_once, 1u) << "a proposal waits for it: no turn";
+    }
+  }
 }
 
 // Issue 26: a candidate its proposer found to repeat a measured branch (duplicate_of) is recorded
@@ -993,6 +1034,7 @@ TEST_F(CampaignEngine, AProfileAGpuOutOfServiceGaveBackRunsOnAHealthyGpu) {
 // saying so instead of waiting for a diagnosis that cannot come.
 TEST_F(CampaignEngine, AProfileLostWithTheOnlyGpuFailsTheJobsSayingNoHealthyGpuIsLeft) {
   auto s = setup(3, 1);
+  s.spec.profiled_champions = config::champion_profiles::each; // the first profile is mid-job
   campaign_engine engine{s, jobs(s), [] { return 0.0; }};
   engine.start();
   answering_loop loop{engine};

@@ -308,7 +308,7 @@ TEST(JobDriver, UnderFinalProfilesOnlyTheBestIsProfiledOnceWhenTheJobStops) {
   EXPECT_TRUE(job.diagnosis()->near_peak);
 }
 
-TEST(JobDriver, UnderFinalProfilesAnUndiagnosedBestStillEndsTheJobAndAFailedJobIsNotProfiled) {
+TEST(JobDriver, UnderFinalProfilesAnUndiagnosedOrLostProfileStillEndsTheJobAndAFailedJobIsNotProfiled) {
   job_driver job{"t", "p.toml", budget(3), std::nullopt, point(8), config::champion_profiles::final};
   build_all(job);
   run_race(job, [](auto) { return passed_in(1e-3); }, {});
@@ -320,6 +320,18 @@ TEST(JobDriver, UnderFinalProfilesAnUndiagnosedBestStillEndsTheJobAndAFailedJobI
   job.diagnosed(*profile, std::nullopt); // the profiler failed: the job ends all the same
   EXPECT_TRUE(job.done());
   EXPECT_EQ(job.stop(), tuning::stop_reason::space_exhausted);
+
+  job_driver lost{"l", "p.toml", budget(3), std::nullopt, point(8), config::champion_profiles::final};
+  build_all(lost);
+  run_race(lost, [](auto) { return passed_in(1e-3); }, {});
+  ASSERT_TRUE(lost.proposal_due(0));
+  lost.accept({{}, "nothing left"});
+  ASSERT_TRUE(lost.profile_due(0));
+  lost.abandon("no healthy GPU is left"); // its final profile's GPU is gone
+  EXPECT_TRUE(lost.done());
+  EXPECT_TRUE(lost.failure().empty()) << "its work was done: it ends as it stopped";
+  EXPECT_EQ(lost.stop(), tuning::stop_reason::space_exhausted);
+  EXPECT_FALSE(lost.diagnosis());
 
   job_driver failing{"f", "p.toml", budget(3), std::nullopt, point(8), config::champion_profiles::final};
   build_all(failing);

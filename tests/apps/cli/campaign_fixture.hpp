@@ -55,6 +55,8 @@ protected:
         << "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/row_reduction/problem.toml\"\n"
         << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
         << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n"
+        // Every champion profiled, as under an LLM: kills and resumes meet profiles mid-job.
+        << "[profile]\nchampions = \"each\"\n"
         << "[feed]\nendpoint = \"tcp://127.0.0.1:*\"\n";
     return file;
   }
