@@ -56,16 +56,7 @@ protected:
                         << (third_job ? "[[jobs]]\nproblem = \"" WARPFORGE_SOURCE_DIR "/examples/vector_add/problem.toml\"\n" : "")
                         << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
                         << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n";
-    auto spec = config::load_campaign(file);
-    EXPECT_TRUE(spec);
-    campaign_setup s;
-    s.spec = *spec;
-    s.run_dir = dir / "run";
-    for (std::size_t i = 0; i < gpus; ++i)
-      s.gpus.push_back(fake_gpu(static_cast<int>(i)));
-    s.why_no_gpu = "none in this test";
-    s.job_ids = third_job ? std::vector<std::int64_t>{1, 2, 3} : std::vector<std::int64_t>{1, 2};
-    return s;
+    return setup_of(file, gpus, third_job ? 3 : 2);
   }
 
   // `count` jobs over the three example problems in turn, named j0, j1, ...
@@ -80,6 +71,11 @@ protected:
     out << "[budget]\niterations = " << iterations << "\nbranches = 4\npatience = 10\n"
         << "[proposer]\nkind = \"tune\"\nstrategy = \"random\"\n";
     out.close();
+    return setup_of(file, gpus, count);
+  }
+
+  // The campaign in `file` on `gpus` fake GPUs, its jobs' rows numbered 1 to `jobs`.
+  campaign_setup setup_of(const fs::path& file, std::size_t gpus, std::size_t jobs) {
     auto spec = config::load_campaign(file);
     EXPECT_TRUE(spec);
     campaign_setup s;
@@ -88,7 +84,7 @@ protected:
     for (std::size_t i = 0; i < gpus; ++i)
       s.gpus.push_back(fake_gpu(static_cast<int>(i)));
     s.why_no_gpu = "none in this test";
-    for (std::size_t j = 0; j < count; ++j)
+    for (std::size_t j = 0; j < jobs; ++j)
       s.job_ids.push_back(static_cast<std::int64_t>(j + 1));
     return s;
   }
