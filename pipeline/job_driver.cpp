@@ -330,11 +330,8 @@ void job_driver::diagnosed(const profile_plan&, const std::optional<diagnosis_su
   if (phase_ != phase::profiling)
     return;
   diagnosis_ = summary;
-  if (stopping_) { // final: the job's last profile
-    stop_ = std::exchange(stopping_, std::nullopt);
-    phase_ = phase::done;
-    return;
-  }
+  if (stopping_) // final: the job's last profile
+    return end_as_stopped();
   progress_.near_peak = summary && summary->diagnosed && summary->near_peak;
   phase_ = phase::proposing;
   asked_ = false;
@@ -409,11 +406,8 @@ void job_driver::proposal_failed(const std::string& why) {
 }
 
 void job_driver::abandon(const std::string& why) {
-  if (stopping_) { // its work is done: it ends as it stopped, undiagnosed
-    stop_ = std::exchange(stopping_, std::nullopt);
-    phase_ = phase::done;
-    return;
-  }
+  if (stopping_) // its work is done: it ends as it stopped, undiagnosed
+    return end_as_stopped();
   if (phase_ != phase::done)
     fail(why);
 }
@@ -426,6 +420,11 @@ void job_driver::finish(tuning::stop_reason why) {
     return;
   }
   stop_ = why;
+  phase_ = phase::done;
+}
+
+void job_driver::end_as_stopped() {
+  stop_ = std::exchange(stopping_, std::nullopt);
   phase_ = phase::done;
 }
 

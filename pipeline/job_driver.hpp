@@ -103,6 +103,7 @@ private:
                         std::vector<tuning::method_attribution> methods,
                         std::vector<std::string> lines);
   void finish(tuning::stop_reason why);
+  void end_as_stopped(); // final: the job that was stopping (stopping_) is done
   void fail(std::string why);
   void remember_phase(vocabulary::branch_kind kind, const std::vector<std::string>& details,
                       const std::vector<tuning::branch_verdict>& verdicts = {});

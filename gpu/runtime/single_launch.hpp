@@ -7,7 +7,7 @@
 //   if (auto failure = prepare_single_launch(*workspace, request, one)) return *failure;
 //   launch(one.kernel, one.params->data(), workspace->stream());
 //   one.refresh();                      // the same inputs again (user-replay profiling)
-//   workspace->flush_l2();              // ... read from DRAM, not from the L2
+//   workspace->evict_l2_clean();        // ... read from DRAM, not from the L2
 
 #include "gpu/runner/race_request.hpp"
 #include "gpu/runtime/device_workspace.hpp"
@@ -30,7 +30,6 @@ struct single_launch {
 
   /// Fresh copies of the inputs, poisoned outputs (queued on the workspace's stream).
   std::optional<launch_failure> refresh();
-
 };
 
 /// Loads request.kernels[0] and fills its buffers from request.seeds[0]. The failure is the
