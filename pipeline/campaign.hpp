@@ -5,6 +5,7 @@
 
 #include "config/campaign_spec.hpp"
 #include "gpu/device_report.hpp"
+#include "gpu/runner/warm_up_level.hpp"
 #include "foundation/vocabulary/timing_mode.hpp"
 
 #include <cstdint>
@@ -22,6 +23,11 @@ enum class campaign_mode : std::uint8_t {
   diagnose, // per job: the kernel checked, timed, profiled and diagnosed on every GPU
 };
 std::string_view to_string(campaign_mode mode);
+
+/// What a campaign's runners open before their first request (gpu/runner/warm_up_level.hpp):
+/// nothing for bench (no profile, and its first race may as well open the device), the device
+/// where no champion is profiled ([profile] champions = "none"), else the profiler too.
+gpu::warm_up_level runner_warm_up(campaign_mode mode, const config::campaign_spec& spec);
 
 /// Everything a campaign engine needs besides its jobs' problems.
 struct campaign_setup {

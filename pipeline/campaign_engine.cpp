@@ -65,6 +65,14 @@ std::string_view to_string(campaign_mode mode) {
   return "unknown";
 }
 
+gpu::warm_up_level runner_warm_up(campaign_mode mode, const config::campaign_spec& spec) {
+  if (mode == campaign_mode::bench)
+    return gpu::warm_up_level::none;
+  if (mode == campaign_mode::optimize && config::profiled_champions_of(spec) == config::champion_profiles::none)
+    return gpu::warm_up_level::device;
+  return gpu::warm_up_level::profiler;
+}
+
 campaign_engine::campaign_engine(campaign_setup setup, std::vector<job_setup> jobs, clock now)
     : setup_(std::move(setup)), clock_(std::move(now)) {
   for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -27,8 +27,11 @@ int main(int argc, char** argv) {
     app.add_option("--endpoint", endpoint, "serve the runner protocol on this ipc:// endpoint");
   app.add_option("--parent-pid", parent_pid, "exit when this process is no longer the parent")
     ->needs(endpoint_option);
-  bool warm_up = false;
-  app.add_flag("--warm-up", warm_up, "open the device and the CUPTI profiler right after the hello")
+  std::string warm_up = "none";
+  app.add_option("--warm-up", warm_up,
+                 "what to open right after the hello: none, device (and NVML), or profiler (the device, then "
+                 "CUPTI's profiler)")
+    ->check(CLI::IsMember({"none", "device", "profiler"}))
     ->needs(endpoint_option);
   auto* query_option = app.add_flag("--query", query, "print the device report and exit");
   app.add_flag("--json", json, "print the report as JSON")->needs(query_option);
@@ -54,7 +57,7 @@ int main(int argc, char** argv) {
     std::cout << (json ? to_json(report) + "\n" : to_text(report));
     return runner_exit_ok;
   }
-  runner_server_options options{endpoint, std::nullopt, warm_up};
+  runner_server_options options{endpoint, std::nullopt, parse_warm_up_level(warm_up).value_or(warm_up_level::none)};
   if (parent_pid > 0)
     options.parent_pid = parent_pid;
   return serve(options);

@@ -291,8 +291,10 @@ expected<runner_client, runner_error> runner_client::start(runner_options option
   spawn_options spawn;
   spawn.executable = options.executable;
   spawn.arguments = {"--endpoint", s->endpoint, "--parent-pid", std::to_string(::getpid())};
-  if (options.warm_up)
+  if (options.warm_up != warm_up_level::none) {
     spawn.arguments.emplace_back("--warm-up");
+    spawn.arguments.emplace_back(to_string(options.warm_up));
+  }
   if (options.visible_devices)
     spawn.environment.emplace_back("CUDA_VISIBLE_DEVICES", *options.visible_devices);
   for (auto& entry : options.extra_env)

@@ -18,6 +18,7 @@
 #include "gpu/runner/child_process.hpp"
 #include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/protocol.hpp"
+#include "gpu/runner/warm_up_level.hpp"
 
 #include <array>
 #include <chrono>
@@ -92,10 +93,10 @@ struct runner_options {
   std::chrono::milliseconds start_timeout = default_runner_start_timeout;
   std::vector<std::pair<std::string, std::string>> extra_env; // set in the runner's environment
   std::filesystem::path temp_root; // parent of the private dir; empty: $TMPDIR if short, else /tmp
-  /// Open the device and the profiler right after the hello (`--warm-up`), while the client
-  /// has nothing for it yet: the GPU workers of campaigns that profile (not bench's), whose first
-  /// race or profile would otherwise pay for it (about 1-2 s on an H100) inside their lease.
-  bool warm_up = false;
+  /// What the runner opens right after the hello (`--warm-up`), while the client has nothing for
+  /// it yet, so that the first race or profile does not pay for it inside its lease (about 1-3 s
+  /// on an H100; warm_up_level.hpp).
+  warm_up_level warm_up = warm_up_level::none;
 };
 
 class runner_client {

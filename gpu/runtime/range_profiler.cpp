@@ -775,10 +775,9 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
 expected<std::string, std::string> warm_up_profiler() {
   phase_clock clock;
   double setup_s = 0.0;
-  auto workspace = device_workspace::get(setup_s);
+  auto workspace = device_workspace::get(setup_s); // open already (runner_warm_up.cpp): no cost
   if (!workspace)
     return unexpected("the device did not open: " + workspace.error());
-  clock.mark("device");
   if (auto init = cupti_profiler_initialized(); !init)
     return unexpected("CUPTI's profiler did not initialize: " + init.error().to_string() + " (" + clock.text() + ")");
   CUcontext context = nullptr;

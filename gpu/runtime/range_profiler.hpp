@@ -47,10 +47,10 @@ namespace warpforge::gpu {
 /// lost.
 expected<profile_result, std::string> profile_candidate(const profile_request& request);
 
-/// What the first profile of the process would otherwise pay for, done ahead: the device
-/// workspace, CUPTI's profiler and the chip's counter availability (kept for every profile).
-/// What was done and how long it took; the error: why it could not be (the first race or
-/// profile then tries again and answers with the reason).
+/// What the first profile of the process would otherwise pay for, done ahead on the open device
+/// (runner_warm_up.hpp): CUPTI's profiler and the chip's counter availability (kept for every
+/// profile). How long it took; the error: why it could not be (the first profile then tries
+/// again and answers with the reason).
 expected<std::string, std::string> warm_up_profiler();
 
 /// The profile status a failed CUPTI call stands for (a CUptiResult value): counters_unavailable

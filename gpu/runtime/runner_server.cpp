@@ -6,6 +6,7 @@
 #include "gpu/runtime/device_query.hpp"
 #include "gpu/runtime/race_runner.hpp"
 #include "gpu/runtime/range_profiler.hpp"
+#include "gpu/runtime/runner_warm_up.hpp"
 
 #include "foundation/logging/logging.hpp"
 
@@ -180,8 +181,8 @@ int serve(const runner_server_options& options) {
     hello.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
     socket.send(zmq::buffer(encode(hello)), zmq::send_flags::none);
     log->info("connected to {}", options.endpoint);
-    if (options.warm_up) { // the client's first request waits in the socket meanwhile
-      if (auto warm = warm_up_profiler())
+    if (options.warm_up != warm_up_level::none) { // the client's first request waits in the socket meanwhile
+      if (auto warm = warm_up(options.warm_up))
         log->info("warm-up: {}", *warm);
       else
         log->warn("warm-up: {}", warm.error());

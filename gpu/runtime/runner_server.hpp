@@ -6,6 +6,7 @@
 // is not the same as the coordinator exiting.)
 
 #include "gpu/runner/exit_codes.hpp"
+#include "gpu/runner/warm_up_level.hpp"
 
 #include <chrono>
 #include <optional>
@@ -24,7 +25,7 @@ inline constexpr std::chrono::milliseconds runner_socket_linger{1'000};
 struct runner_server_options {
   std::string endpoint;             // ipc://... bound by the client
   std::optional<pid_t> parent_pid;  // the process to outlive; nullopt: getppid() at start
-  bool warm_up = false;             // open the device and the profiler after the hello
+  warm_up_level warm_up = warm_up_level::none; // what to open after the hello (warm_up_level.hpp)
 };
 
 /// Serves until shutdown; returns the process exit code.

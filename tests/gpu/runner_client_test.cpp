@@ -117,26 +117,33 @@ TEST(runner_client, the_real_runner_answers_a_device_query_and_stops_cleanly) {
   EXPECT_EQ(after.error().kind, runner_error_kind::crashed);
 }
 
-// --warm-up (a campaign's GPU workers): the runner opens the device and CUPTI's profiler after
-// its hello, says so in its log, and then serves; without a GPU it says why and serves all the same.
+// --warm-up LEVEL (a campaign's GPU workers): the runner opens the device (and NVML), and CUPTI's
+// profiler only when asked, after its hello; says so in its log, and then serves. Without a GPU it
+// says why and serves all the same.
 TEST(runner_client, a_warmed_up_runner_logs_what_it_opened_and_then_serves) {
-  runner_options options;
-  options.executable = test::runner_path();
-  options.warm_up = true;
-  auto runner = runner_client::start(options);
-  ASSERT_TRUE(runner) << runner.error().to_string();
-  auto report = runner->device_query(); // answered after the warm-up
-  ASSERT_TRUE(report) << report.error().to_string();
-  std::ifstream log{runner->log_path()};
-  std::string text{std::istreambuf_iterator<char>{log}, {}};
-  const auto line = text.find("warm-up: ");
-  ASSERT_NE(line, std::string::npos) << text;
-  const auto said = text.substr(line, text.find('\n', line) - line);
-  if (report->status == gpu_status::ok) // the profiler part may still fail where counters are restricted
-    EXPECT_EQ(said.find("the device did not open"), std::string::npos) << said;
-  else
-    EXPECT_NE(said.find("the device did not open: "), std::string::npos) << "the reason, without a GPU: " << said;
-  EXPECT_EQ(runner->stop().exit_code, 0);
+  for (const auto level : {warm_up_level::device, warm_up_level::profiler}) {
+    SCOPED_TRACE(std::string{to_string(level)});
+    runner_options options;
+    options.executable = test::runner_path();
+    options.warm_up = level;
+    auto runner = runner_client::start(options);
+    ASSERT_TRUE(runner) << runner.error().to_string();
+    auto report = runner->device_query(); // answered after the warm-up
+    ASSERT_TRUE(report) << report.error().to_string();
+    std::ifstream log{runner->log_path()};
+    std::string text{std::istreambuf_iterator<char>{log}, {}};
+    const auto line = text.find("warm-up: ");
+    ASSERT_NE(line, std::string::npos) << text;
+    const auto said = text.substr(line, text.find('\n', line) - line);
+    if (report->status == gpu_status::ok) { // the profiler part may still fail where counters are restricted
+      EXPECT_NE(said.find("warm-up: device "), std::string::npos) << said;
+      EXPECT_NE(said.find(", NVML "), std::string::npos) << said;
+      EXPECT_EQ(said.find("profiler") != std::string::npos, level == warm_up_level::profiler) << said;
+    } else {
+      EXPECT_NE(said.find("the device did not open: "), std::string::npos) << "the reason, without a GPU: " << said;
+    }
+    EXPECT_EQ(runner->stop().exit_code, 0);
+  }
 }
 
 TEST(runner_client, the_runner_sees_the_visible_devices_it_was_given) {

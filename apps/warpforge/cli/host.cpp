@@ -52,7 +52,7 @@ std::vector<actors::child_spec> worker_children(const gpu_fleet& fleet) {
     actors::gpu_worker_config worker;
     worker.device = fleet.device(ordinal);
     worker.keeper.runner.executable = fleet.runner;
-    worker.keeper.runner.warm_up = true; // a host serves campaigns, which profile (pipeline_session.cpp)
+    worker.keeper.runner.warm_up = gpu::warm_up_level::profiler; // a host serves campaigns, most of which profile
     worker.lock_holder = "warpforge host";
     children.push_back({actors::gpu_worker_name(ordinal), [worker](caf::actor_system& sys) {
                           return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(actors::gpu_worker, worker));

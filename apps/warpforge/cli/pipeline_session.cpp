@@ -32,9 +32,8 @@ actors::pipeline_options pipeline_for(const session_request& request, const gpu_
     actors::gpu_worker_config worker;
     worker.device = fleet.device(ordinal);
     worker.keeper.runner.executable = fleet.runner;
-    // Campaigns that profile open the device and the profiler while their first kernels compile;
-    // bench never profiles, and its runner opens the device at its first race.
-    worker.keeper.runner.warm_up = request.mode != pipeline::campaign_mode::bench;
+    // Opened while the campaign's first kernels compile: what the campaign will use.
+    worker.keeper.runner.warm_up = pipeline::runner_warm_up(request.mode, request.spec);
     worker.keeper.restarts = request.spec.supervision;
     worker.lock_holder = "warpforge " + request.verb + " " + request.spec_path;
     worker.lock_timeout = request.lock_timeout;
