@@ -45,7 +45,7 @@ typename Inspector::result_type inspect(Inspector& f, compile_order& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, built_kernel& x) {
   return f(caf::meta::type_name("built_kernel"), x.ref, x.outcome, x.arch, x.cubin_path, x.log,
-           x.compile_s, x.cache_hit, x.note, x.symbol);
+           x.compile_s, x.build_s, x.cache_hit, x.note, x.symbol);
 }
 
 } // namespace warpforge::pipeline

@@ -5,6 +5,7 @@
 #include "sass/method_catalog.hpp"
 #include "sass/signature_table.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 
@@ -91,7 +92,10 @@ compile_order reference_order_for(const job_setup& job, const branch_ref& job_re
   return order;
 }
 
-built_kernel compile(const compile_order& order, const compile_function& compile) {
+namespace {
+
+// The build itself; compile() below times it.
+built_kernel build(const compile_order& order, const compile_function& compile) {
   built_kernel out;
   out.ref = order.ref;
   out.arch = order.request.arch;
@@ -131,6 +135,15 @@ built_kernel compile(const compile_order& order, const compile_function& compile
   }
   out.outcome = vocabulary::branch_outcome::passed;
   out.cubin_path = cubin.string();
+  return out;
+}
+
+} // namespace
+
+built_kernel compile(const compile_order& order, const compile_function& compile) {
+  const auto started = std::chrono::steady_clock::now();
+  auto out = build(order, compile);
+  out.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }
 

@@ -48,6 +48,8 @@ struct built_kernel {
   std::string log;            // the compiler's log: the errors, or warnings; a refused branch:
                               // the code check's reason
   double compile_s = 0;       // wall seconds; 0 on a cache hit
+  double build_s = 0;         // wall seconds of the whole build: the compile or the cache's copy,
+                              // the files written, the code check (its disassembly)
   bool cache_hit = false;
   std::string note;           // passed: what the code check noticed and allowed (lower precision)
   std::string symbol;         // passed: the entry's lowered name in the CUBIN

@@ -279,6 +279,7 @@ void campaign_engine::build(job_slot& job, branch_slot& slot) {
   slot.resolved = std::move(*resolved);
   const auto t = next_ticket();
   orders_[t] = order{order::kind::compile, index_of(job), {b.iteration, b.ordinal}};
+  orders_[t].sent_s = now();
   out_.compiles.emplace_back(t, compile_order_for(job.setup, b.what, slot.resolved.front(), ref_of(job, b.iteration, b.ordinal),
                                                   arch(), branch_folder(setup_.run_dir, job.setup.name, b.iteration, b.ordinal)));
   ++compiles_in_flight_;
@@ -350,7 +351,8 @@ void campaign_engine::built(ticket id, const built_kernel& kernel) {
   slot.cubin_path = kernel.cubin_path;
   slot.code_note = kernel.note;
   feed::detail compiled;
-  compiled.add("arch", kernel.arch).add("cache_hit", kernel.cache_hit).add("compile_s", kernel.compile_s);
+  compiled.add("arch", kernel.arch).add("cache_hit", kernel.cache_hit).add("compile_s", kernel.compile_s)
+    .add("build_s", kernel.build_s).add("ordered_s", now() - o.sent_s);
   compiled.add("sass_check", sass_check_state()); // "checked", or why not (no disassembler here)
   if (!kernel.note.empty()) // the code check's note: lower precision the problem allows
     compiled.add("note", kernel.note);

@@ -92,6 +92,8 @@ struct campaign_engine::order {
   std::vector<gpu::config_race_part> parts; // the configurations answered so far
   double request_s = 0;                     // seconds their requests took
   std::optional<held_race> held;            // set: this race is the gate's fresh re-measure
+  double sent_s = 0;                        // compile: when it was ordered (branch_compiled
+                                            // says how long the answer took: queue and build)
 };
 
 } // namespace warpforge::pipeline

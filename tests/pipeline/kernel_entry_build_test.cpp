@@ -78,6 +78,8 @@ TEST(KernelEntryBuild, EachPointCompilesItsOwnInstantiationWithTheProjectsHeader
     const auto kernel = compile(order, gpu::compile_kernel);
     ASSERT_EQ(kernel.outcome, vocabulary::branch_outcome::passed) << kernel.log;
     EXPECT_EQ(kernel.symbol, symbol);
+    EXPECT_GT(kernel.compile_s, 0.0) << "NVRTC compiled it (no cache here)";
+    EXPECT_GE(kernel.build_s, kernel.compile_s) << "the whole build holds the compile";
     EXPECT_EQ(sass_order_for(kernel, {"tiling_smem"}, project.root / "listing.sass").kernel, symbol)
       << "not copy(), the file's other kernel";
   }
