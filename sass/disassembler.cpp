@@ -2,6 +2,7 @@
 
 #include "foundation/vocabulary/enum_text.hpp"
 #include "gpu/runner/child_process.hpp"
+#include "sass/listing_memo.hpp"
 #include "sass/parser.hpp"
 
 #include <cerrno>
@@ -161,6 +162,21 @@ disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::millis
   std::error_code ec;
   if (!fs::is_regular_file(cubin, ec))
     return failure(disassemble_failure_kind::missing_cubin, "no CUBIN at " + cubin.string());
+  auto parse = [&](const std::string& printed) -> expected<disassembly, disassemble_failure> {
+    auto parsed = parse_sass(printed, tool.format);
+    if (!parsed)
+      return failure(disassemble_failure_kind::unparseable,
+                     command_text(tool, cubin) + " printed something the parser cannot read: " +
+                         parsed.error().to_string());
+    return std::move(*parsed);
+  };
+  // The same machine code was disassembled before in this process: its listing (listing_memo.hpp).
+  auto& memo = listing_memo::of_process();
+  const auto bytes = read_file(cubin);
+  const auto key = bytes ? listing_memo::key(tool.tool, *bytes) : std::nullopt;
+  if (key)
+    if (auto printed = memo.find(*key))
+      return parse(*printed);
 
   auto scratch_path = make_scratch_dir();
   if (!scratch_path)
@@ -195,12 +211,10 @@ disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::millis
     return failure(disassemble_failure_kind::tool_failed,
                    command_text(tool, cubin) + ": " + exit->to_string() + "\n" + tail(*output));
 
-  auto parsed = parse_sass(*output, tool.format);
-  if (!parsed)
-    return failure(disassemble_failure_kind::unparseable,
-                   command_text(tool, cubin) + " printed something the parser cannot read: " +
-                       parsed.error().to_string());
-  return std::move(*parsed);
+  auto parsed = parse(*output);
+  if (parsed && key)
+    memo.keep(*key, std::move(*output));
+  return parsed;
 }
 
 expected<disassembly, disassemble_failure> disassemble(const fs::path& cubin) {

@@ -3,7 +3,8 @@
 // nvdisasm (`nvdisasm -c <cubin>`) is preferred; cuobjdump (`cuobjdump -sass <cubin>`) is the
 // fallback. Each is looked for on $PATH, then in $CUDA_HOME/bin, then in /usr/local/cuda/bin.
 // A host with neither gets a failure of kind `unavailable` naming where it looked — never an
-// empty disassembly that a check could read as "method absent".
+// empty disassembly that a check could read as "method absent". Machine code this process
+// disassembled before is answered from what the tool printed then (listing_memo.hpp).
 
 #include "foundation/expected/expected.hpp"
 #include "sass/disassembly.hpp"

@@ -4,10 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace warpforge::sass {
 namespace {
@@ -114,6 +115,38 @@ TEST_P(SassDisassemblerRuns, RunsTheToolOnTheCubinAndParsesWhatItPrints) {
 
 INSTANTIATE_TEST_SUITE_P(BothTools, SassDisassemblerRuns, ::testing::ValuesIn(all_sass_formats),
                          [](const auto& param) { return std::string{to_string(param.param)}; });
+
+// The same machine code is disassembled once per process (listing_memo.hpp): a second CUBIN with
+// the same bytes at another path is answered without running the tool; other bytes run it again,
+// and so does a tool that failed.
+TEST(SassDisassembler, TheSameMachineCodeRunsTheToolOnceAndOtherCodeOrAFailureRunsItAgain) {
+  const temp_dir dir;
+  const auto runs = dir.path() / "runs";
+  const auto dump = test::dump_path("signatures.sm_90a", sass_format::nvdisasm);
+  const auto tool = dir.write("nvdisasm", "#!/bin/sh\necho run >> '" + runs.string() + "'\nexec cat '" + dump.string() + "'\n", true);
+  const auto count_runs = [&] {
+    std::ifstream in{runs};
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>{in}, {}, '\n'));
+  };
+  const disassembler nvdisasm{tool, sass_format::nvdisasm};
+  const auto first = dir.write("a/kernel.cubin", "machine code of a kernel, test " + dir.path().string());
+  const auto same = dir.write("b/kernel.cubin", "machine code of a kernel, test " + dir.path().string());
+  const auto other = dir.write("c/kernel.cubin", "other machine code, test " + dir.path().string());
+  auto a = disassemble(nvdisasm, first);
+  ASSERT_TRUE(a) << a.error().to_string();
+  auto b = disassemble(nvdisasm, same);
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(count_runs(), 1) << "the same bytes at another path: no second run";
+  EXPECT_EQ(b->kernel_names(), a->kernel_names());
+  EXPECT_EQ(b->instruction_count(), a->instruction_count());
+  ASSERT_TRUE(disassemble(nvdisasm, other));
+  EXPECT_EQ(count_runs(), 2) << "other bytes: the tool runs";
+
+  const auto failing = dir.write("fails/nvdisasm", "#!/bin/sh\necho run >> '" + runs.string() + "'\nexit 1\n", true);
+  EXPECT_FALSE(disassemble(disassembler{failing, sass_format::nvdisasm}, first));
+  EXPECT_FALSE(disassemble(disassembler{failing, sass_format::nvdisasm}, first));
+  EXPECT_EQ(count_runs(), 4) << "a failure is not kept: each call runs the tool";
+}
 
 TEST(SassDisassembler, AMissingCubinIsReportedAsSuch) {
   const temp_dir dir;

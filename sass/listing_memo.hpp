@@ -1,0 +1,54 @@
+#pragma once
+// What the disassembler printed for a CUBIN, kept in this process so that the same machine code
+// is disassembled once: a branch's code check (at its build) and its SASS check (next) read the
+// same CUBIN, and nvdisasm takes about 0.6 s a run on the GPU hosts (CUDA 13.0, a 12 KB CUBIN)
+// whatever the machine code, so the second run doubled the wait between a proposal and its race.
+//
+//   listing_memo memo;
+//   if (auto text = memo.find(key)) parse(*text); else memo.keep(key, run_tool());
+//
+// The key is the tool (its path, size and time, so another toolkit is another key) and the
+// CUBIN's content (SHA-256), never its path: a cache-hit build writes the same bytes elsewhere.
+// Only what a tool printed and exited 0 for is kept; a failure runs the tool again next time.
+// Bounded by bytes, the oldest entry going first.
+
+#include <cstddef>
+#include <filesystem>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace warpforge::sass {
+
+/// The tool's printed listings this process keeps, at most this many bytes of them.
+inline constexpr std::size_t listing_memo_budget_bytes = std::size_t{64} << 20;
+
+class listing_memo {
+public:
+  explicit listing_memo(std::size_t budget_bytes = listing_memo_budget_bytes) : budget_(budget_bytes) {}
+
+  /// The key for `cubin_bytes` disassembled by `tool`; nullopt when the tool cannot be stat'ed.
+  static std::optional<std::string> key(const std::filesystem::path& tool, std::string_view cubin_bytes);
+
+  std::optional<std::string> find(const std::string& key) const;
+  void keep(const std::string& key, std::string printed);
+
+  std::size_t bytes() const;
+  std::size_t entries() const;
+
+  /// The process's memo, shared by every disassemble() call (compilers and SASS checkers run on
+  /// threads of their own: it locks).
+  static listing_memo& of_process();
+
+private:
+  mutable std::mutex mutex_;
+  std::size_t budget_;
+  std::size_t bytes_ = 0;
+  std::list<std::string> order_; // keys, oldest first
+  std::unordered_map<std::string, std::string> printed_;
+};
+
+} // namespace warpforge::sass

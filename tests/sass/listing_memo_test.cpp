@@ -1,0 +1,47 @@
+#include "sass/listing_memo.hpp"
+
+#include "sass_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace warpforge::sass {
+namespace {
+
+using test::temp_dir;
+
+// The key names the machine code and the tool: same bytes, same key; other bytes or another tool
+// (another toolkit's nvdisasm) another; a tool that is not there, none.
+TEST(ListingMemo, TheKeyIsTheCubinsContentAndTheTool) {
+  const temp_dir dir;
+  const auto tool = dir.write("nvdisasm", "#!/bin/sh\n", true);
+  const auto other_tool = dir.write("other/nvdisasm", "#!/bin/sh\n# another toolkit\n", true);
+  const auto key = listing_memo::key(tool, "bytes");
+  ASSERT_TRUE(key);
+  EXPECT_EQ(listing_memo::key(tool, "bytes"), key);
+  EXPECT_NE(listing_memo::key(tool, "bytez"), key);
+  EXPECT_NE(listing_memo::key(other_tool, "bytes"), key);
+  EXPECT_FALSE(listing_memo::key(dir.path() / "absent", "bytes"));
+}
+
+// What it keeps stays within its budget, the oldest going first; a listing larger than the whole
+// budget is not kept.
+TEST(ListingMemo, KeepsWithinItsBudgetOldestFirst) {
+  listing_memo memo{10};
+  memo.keep("a", "1234");
+  memo.keep("b", "5678");
+  EXPECT_EQ(memo.find("a"), "1234");
+  EXPECT_EQ(memo.bytes(), 8u);
+  memo.keep("c", "90");
+  EXPECT_EQ(memo.bytes(), 10u);
+  memo.keep("d", "x");
+  EXPECT_FALSE(memo.find("a")) << "the oldest went to make room";
+  EXPECT_EQ(memo.find("b"), "5678");
+  EXPECT_EQ(memo.find("d"), "x");
+  EXPECT_EQ(memo.bytes(), 7u);
+  memo.keep("huge", "more than ten bytes");
+  EXPECT_FALSE(memo.find("huge"));
+  EXPECT_EQ(memo.entries(), 3u);
+}
+
+} // namespace
+} // namespace warpforge::sass
