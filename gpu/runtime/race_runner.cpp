@@ -418,6 +418,8 @@ bool race_runner::check_seed(std::size_t seed_index) {
 
 race_result race_runner::finish() {
   result_.wall_s = result_.setup_s + seconds_since(start_); // set-up came before start_
+  phases_.mark("the rest");
+  result_.notes.push_back("time: " + phases_.text());
   const auto& cache = ws_.cache();
   result_.notes.push_back("measured on device 0 of those visible to the runner");
   result_.notes.push_back("device cache: " + std::to_string(cache.entries()) + " entries, " +
@@ -452,11 +454,14 @@ race_result race_runner::run() {
     working_ = *working;
   }
   params_ = std::make_unique<kernel_params>(request_.args, working_);
+  phases_.mark("buffers");
   if (!load_reference() || !load_kernels())
     return finish();
+  phases_.mark("modules");
   for (std::size_t s = 0; s < request_.seeds.size(); ++s)
     if (!check_seed(s))
       return finish();
+  phases_.mark("checks (inputs and references included)");
   time_passed_kernels();
   return finish();
 }

@@ -20,6 +20,7 @@
 #include "gpu/runner/race_request.hpp"
 #include "gpu/runtime/device_workspace.hpp"
 #include "gpu/runtime/kernel_module.hpp"
+#include "gpu/runtime/phase_clock.hpp"
 #include "gpu/runtime/timed_verification.hpp"
 
 #include <cuda_runtime_api.h>
@@ -125,6 +126,7 @@ private:
   device_workspace& ws_;
   hung_race_exit on_hung_;
   steady::time_point start_;
+  phase_clock phases_; // where the request's wall went: the last note (finish())
   race_result result_;
   std::vector<bool> verdict_;                    // kernel j has its final outcome
   std::unique_ptr<loaded_kernel> reference_;

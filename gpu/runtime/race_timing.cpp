@@ -201,6 +201,7 @@ bool race_runner::time_passed_kernels() {
   for (std::size_t j : passed)
     if (!reload_kernel(j))
       return false;
+  phases_.mark("modules reloaded");
   // Warm-ups run on the first seed's inputs; the rounds take the seeds in turn.
   if (!use_seed(0))
     return false;
@@ -214,6 +215,7 @@ bool race_runner::time_passed_kernels() {
     result_.notes.push_back("cold: L2 flushed before each launch by a memset of " +
                             std::to_string(l2_flush_size_factor) + "x the L2 size, outside the events");
   result_.sm_clock_hz_before = sm_clock_hz(result_.notes);
+  phases_.mark("clock read");
   std::vector<std::size_t> timed;
   std::vector<std::uint32_t> batches;
   for (std::size_t j : passed) {
@@ -227,10 +229,13 @@ bool race_runner::time_passed_kernels() {
     timed.push_back(j);
     batches.push_back(batch);
   }
+  phases_.mark("warm-ups");
   if (timed.empty())
     return false;
   const bool done = run_rounds(timed, batches);
+  phases_.mark("rounds");
   result_.sm_clock_hz_after = sm_clock_hz(result_.notes);
+  phases_.mark("clock read");
   return done;
 }
 

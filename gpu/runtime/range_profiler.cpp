@@ -5,6 +5,7 @@
 #include "gpu/runtime/cuda_call.hpp"
 #include "gpu/runtime/kernel_activity.hpp"
 #include "gpu/runtime/launch_attributes.hpp"
+#include "gpu/runtime/phase_clock.hpp"
 #include "gpu/runtime/sass_aggregates.hpp"
 #include "gpu/runtime/sass_metrics.hpp"
 #include "gpu/runtime/throughput_parts.hpp"
@@ -93,27 +94,6 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
     out.push_back(name.c_str());
   return out;
 }
-
-// Where a profile's wall time goes, phase by phase, at the end of its note (and so in the
-// runner's log line): "set-up 0.000 s, kernel and inputs 0.121 s, ..." (the fleet's profiles cost
-// more than its races; this says which part).
-class phase_clock {
-public:
-  void mark(std::string_view phase) {
-    const auto now = std::chrono::steady_clock::now();
-    if (!text_.empty())
-      text_ += ", ";
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, " %.3f s", std::chrono::duration<double>(now - last_).count());
-    text_ += std::string{phase} + seconds;
-    last_ = now;
-  }
-  const std::string& text() const { return text_; }
-
-private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-  std::string text_;
-};
 
 // ---- host side: chip, host object, config image ----
 

@@ -123,6 +123,8 @@ handled_message handle_message(std::string_view request_text) {
       for (std::size_t j = 0; j < result->kernels.size(); ++j)
         runner_log()->info("run_race kernel {} '{}': {} {}", j, body->kernels[j].entry,
                            to_string(result->kernels[j].outcome), result->kernels[j].detail);
+      runner_log()->info("run_race: {} kernel(s) in {:.3f} s; {}", result->kernels.size(), result->wall_s,
+                         result->notes.empty() ? std::string{} : result->notes.back());
       reply.body_json = encode_body(*result);
       if (result->runner_exits) {
         runner_log()->error("CUDA context lost; exiting with {}", runner_exit_context_lost);
