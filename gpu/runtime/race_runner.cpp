@@ -418,8 +418,6 @@ bool race_runner::check_seed(std::size_t seed_index) {
 
 race_result race_runner::finish() {
   result_.wall_s = result_.setup_s + seconds_since(start_); // set-up came before start_
-  phases_.mark("the rest");
-  result_.notes.push_back("time: " + phases_.text());
   const auto& cache = ws_.cache();
   result_.notes.push_back("measured on device 0 of those visible to the runner");
   result_.notes.push_back("device cache: " + std::to_string(cache.entries()) + " entries, " +
@@ -427,6 +425,8 @@ race_result race_runner::finish() {
                           std::to_string(cache.budget() >> 20) + " MiB budget; " +
                           std::to_string(cache.hits()) + " hits, " + std::to_string(cache.misses()) +
                           " misses, " + std::to_string(cache.evictions()) + " evictions in this runner");
+  phases_.mark("the rest");
+  result_.notes.push_back("time: " + phases_.text()); // last: the runner's log line quotes it
   return result_;
 }
 
