@@ -173,7 +173,7 @@ disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::millis
   // The same machine code was disassembled before in this process: its listing (listing_memo.hpp).
   auto& memo = listing_memo::of_process();
   const auto bytes = read_file(cubin);
-  const auto key = bytes ? listing_memo::key(tool.tool, *bytes) : std::nullopt;
+  auto key = bytes ? listing_memo::key(tool.tool, to_string(tool.format), *bytes) : std::nullopt;
   if (key)
     if (auto printed = memo.find(*key))
       return parse(*printed);
@@ -183,10 +183,21 @@ disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::millis
     return failure(disassemble_failure_kind::tool_failed,
                    "cannot create a scratch folder for the tool's output");
   const scratch_dir scratch{*scratch_path};
+  // The tool reads a copy of the bytes the key was made of: a CUBIN rewritten meanwhile must not
+  // leave its listing under the old bytes' key. (Messages still name the CUBIN asked about.)
+  fs::path input = cubin;
+  if (key) {
+    const auto copy = scratch.path / cubin.filename();
+    std::ofstream out(copy, std::ios::binary);
+    if (out.write(bytes->data(), static_cast<std::streamsize>(bytes->size())) && out.flush())
+      input = copy;
+    else
+      key.reset(); // no copy: the tool reads the CUBIN itself, and what it prints is not kept
+  }
 
   gpu::spawn_options options;
   options.executable = tool.tool;
-  options.arguments = tool.arguments(cubin);
+  options.arguments = tool.arguments(input);
   options.output_file = scratch.path / output_name;
   auto child = gpu::child_process::spawn(options);
   if (!child) {

@@ -4,7 +4,8 @@
 
 namespace warpforge::sass {
 
-std::optional<std::string> listing_memo::key(const std::filesystem::path& tool, std::string_view cubin_bytes) {
+std::optional<std::string> listing_memo::key(const std::filesystem::path& tool, std::string_view format,
+                                             std::string_view cubin_bytes) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(tool, ec);
   if (ec)
@@ -16,6 +17,7 @@ std::optional<std::string> listing_memo::key(const std::filesystem::path& tool, 
   gpu::cache_detail::add_field(input, tool.string());
   gpu::cache_detail::add_field(input, std::to_string(size));
   gpu::cache_detail::add_field(input, std::to_string(time.time_since_epoch().count()));
+  gpu::cache_detail::add_field(input, format);
   gpu::cache_detail::add_field(input, cubin_bytes);
   return gpu::cache_detail::sha256_hex(input);
 }

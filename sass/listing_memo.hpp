@@ -7,10 +7,12 @@
 //   listing_memo memo;
 //   if (auto text = memo.find(key)) parse(*text); else memo.keep(key, run_tool());
 //
-// The key is the tool (its path, size and time, so another toolkit is another key) and the
-// CUBIN's content (SHA-256), never its path: a cache-hit build writes the same bytes elsewhere.
-// Only what a tool printed and exited 0 for is kept; a failure runs the tool again next time.
-// Bounded by bytes, the oldest entry going first.
+// The key is the tool (its path, size and time, so another toolkit is another key, and the
+// format it is run for) and the CUBIN's content (SHA-256), never its path: a cache-hit build
+// writes the same bytes elsewhere. The tool runs on a copy of exactly the bytes the key was made
+// of (disassembler.cpp), so a CUBIN rewritten meanwhile cannot leave its listing under another
+// key. Only a listing the tool printed with exit 0 and the parser read is kept; a failure runs
+// the tool again next time. Bounded by bytes, the oldest entry going first.
 
 #include <cstddef>
 #include <filesystem>
@@ -30,8 +32,10 @@ class listing_memo {
 public:
   explicit listing_memo(std::size_t budget_bytes = listing_memo_budget_bytes) : budget_(budget_bytes) {}
 
-  /// The key for `cubin_bytes` disassembled by `tool`; nullopt when the tool cannot be stat'ed.
-  static std::optional<std::string> key(const std::filesystem::path& tool, std::string_view cubin_bytes);
+  /// The key for `cubin_bytes` disassembled by `tool` printing `format` (its arguments and the
+  /// parser follow it); nullopt when the tool cannot be stat'ed.
+  static std::optional<std::string> key(const std::filesystem::path& tool, std::string_view format,
+                                        std::string_view cubin_bytes);
 
   std::optional<std::string> find(const std::string& key) const;
   void keep(const std::string& key, std::string printed);

@@ -9,6 +9,7 @@
 #include "gpu/device_report.hpp"
 #include "gpu/runtime/device_query.hpp"
 #include "gpu/runtime/execute.hpp"
+#include "gpu/runner/warm_up_level.hpp"
 #include "gpu/runtime/runner_server.hpp"
 
 #include <CLI/CLI.hpp>
@@ -28,10 +29,15 @@ int main(int argc, char** argv) {
   app.add_option("--parent-pid", parent_pid, "exit when this process is no longer the parent")
     ->needs(endpoint_option);
   std::string warm_up = "none";
+  std::string levels;
+  for (auto level : all_warm_up_levels)
+    levels += (levels.empty() ? "" : ", ") + std::string{to_string(level)};
   app.add_option("--warm-up", warm_up,
                  "what to open right after the hello: none, device (and NVML), or profiler (the device, then "
                  "CUPTI's profiler)")
-    ->check(CLI::IsMember({"none", "device", "profiler"}))
+    ->check([levels](const std::string& word) {
+      return warm_up_level_from_string(word) ? std::string{} : "'" + word + "' is not one of " + levels;
+    })
     ->needs(endpoint_option);
   auto* query_option = app.add_flag("--query", query, "print the device report and exit");
   app.add_flag("--json", json, "print the report as JSON")->needs(query_option);
@@ -57,7 +63,7 @@ int main(int argc, char** argv) {
     std::cout << (json ? to_json(report) + "\n" : to_text(report));
     return runner_exit_ok;
   }
-  runner_server_options options{endpoint, std::nullopt, parse_warm_up_level(warm_up).value_or(warm_up_level::none)};
+  runner_server_options options{endpoint, std::nullopt, *warm_up_level_from_string(warm_up)}; // checked above
   if (parent_pid > 0)
     options.parent_pid = parent_pid;
   return serve(options);

@@ -3,7 +3,8 @@
 // the coordinator compiles the campaign's first kernels. The coordinator picks it from what the
 // campaign will ask of the runner (apps/warpforge/cli/pipeline_session.cpp):
 //
-//   none      nothing: the first race opens the device (bench, which neither profiles nor waits)
+//   none      nothing: the first request opens the device (bench, which never profiles, and the
+//             calibrator's workers)
 //   device    the device, its workspace and check kernels, and NVML (the SM clock every race reads)
 //   profiler  the device as above, then CUPTI's profiler and the chip's counters (campaigns that
 //             profile)
@@ -19,20 +20,11 @@ namespace warpforge::gpu {
 
 enum class warm_up_level { none, device, profiler };
 
-constexpr std::string_view to_string(warm_up_level level) {
-  switch (level) {
-  case warm_up_level::none: return "none";
-  case warm_up_level::device: return "device";
-  case warm_up_level::profiler: return "profiler";
-  }
-  return "none";
-}
+inline constexpr warm_up_level all_warm_up_levels[] = {warm_up_level::none, warm_up_level::device,
+                                                       warm_up_level::profiler};
 
-constexpr std::optional<warm_up_level> parse_warm_up_level(std::string_view text) {
-  for (auto level : {warm_up_level::none, warm_up_level::device, warm_up_level::profiler})
-    if (text == to_string(level))
-      return level;
-  return std::nullopt;
-}
+/// "none", "device", "profiler": the runner's `--warm-up` words.
+std::string_view to_string(warm_up_level level);
+std::optional<warm_up_level> warm_up_level_from_string(std::string_view text);
 
 } // namespace warpforge::gpu

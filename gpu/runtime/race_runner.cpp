@@ -5,6 +5,7 @@
 #include "gpu/runtime/cuda_call.hpp"
 #include "gpu/runtime/device_checks.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -426,7 +427,12 @@ race_result race_runner::finish() {
                           std::to_string(cache.hits()) + " hits, " + std::to_string(cache.misses()) +
                           " misses, " + std::to_string(cache.evictions()) + " evictions in this runner");
   phases_.mark("the rest");
-  result_.notes.push_back("time: " + phases_.text()); // last: the runner's log line quotes it
+  // Last: the runner's log line quotes it. The device's opening (a runner without warm-up) came
+  // before this race's clock started; wall_s counts it.
+  char setup[48] = "";
+  if (result_.setup_s > 0)
+    std::snprintf(setup, sizeof setup, "device opened %.3f s, ", result_.setup_s);
+  result_.notes.push_back("time: " + std::string{setup} + phases_.text());
   return result_;
 }
 

@@ -759,12 +759,12 @@ expected<std::string, std::string> warm_up_profiler() {
   if (!workspace)
     return unexpected("the device did not open: " + workspace.error());
   if (auto init = cupti_profiler_initialized(); !init)
-    return unexpected("CUPTI's profiler did not initialize: " + init.error().to_string() + " (" + clock.text() + ")");
+    return unexpected("CUPTI's profiler did not initialize: " + init.error().to_string());
   CUcontext context = nullptr;
   if (auto r = WARPFORGE_GPU_CALL((*workspace)->device().api->ctx_get_current(&context)); !r || !context)
-    return unexpected("no current context (" + clock.text() + ")");
+    return unexpected(std::string{"no current context"});
   if (auto chip = chip_of(context); !chip)
-    return unexpected("the chip's counters were not read: " + chip.error().to_string() + " (" + clock.text() + ")");
+    return unexpected("the chip's counters were not read: " + chip.error().to_string());
   clock.mark("profiler and chip");
   return clock.text();
 }

@@ -184,7 +184,7 @@ int serve(const runner_server_options& options) {
     socket.send(zmq::buffer(encode(hello)), zmq::send_flags::none);
     log->info("connected to {}", options.endpoint);
     if (options.warm_up != warm_up_level::none) { // the client's first request waits in the socket meanwhile
-      if (auto warm = warm_up(options.warm_up))
+      if (auto warm = warm_up_runner(options.warm_up))
         log->info("warm-up: {}", *warm);
       else
         log->warn("warm-up: {}", warm.error());

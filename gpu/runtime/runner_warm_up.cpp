@@ -9,7 +9,7 @@
 
 namespace warpforge::gpu {
 
-expected<std::string, std::string> warm_up(warm_up_level level) {
+expected<std::string, std::string> warm_up_runner(warm_up_level level) {
   if (level == warm_up_level::none)
     return std::string{"nothing asked"};
   phase_clock clock;

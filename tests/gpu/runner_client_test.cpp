@@ -117,6 +117,13 @@ TEST(runner_client, the_real_runner_answers_a_device_query_and_stops_cleanly) {
   EXPECT_EQ(after.error().kind, runner_error_kind::crashed);
 }
 
+// The warm-up levels' words are the runner's command line: each level has one, and back.
+TEST(warm_up_level, every_level_round_trips_through_its_word) {
+  for (auto level : all_warm_up_levels)
+    EXPECT_EQ(warm_up_level_from_string(to_string(level)), level) << to_string(level);
+  EXPECT_EQ(warm_up_level_from_string("Device"), std::nullopt);
+}
+
 // --warm-up LEVEL (a campaign's GPU workers): the runner opens the device (and NVML), and CUPTI's
 // profiler only when asked, after its hello; says so in its log, and then serves. Without a GPU it
 // says why and serves all the same.

@@ -621,6 +621,32 @@ TEST_F(CampaignEngine, CompilesRunAheadSoTheGpusHardlyWaitForACompiledCandidate)
   }
 }
 
+// branch_compiled says how long its build took from the order on, the compiler's queue
+// included: with one compiler for many branches, later builds wait behind earlier ones.
+TEST_F(CampaignEngine, BranchCompiledSaysHowLongItsOrderTookQueueIncluded) {
+  auto s = setup(4, 2, true);
+  s.spec.profiled_champions = config::champion_profiles::none;
+  double clock = 0.0;
+  campaign_engine engine{s, jobs(s), [&clock] { return clock; }};
+  answering_loop answers{engine};
+  simulated_pipeline pipeline{engine, answers, clock};
+  pipeline.compilers = 1;
+  engine.start();
+  pipeline.run();
+  ASSERT_TRUE(engine.finished());
+  std::vector<double> ordered;
+  for (const auto& e : answers.events)
+    if (e.type == feed::event_type::branch_compiled) {
+      const auto at = e.detail_json.find("\"ordered_s\":");
+      ASSERT_NE(at, std::string::npos) << e.detail_json;
+      ordered.push_back(std::stod(e.detail_json.substr(at + 12)));
+    }
+  ASSERT_GT(ordered.size(), 4u);
+  EXPECT_GE(*std::min_element(ordered.begin(), ordered.end()), 0.0);
+  EXPECT_GT(*std::max_element(ordered.begin(), ordered.end()), 1.5 * pipeline.compile_s)
+    << "a build that waited behind another counts its wait";
+}
+
 // A host's driver takes CUPTI's passes in turn. Where only a job's end waits for its profile
 // (final), the engine sends one profile at a time and spreads them over the GPUs: the one that
 // just profiled races while another is due to profile. Where the next proposal waits for it

@@ -4,23 +4,35 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+
 namespace warpforge::sass {
 namespace {
 
 using test::temp_dir;
 
-// The key names the machine code and the tool: same bytes, same key; other bytes or another tool
-// (another toolkit's nvdisasm) another; a tool that is not there, none.
-TEST(ListingMemo, TheKeyIsTheCubinsContentAndTheTool) {
+// The key names the machine code, the tool and the format it is run for: same bytes, same key;
+// other bytes, another tool (another toolkit's nvdisasm, or the same file replaced: its time or
+// its size changed) or the other format, another; a tool that is not there, none.
+TEST(ListingMemo, TheKeyIsTheCubinsContentTheToolAndItsFormat) {
   const temp_dir dir;
   const auto tool = dir.write("nvdisasm", "#!/bin/sh\n", true);
-  const auto other_tool = dir.write("other/nvdisasm", "#!/bin/sh\n# another toolkit\n", true);
-  const auto key = listing_memo::key(tool, "bytes");
+  const auto other_tool = dir.write("other/nvdisasm", "#!/bin/sh\n", true);
+  const auto key = listing_memo::key(tool, "nvdisasm", "bytes");
   ASSERT_TRUE(key);
-  EXPECT_EQ(listing_memo::key(tool, "bytes"), key);
-  EXPECT_NE(listing_memo::key(tool, "bytez"), key);
-  EXPECT_NE(listing_memo::key(other_tool, "bytes"), key);
-  EXPECT_FALSE(listing_memo::key(dir.path() / "absent", "bytes"));
+  EXPECT_EQ(listing_memo::key(tool, "nvdisasm", "bytes"), key);
+  EXPECT_NE(listing_memo::key(tool, "nvdisasm", "bytez"), key);
+  EXPECT_NE(listing_memo::key(tool, "cuobjdump", "bytes"), key);
+  EXPECT_NE(listing_memo::key(other_tool, "nvdisasm", "bytes"), key) << "same size and content, another path";
+  const auto an_hour_ago = std::filesystem::last_write_time(tool) - std::chrono::hours{1};
+  std::filesystem::last_write_time(tool, an_hour_ago);
+  const auto older = listing_memo::key(tool, "nvdisasm", "bytes");
+  EXPECT_NE(older, key) << "the same path and size, another time";
+  dir.write("nvdisasm", "#!/bin/sh\n# a longer tool\n", true);
+  std::filesystem::last_write_time(tool, an_hour_ago);
+  EXPECT_NE(listing_memo::key(tool, "nvdisasm", "bytes"), older) << "the same path and time, another size";
+  EXPECT_FALSE(listing_memo::key(dir.path() / "absent", "nvdisasm", "bytes"));
 }
 
 // What it keeps stays within its budget, the oldest going first; a listing larger than the whole
