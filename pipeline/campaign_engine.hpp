@@ -156,7 +156,9 @@ private:
   bool any_healthy_gpu(const std::string& model = {}) const;
   std::vector<job_slot*> jobs_in_turn();
   static bool may_measure(const job_slot& job, const gpu_slot& gpu);
-  bool dispatch_profile(gpu_slot& gpu);
+  // `early`: a profile a job would want only at its end (job_plan::early_profile), for a GPU
+  // with nothing else to do.
+  bool dispatch_profile(gpu_slot& gpu, bool early = false);
   bool profiles_take_turns() const;
   bool profiling() const;
   bool profiled_least(const gpu_slot& gpu) const;

@@ -87,8 +87,9 @@ void campaign_engine::dispatch() {
   // The idle GPUs take work idle-longest first, so the work spreads evenly over them. Each takes
   // races a GPU out of service gave back first (they were due), then profiles (a diagnosis may
   // stop a job; taking turns, only the GPU that profiled least), then whole phases, then
-  // whatever is built, then a profile it left to others. A GPU out of service gets nothing,
-  // and the work pinned to it ends (end_work_pinned_to).
+  // whatever is built, then a profile it left to others, then a job's final profile ahead of
+  // its end. A GPU out of service gets nothing, and the work pinned to it ends
+  // (end_work_pinned_to).
   std::vector<gpu_slot*> idle;
   for (auto& gpu : gpus_)
     if (!gpu.out_of_service.empty())
@@ -98,8 +99,9 @@ void campaign_engine::dispatch() {
   std::stable_sort(idle.begin(), idle.end(), [](const gpu_slot* a, const gpu_slot* b) { return a->since < b->since; });
   for (auto* gpu : idle)
     if (!dispatch_requeued(*gpu) && !(profiled_least(*gpu) && dispatch_profile(*gpu)) &&
-        !dispatch_race(*gpu, false) && !dispatch_race(*gpu, true))
-      dispatch_profile(*gpu); // nothing to race: it profiles rather than idle
+        !dispatch_race(*gpu, false) && !dispatch_race(*gpu, true) &&
+        !dispatch_profile(*gpu)) // nothing to race: it profiles rather than idle,
+      dispatch_profile(*gpu, true); // even a best whose job has not stopped yet
 }
 
 // Where a job's next proposal waits for its diagnosis ([profile] champions = "each") a profile
@@ -246,14 +248,14 @@ bool campaign_engine::profiling() const {
                      [](const auto& entry) { return entry.second.what == order::kind::profile; });
 }
 
-bool campaign_engine::dispatch_profile(gpu_slot& gpu) {
+bool campaign_engine::dispatch_profile(gpu_slot& gpu, bool early) {
   if (profiles_take_turns() && profiling())
     return false;
   for (auto& job : jobs_) {
-    if (job->closed || !may_measure(*job, gpu))
+    if (job->closed || !may_measure(*job, gpu) || (early && !job->reference_ready()))
       continue;
     if (!job->pending_profile)
-      job->pending_profile = job->plan->profile_due(gpu.device.ordinal);
+      job->pending_profile = early ? job->plan->early_profile() : job->plan->profile_due(gpu.device.ordinal);
     if (!job->pending_profile || (job->pending_profile->gpu && *job->pending_profile->gpu != gpu.device.ordinal))
       continue;
     auto profile = *std::exchange(job->pending_profile, std::nullopt);
@@ -491,6 +493,13 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
   out_.events.push_back(job_event(feed::event_type::gpu_released, job.setup.name, o.profile.branch.iteration,
                                   o.profile.branch.ordinal, o.gpu,
                                   feed::detail{}.add("profile", true).add("lease_s", lease_s).json()));
+  // An early profile (job_plan::early_profile) of a best that lost its place meanwhile tells
+  // nothing about the job: the plan hears of it, nothing is recorded.
+  const auto& best = job.plan->best();
+  if (o.profile.early && (best.iteration != o.profile.branch.iteration || best.ordinal != o.profile.branch.ordinal)) {
+    job.plan->diagnosed(o.profile, std::nullopt);
+    return pump();
+  }
   const auto iteration = std::max<std::int64_t>(1, job.plan->iterations_done());
   if (summary.diagnosed) {
     out_.writes.push_back(storage::iteration_update{job.id, iteration,

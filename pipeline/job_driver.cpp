@@ -326,10 +326,34 @@ std::optional<profile_plan> job_driver::profile_due(std::optional<int>) {
   return profile_plan{best_, std::nullopt};
 }
 
-void job_driver::diagnosed(const profile_plan&, const std::optional<diagnosis_summary>& summary) {
+// Under final, the best as it stands, while the job still races: a GPU with nothing to race
+// profiles it rather than idle, and the job's end needs no profile if it stays the best.
+std::optional<profile_plan> job_driver::early_profile() {
+  const bool racing = phase_ == phase::proposing || phase_ == phase::branches || phase_ == phase::ablations;
+  if (profiles_ != config::champion_profiles::final || !racing || early_ || diagnosed_ == key_of(best_))
+    return std::nullopt;
+  early_ = key_of(best_);
+  return profile_plan{best_, std::nullopt, true};
+}
+
+void job_driver::diagnosed(const profile_plan& profile, const std::optional<diagnosis_summary>& summary) {
+  if (early_ && *early_ == key_of(profile.branch)) {
+    early_.reset();
+    if (key_of(profile.branch) == key_of(best_)) { // still the best: its diagnosis is the job's
+      diagnosis_ = summary;
+      diagnosed_ = key_of(best_);
+    }
+    if (stopping_) { // it stopped meanwhile: done if that was its best, else its best is due now
+      if (diagnosed_ == key_of(best_))
+        return end_as_stopped();
+      asked_ = false;
+    }
+    return;
+  }
   if (phase_ != phase::profiling)
     return;
   diagnosis_ = summary;
+  diagnosed_ = key_of(profile.branch);
   if (stopping_) // final: the job's last profile
     return end_as_stopped();
   progress_.near_peak = summary && summary->diagnosed && summary->near_peak;
@@ -413,10 +437,12 @@ void job_driver::abandon(const std::string& why) {
 }
 
 void job_driver::finish(tuning::stop_reason why) {
-  if (profiles_ == config::champion_profiles::final) { // its best is profiled first, then it is done
+  if (profiles_ == config::champion_profiles::final && diagnosed_ != key_of(best_)) {
+    // Its best is profiled first, then it is done; an early profile of it that is out stands for
+    // that profile (diagnosed() ends the job, or asks for the best if the early one was of another).
     stopping_ = why;
     phase_ = phase::profiling;
-    asked_ = false;
+    asked_ = early_.has_value();
     return;
   }
   stop_ = why;

@@ -54,13 +54,16 @@ public:
   // job_plan. Races: all of the current phase once every branch is built, or, when `eager`,
   // those built so far. Profiles: the job's best, after the baseline and after each iteration
   // that changed it (an unchanged best keeps its diagnosis), or under `final` once, when the
-  // job stops. Proposals: the next iteration's, once the stop rule lets it go on.
+  // job stops; under `final` the best may also be profiled early, in a GPU's idle time, and
+  // when the job stops with that best still its best, it ends without another profile.
+  // Proposals: the next iteration's, once the stop rule lets it go on.
   std::vector<planned_branch> take_planned() override;
   void built(std::int64_t iteration, std::int64_t ordinal) override;
   void failed(std::int64_t iteration, std::int64_t ordinal, branch_result result) override;
   std::optional<race_plan> next_race(bool eager, std::optional<int> gpu) override;
   void measured(const race_plan& race, const race_outcome& outcome) override;
   std::optional<profile_plan> profile_due(std::optional<int> gpu) override;
+  std::optional<profile_plan> early_profile() override;
   void diagnosed(const profile_plan& profile, const std::optional<diagnosis_summary>& summary) override;
   std::optional<propose_request> proposal_due(double elapsed_s) override;
   void accept(const proposal& answer) override;
@@ -88,7 +91,10 @@ private:
     branch_state state = branch_state::planned;
     branch_result result;
   };
-  using branch_map = std::map<std::pair<std::int64_t, std::int64_t>, tracked>; // (iteration, ordinal)
+  using branch_key = std::pair<std::int64_t, std::int64_t>; // (iteration, ordinal)
+  using branch_map = std::map<branch_key, tracked>;
+
+  static branch_key key_of(const planned_branch& b) { return {b.iteration, b.ordinal}; }
 
   std::ranges::subrange<branch_map::iterator> this_iteration();
 
@@ -132,6 +138,8 @@ private:
   std::optional<double> best_s_;
   planned_branch best_;
   std::optional<diagnosis_summary> diagnosis_;
+  std::optional<branch_key> diagnosed_;   // the branch diagnosis_ is of
+  std::optional<branch_key> early_;       // final: the best whose early profile is out
   std::vector<attempt> memory_;
   std::size_t proposer_holds_ = 0;    // memory entries the proposer said it keeps (sent no more)
   std::size_t memory_sent_from_ = 0;  // where the outstanding request's memory started

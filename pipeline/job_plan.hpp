@@ -77,6 +77,7 @@ struct iteration_summary {
 struct profile_plan {
   planned_branch branch;
   std::optional<int> gpu;
+  bool early = false; // early_profile()'s: the best may lose its place before the answer
 };
 
 class job_plan {
@@ -96,6 +97,10 @@ public:
   virtual void measured(const race_plan& race, const race_outcome& outcome) = 0;
   /// A profile wanted now on `gpu` (asked once).
   virtual std::optional<profile_plan> profile_due(std::optional<int> gpu) = 0;
+  /// A profile the job would want only at its end, offered now to a GPU that has nothing else to
+  /// do (asked once per best); its diagnosis then stands for the final one if the best does not
+  /// change. None by default.
+  virtual std::optional<profile_plan> early_profile() { return std::nullopt; }
   /// Its diagnosis; none: no counters could be read.
   virtual void diagnosed(const profile_plan& profile, const std::optional<diagnosis_summary>& summary) = 0;
   /// A proposal wanted now (asked once); may end the job instead (the stop rule).

@@ -674,6 +674,40 @@ TEST_F(CampaignEngine, FinalProfilesGoOneAtATimeAndSpreadOverTheGpusAndEachProfi
   }
 }
 
+// Under final a GPU with nothing to race profiles a job's best before the job stops, one
+// profile at a time still: the profiles no longer all wait for the jobs' common end, and every
+// job still ends.
+TEST_F(CampaignEngine, UnderFinalIdleGpusProfileBestsBeforeTheirJobsStop) {
+  auto s = setup_many(6, 3, 4); // four GPUs for six jobs: they wait for compiles now and then
+  s.spec.profiled_champions = config::champion_profiles::final;
+  simulated_run run{s, jobs(s)};
+  ASSERT_TRUE(run.engine.finished());
+  // Per job, whether a profile of it was leased before its last race: never, if its profile
+  // waited for its end.
+  std::map<std::string, bool> profiled_while_racing;
+  std::map<std::string, std::size_t> ended;
+  for (const auto& e : run.answers.events) {
+    if (e.type == feed::event_type::job_finished)
+      ++ended[e.job];
+    if (e.type != feed::event_type::gpu_leased)
+      continue;
+    if (e.detail_json.find("\"profile\":true") != std::string::npos)
+      profiled_while_racing.try_emplace(e.job, false);
+    else if (profiled_while_racing.contains(e.job))
+      profiled_while_racing[e.job] = true; // a race after a profile of it
+  }
+  const auto early = std::count_if(profiled_while_racing.begin(), profiled_while_racing.end(),
+                                   [](const auto& entry) { return entry.second; });
+  std::printf("final with early profiles (virtual time): %.2f s, %zu profiles, %zu jobs profiled before their last race, "
+              "at most %zu at once\n",
+              run.engine.result().wall_s, run.answers.profiles, static_cast<std::size_t>(early),
+              run.pipeline.most_profiles_at_once);
+  EXPECT_GT(early, 0) << "idle GPUs profile bests that may stay the bests";
+  EXPECT_EQ(run.pipeline.most_profiles_at_once, 1u);
+  EXPECT_EQ(ended.size(), 6u);
+  EXPECT_GE(run.answers.profiles, 6u) << "at least each job's best";
+}
+
 // Issue 26: a candidate its proposer found to repeat a measured branch (duplicate_of) is recorded
 // with the branch it repeats and ends not_run, and no compile or race is ever ordered for it.
 TEST_F(CampaignEngine, ADuplicateCandidateIsRecordedWithItsEarlierBranchAndNeverCompiledOrRaced) {

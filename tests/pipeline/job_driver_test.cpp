@@ -340,6 +340,93 @@ TEST(JobDriver, UnderFinalProfilesAnUndiagnosedOrLostProfileStillEndsTheJobAndAF
   EXPECT_FALSE(failing.profile_due(0)) << "a job whose baseline failed has no best to profile";
 }
 
+// Under final a GPU with nothing to race may profile a job's best early, once per best. When the
+// job stops with that best still its best, it is done at once with that diagnosis; when the best
+// changed after it, the new best is profiled at the end as before.
+TEST(JobDriver, UnderFinalAnEarlyProfileOfTheBestStandsForTheFinalOneWhileItStaysTheBest) {
+  job_driver job{"t", "p.toml", budget(2), std::nullopt, point(8), config::champion_profiles::final};
+  EXPECT_FALSE(job.early_profile()) << "no best before the baseline is measured";
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(1e-3); }, {});
+  auto early = job.early_profile();
+  ASSERT_TRUE(early) << "the baseline is the best now";
+  EXPECT_EQ(early->branch.ordinal, 0);
+  EXPECT_FALSE(job.early_profile()) << "one out at a time";
+  diagnosis_summary baseline_diagnosis;
+  baseline_diagnosis.diagnosed = true;
+  job.diagnosed(*early, baseline_diagnosis);
+  EXPECT_FALSE(job.early_profile()) << "that best is diagnosed";
+  ASSERT_TRUE(job.diagnosis());
+
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(0.5e-3); }, 1e-3); // a new champion
+  job.take_finished();
+  early = job.early_profile();
+  ASSERT_TRUE(early) << "the new best";
+  EXPECT_EQ(early->branch.iteration, 1);
+  diagnosis_summary champion_diagnosis;
+  champion_diagnosis.diagnosed = true;
+  champion_diagnosis.near_peak = true; // to tell the two diagnoses apart
+  job.diagnosed(*early, champion_diagnosis);
+
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(32)}, ""});
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(2e-3); }, 1e-3); // slower: the best stays
+  EXPECT_FALSE(job.proposal_due(0)) << "the iteration budget is spent";
+  EXPECT_TRUE(job.done()) << "its best was profiled early: no profile at its end";
+  EXPECT_FALSE(job.profile_due(0));
+  EXPECT_EQ(job.stop(), tuning::stop_reason::iteration_budget);
+  ASSERT_TRUE(job.diagnosis());
+  EXPECT_TRUE(job.diagnosis()->near_peak) << "the best's diagnosis, not the baseline's";
+}
+
+TEST(JobDriver, UnderFinalAJobThatStopsWhileAnEarlyProfileIsOutWaitsForItThenProfilesItsBestIfItChanged) {
+  for (const bool best_changed : {false, true}) {
+    SCOPED_TRACE(best_changed ? "the best changed after the early profile" : "the best did not change");
+    job_driver job{"t", "p.toml", budget(1), std::nullopt, point(8), config::champion_profiles::final};
+    build_all(job);
+    run_race(job, [](auto) { return passed_in(1e-3); }, {});
+    auto early = job.early_profile(); // the baseline's, out while the job's one iteration runs
+    ASSERT_TRUE(early);
+    ASSERT_TRUE(job.proposal_due(0));
+    job.accept({{point(16)}, ""});
+    build_all(job);
+    run_race(job, [&](auto) { return passed_in(best_changed ? 0.5e-3 : 2e-3); }, 1e-3);
+    EXPECT_FALSE(job.proposal_due(0)) << "the iteration budget is spent";
+    EXPECT_FALSE(job.done()) << "its best's profile is not back";
+    EXPECT_FALSE(job.profile_due(0)) << "the early profile is out: nothing more is asked yet";
+    EXPECT_FALSE(job.early_profile());
+    diagnosis_summary d;
+    d.diagnosed = true;
+    job.diagnosed(*early, d);
+    if (!best_changed) {
+      EXPECT_TRUE(job.done());
+      EXPECT_TRUE(job.diagnosis());
+      continue;
+    }
+    EXPECT_FALSE(job.done()) << "that profile was of the old best";
+    auto final_profile = job.profile_due(0);
+    ASSERT_TRUE(final_profile);
+    EXPECT_EQ(final_profile->branch.iteration, 1) << "the new best";
+    job.diagnosed(*final_profile, d);
+    EXPECT_TRUE(job.done());
+    EXPECT_EQ(job.stop(), tuning::stop_reason::iteration_budget);
+  }
+}
+
+// Where every best is profiled anyway (each) or none is (none), nothing is offered early.
+TEST(JobDriver, OnlyFinalOffersEarlyProfiles) {
+  for (const auto profiles : {config::champion_profiles::each, config::champion_profiles::none}) {
+    job_driver job{"t", "p.toml", budget(2), std::nullopt, point(8), profiles};
+    build_all(job);
+    run_race(job, [](auto) { return passed_in(1e-3); }, {});
+    EXPECT_FALSE(job.early_profile()) << config::to_string(profiles);
+  }
+}
+
 // [profile] champions = "none": times only; the job never asks for a profile and stops at once.
 TEST(JobDriver, UnderNoProfilesTheJobNeverAsksForOneAndStopsAtOnce) {
   job_driver job{"t", "p.toml", budget(1), std::nullopt, point(8), config::champion_profiles::none};
