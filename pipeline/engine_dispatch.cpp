@@ -204,6 +204,8 @@ void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::stri
   if (profile && !job.closed) {
     if (o.profile.gpu) // a profile of this GPU (diagnose): no other GPU can make it
       job.plan->diagnosed(o.profile, std::nullopt);
+    else if (o.profile.early) // not sent again: by then its best may be gone; the plan offers it anew
+      job.plan->profile_lost(o.profile);
     else
       job.pending_profile = o.profile; // the next healthy GPU of the job's model takes it
   }

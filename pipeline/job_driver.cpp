@@ -336,6 +336,14 @@ std::optional<profile_plan> job_driver::early_profile() {
   return profile_plan{best_, std::nullopt, true};
 }
 
+void job_driver::profile_lost(const profile_plan& profile) {
+  if (!early_ || *early_ != key_of(profile.branch))
+    return;
+  early_.reset();
+  if (stopping_) // it stopped waiting for that one: its best is due now
+    asked_ = false;
+}
+
 void job_driver::diagnosed(const profile_plan& profile, const std::optional<diagnosis_summary>& summary) {
   if (early_ && *early_ == key_of(profile.branch)) {
     early_.reset();
@@ -377,7 +385,8 @@ std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
   r.branches = budget_.branches;
   r.current_best = best_.what;
   r.best_s = best_s_;
-  r.diagnosis = diagnosis_;
+  // The best's own diagnosis only: under final an early profile may be of a best since replaced.
+  r.diagnosis = diagnosed_ == key_of(best_) ? diagnosis_ : std::nullopt;
   r.first_ordinal = next_ordinal_; // accept() numbers the candidates from here
   // Only what the proposer does not hold yet (all of it for one that keeps nothing).
   const auto from = std::min(proposer_holds_, memory_.size());

@@ -64,6 +64,7 @@ public:
   void measured(const race_plan& race, const race_outcome& outcome) override;
   std::optional<profile_plan> profile_due(std::optional<int> gpu) override;
   std::optional<profile_plan> early_profile() override;
+  void profile_lost(const profile_plan& profile) override;
   void diagnosed(const profile_plan& profile, const std::optional<diagnosis_summary>& summary) override;
   std::optional<propose_request> proposal_due(double elapsed_s) override;
   void accept(const proposal& answer) override;

@@ -101,6 +101,9 @@ public:
   /// do (asked once per best); its diagnosis then stands for the final one if the best does not
   /// change. None by default.
   virtual std::optional<profile_plan> early_profile() { return std::nullopt; }
+  /// An early profile that was not answered (its GPU went out of service): not sent again, the
+  /// plan may offer its best anew.
+  virtual void profile_lost(const profile_plan&) {}
   /// Its diagnosis; none: no counters could be read.
   virtual void diagnosed(const profile_plan& profile, const std::optional<diagnosis_summary>& summary) = 0;
   /// A proposal wanted now (asked once); may end the job instead (the stop rule).

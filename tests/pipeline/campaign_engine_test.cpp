@@ -665,7 +665,7 @@ TEST_F(CampaignEngine, FinalProfilesGoOneAtATimeAndSpreadOverTheGpusAndEachProfi
                 std::string{config::to_string(profiles)}.c_str(), run.answers.profiles, run.pipeline.most_profiles_at_once,
                 static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
     if (profiles == config::champion_profiles::final) {
-      EXPECT_EQ(run.answers.profiles, 8u) << "one a job";
+      EXPECT_GE(run.answers.profiles, 8u) << "one a job at least (an early one may be of a best since replaced)";
       EXPECT_EQ(run.pipeline.most_profiles_at_once, 1u);
       EXPECT_LE(std::max(a, b) - std::min(a, b), 2u) << "profiles per GPU: " << a << " and " << b;
     } else {
@@ -1079,6 +1079,7 @@ TEST_F(CampaignEngine, AJobsRacesAndProfilesStayOnTheGpuModelItsFirstRaceRanOn) 
 // next healthy GPU profiles the same branch, and the GPU leaves the placement.
 TEST_F(CampaignEngine, AProfileAGpuOutOfServiceGaveBackRunsOnAHealthyGpu) {
   auto s = setup(3, 2);
+  s.spec.profiled_champions = config::champion_profiles::each; // due profiles (early ones: below)
   campaign_engine engine{s, jobs(s), [] { return 0.0; }};
   engine.start();
   answering_loop loop{engine};
@@ -1100,6 +1101,23 @@ TEST_F(CampaignEngine, AProfileAGpuOutOfServiceGaveBackRunsOnAHealthyGpu) {
   EXPECT_TRUE(given_back) << "the feed says the profile's GPU gave it back";
   for (std::size_t i = 1; i < loop.profiled_on.size(); ++i)
     EXPECT_NE(loop.profiled_on[i].second, lost.second) << "profile " << i << " went to the lost GPU";
+}
+
+// Under final the first profile may be an early one: its GPU lost, it is not sent again as it
+// was (its best may be gone by then); the job offers its best anew, and the campaign ends well.
+TEST_F(CampaignEngine, UnderFinalAnEarlyProfileLostWithItsGpuIsOfferedAnewAndTheCampaignFinishes) {
+  auto s = setup(3, 2);
+  s.spec.profiled_champions = config::champion_profiles::final;
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  answering_loop loop{engine};
+  loop.lose_the_first_profiles_gpu = true;
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::finished) << engine.result().reason;
+  ASSERT_FALSE(loop.profiled_on.empty());
+  for (std::size_t i = 1; i < loop.profiled_on.size(); ++i)
+    EXPECT_NE(loop.profiled_on[i].second, loop.profiled_on.front().second) << "profile " << i << " went to the lost GPU";
 }
 
 // The only GPU lost with a profile in flight: no GPU is left to profile it, so the jobs fail

@@ -417,6 +417,49 @@ TEST(JobDriver, UnderFinalAJobThatStopsWhileAnEarlyProfileIsOutWaitsForItThenPro
   }
 }
 
+// An early profile of a best that lost its place before the answer is not the job's diagnosis
+// (nor the next proposal's), and the new best is offered; one that was lost (its GPU went out
+// of service) is offered again, and a job that stopped waiting for it asks for its best.
+TEST(JobDriver, UnderFinalAStaleEarlyProfileIsNotKeptAndALostOneIsOfferedAgain) {
+  job_driver job{"t", "p.toml", budget(2), std::nullopt, point(8), config::champion_profiles::final};
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(1e-3); }, {});
+  const auto of_baseline = job.early_profile();
+  ASSERT_TRUE(of_baseline);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(0.5e-3); }, 1e-3); // a new champion meanwhile
+  job.take_finished();
+  diagnosis_summary d;
+  d.diagnosed = true;
+  job.diagnosed(*of_baseline, d);
+  EXPECT_FALSE(job.diagnosis()) << "a former best's diagnosis is not the job's";
+  const auto proposal = job.proposal_due(0);
+  ASSERT_TRUE(proposal);
+  EXPECT_FALSE(proposal->diagnosis) << "nor the proposal's";
+  auto of_champion = job.early_profile();
+  ASSERT_TRUE(of_champion) << "the new best is offered";
+  EXPECT_EQ(of_champion->branch.iteration, 1);
+
+  job.profile_lost(*of_champion); // its GPU went out of service
+  of_champion = job.early_profile();
+  ASSERT_TRUE(of_champion) << "offered again";
+  job.accept({{point(32)}, ""});
+  build_all(job);
+  run_race(job, [](auto) { return passed_in(2e-3); }, 1e-3); // the best stays; the budget is spent
+  EXPECT_FALSE(job.proposal_due(0));
+  EXPECT_FALSE(job.profile_due(0)) << "its early profile is out";
+  job.profile_lost(*of_champion);
+  const auto final_profile = job.profile_due(0);
+  ASSERT_TRUE(final_profile) << "lost while the job waited for it: the best is due now";
+  EXPECT_EQ(final_profile->branch.iteration, 1);
+  EXPECT_FALSE(final_profile->early);
+  job.diagnosed(*final_profile, d);
+  EXPECT_TRUE(job.done());
+  EXPECT_TRUE(job.diagnosis());
+}
+
 // Where every best is profiled anyway (each) or none is (none), nothing is offered early.
 TEST(JobDriver, OnlyFinalOffersEarlyProfiles) {
   for (const auto profiles : {config::champion_profiles::each, config::champion_profiles::none}) {
