@@ -1,7 +1,7 @@
 #pragma once
 // What a runner opens right after its hello, before its first request (`--warm-up LEVEL`), while
 // the coordinator compiles the campaign's first kernels. The coordinator picks it from what the
-// campaign will ask of the runner (apps/warpforge/cli/pipeline_session.cpp):
+// campaign will ask of the runner (pipeline::runner_warm_up, pipeline/campaign.hpp):
 //
 //   none      nothing: the first request opens the device (bench, which never profiles, and the
 //             calibrator's workers)
