@@ -32,6 +32,50 @@ bool write_file(const fs::path& file, const std::string& bytes) {
   return static_cast<bool>(out);
 }
 
+// The build itself; compile() times it.
+built_kernel build(const compile_order& order, const compile_function& compile) {
+  built_kernel out;
+  out.ref = order.ref;
+  out.arch = order.request.arch;
+  auto result = compile(order.request);
+  const fs::path dir{order.output_dir};
+  if (!order.keep_files) {
+    out.outcome = result ? vocabulary::branch_outcome::passed : vocabulary::branch_outcome::compile_error;
+    out.compile_s = result ? result->compile_s : 0;
+    return out;
+  }
+  if (!result) {
+    out.outcome = vocabulary::branch_outcome::compile_error;
+    out.log = result.error().log;
+    write_file(dir / (order.file_stem + ".log"), out.log);
+    return out;
+  }
+  out.log = result->log;
+  out.symbol = result->symbol;
+  out.compile_s = result->compile_s;
+  out.cache_hit = result->cache_hit;
+  const fs::path cubin = dir / (order.file_stem + ".cubin");
+  if (!write_file(cubin, std::string{reinterpret_cast<const char*>(result->cubin.data()), result->cubin.size()})) {
+    out.outcome = vocabulary::branch_outcome::not_run;
+    out.log = "compiled, but the CUBIN could not be written to " + cubin.string();
+    return out;
+  }
+  write_file(dir / (order.file_stem + ".ptx"), result->ptx);
+  if (order.ref.branch >= 0) { // a branch; the reference kernel is the problem's own
+    auto verdict = check_code(result->ptx, cubin, order.code);
+    if (verdict.outcome != vocabulary::branch_outcome::passed) {
+      out.outcome = verdict.outcome;
+      out.log = verdict.detail + " (checked: " + verdict.checked + ")";
+      write_file(dir / (order.file_stem + ".log"), out.log);
+      return out;
+    }
+    out.note = std::move(verdict.note);
+  }
+  out.outcome = vocabulary::branch_outcome::passed;
+  out.cubin_path = cubin.string();
+  return out;
+}
+
 } // namespace
 
 expected<std::vector<config::resolved_problem>, std::string> resolve_branch(const job_setup& job,
@@ -91,54 +135,6 @@ compile_order reference_order_for(const job_setup& job, const branch_ref& job_re
   order.file_stem = "reference-" + arch;
   return order;
 }
-
-namespace {
-
-// The build itself; compile() below times it.
-built_kernel build(const compile_order& order, const compile_function& compile) {
-  built_kernel out;
-  out.ref = order.ref;
-  out.arch = order.request.arch;
-  auto result = compile(order.request);
-  const fs::path dir{order.output_dir};
-  if (!order.keep_files) {
-    out.outcome = result ? vocabulary::branch_outcome::passed : vocabulary::branch_outcome::compile_error;
-    out.compile_s = result ? result->compile_s : 0;
-    return out;
-  }
-  if (!result) {
-    out.outcome = vocabulary::branch_outcome::compile_error;
-    out.log = result.error().log;
-    write_file(dir / (order.file_stem + ".log"), out.log);
-    return out;
-  }
-  out.log = result->log;
-  out.symbol = result->symbol;
-  out.compile_s = result->compile_s;
-  out.cache_hit = result->cache_hit;
-  const fs::path cubin = dir / (order.file_stem + ".cubin");
-  if (!write_file(cubin, std::string{reinterpret_cast<const char*>(result->cubin.data()), result->cubin.size()})) {
-    out.outcome = vocabulary::branch_outcome::not_run;
-    out.log = "compiled, but the CUBIN could not be written to " + cubin.string();
-    return out;
-  }
-  write_file(dir / (order.file_stem + ".ptx"), result->ptx);
-  if (order.ref.branch >= 0) { // a branch; the reference kernel is the problem's own
-    auto verdict = check_code(result->ptx, cubin, order.code);
-    if (verdict.outcome != vocabulary::branch_outcome::passed) {
-      out.outcome = verdict.outcome;
-      out.log = verdict.detail + " (checked: " + verdict.checked + ")";
-      write_file(dir / (order.file_stem + ".log"), out.log);
-      return out;
-    }
-    out.note = std::move(verdict.note);
-  }
-  out.outcome = vocabulary::branch_outcome::passed;
-  out.cubin_path = cubin.string();
-  return out;
-}
-
-} // namespace
 
 built_kernel compile(const compile_order& order, const compile_function& compile) {
   const auto started = std::chrono::steady_clock::now();

@@ -497,8 +497,7 @@ void campaign_engine::profiled(ticket id, const diagnosis_summary& summary) {
                                   feed::detail{}.add("profile", true).add("lease_s", lease_s).json()));
   // An early profile (job_plan::early_profile) of a best that lost its place meanwhile tells
   // nothing about the job: the plan hears of it, nothing is recorded.
-  const auto& best = job.plan->best();
-  if (o.profile.early && (best.iteration != o.profile.branch.iteration || best.ordinal != o.profile.branch.ordinal)) {
+  if (const auto& best = job.plan->best(); o.profile.early && o.branch != branch_key{best.iteration, best.ordinal}) {
     job.plan->diagnosed(o.profile, std::nullopt);
     return pump();
   }
