@@ -180,4 +180,68 @@ expected<profile_result, json_error> decode_profile_result(std::string_view body
   return r;
 }
 
+namespace {
+
+// {"<key>": [body, ...]} from each item's own body.
+template <class Item>
+std::string encode_list(std::string_view key, const std::vector<Item>& items) {
+  json::writer out;
+  out.begin_object();
+  out.key(key).begin_array();
+  for (const auto& item : items)
+    out.raw(encode_body(item));
+  out.end_array();
+  out.end_object();
+  return std::move(out).str();
+}
+
+// The items of {"<key>": [body, ...]}, each decoded by `decode`; an error names the item
+// ("<context>.<key>[2]: ...").
+template <class Item, class Decode>
+expected<std::vector<Item>, json_error> decode_list(std::string_view body_json, std::string_view context,
+                                                    std::string_view key, Decode decode) {
+  simdjson::dom::parser parser;
+  auto object = parse_object(parser, body_json, context);
+  if (!object)
+    return unexpected(object.error());
+  json_object_reader in{*object, std::string{context}};
+  simdjson::dom::array array;
+  in.required(key, array);
+  if (!in.ok())
+    return unexpected(in.error());
+  std::vector<Item> items;
+  for (auto element : array) {
+    auto item = decode(simdjson::minify(element));
+    if (!item)
+      return unexpected(json_error{std::string{context} + "." + std::string{key} + "[" + std::to_string(items.size()) +
+                                   "]: " + item.error().detail});
+    items.push_back(std::move(*item));
+  }
+  if (items.empty())
+    return unexpected(json_error{std::string{context} + "." + std::string{key} + ": empty (name at least one)"});
+  return items;
+}
+
+} // namespace
+
+std::string encode_body(const std::vector<profile_request>& requests) { return encode_list("profiles", requests); }
+
+expected<std::vector<profile_request>, json_error> decode_profile_requests(std::string_view body_json) {
+  auto requests = decode_list<profile_request>(body_json, "profile_candidates request", "profiles",
+                                               [](std::string_view item) { return decode_profile_request(item); });
+  if (requests)
+    for (const auto& r : *requests)
+      if (r.metrics != requests->front().metrics || r.replay != requests->front().replay)
+        return unexpected(json_error{"profile_candidates request.profiles: the profiles differ in their metrics or "
+                                     "replay (one batch shares them)"});
+  return requests;
+}
+
+std::string encode_body(const std::vector<profile_result>& results) { return encode_list("results", results); }
+
+expected<std::vector<profile_result>, json_error> decode_profile_results(std::string_view body_json) {
+  return decode_list<profile_result>(body_json, "profile_candidates reply", "results",
+                                     [](std::string_view item) { return decode_profile_result(item); });
+}
+
 } // namespace warpforge::gpu

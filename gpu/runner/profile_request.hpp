@@ -96,4 +96,12 @@ expected<profile_request, json_error> decode_profile_request(std::string_view bo
 std::string encode_body(const profile_result& result);
 expected<profile_result, json_error> decode_profile_result(std::string_view body_json);
 
+/// The profile_candidates request (several kernels profiled in one batch, range_profiler.hpp):
+/// {"profiles": [profile_request, ...]}, at least one, all with the same metrics and replay; its
+/// reply {"results": [profile_result, ...]}, one per profile in their order.
+std::string encode_body(const std::vector<profile_request>& requests);
+expected<std::vector<profile_request>, json_error> decode_profile_requests(std::string_view body_json);
+std::string encode_body(const std::vector<profile_result>& results);
+expected<std::vector<profile_result>, json_error> decode_profile_results(std::string_view body_json);
+
 } // namespace warpforge::gpu

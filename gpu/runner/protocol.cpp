@@ -14,6 +14,7 @@ constexpr vocabulary::enum_word<runner_request_kind> runner_request_kind_words[]
     {runner_request_kind::shutdown, "shutdown"},
     {runner_request_kind::run_race, "run_race"},
     {runner_request_kind::profile_candidate, "profile_candidate"},
+    {runner_request_kind::profile_candidates, "profile_candidates"},
 };
 static_assert(vocabulary::covers(runner_request_kind_words, all_runner_request_kinds));
 

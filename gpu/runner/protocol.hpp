@@ -36,11 +36,14 @@ enum class runner_request_kind {
   run_race,     // body: race_request; reply body: race_result (gpu/runner/race_request.hpp)
   profile_candidate, // body: profile_request; reply body: profile_result
                      // (gpu/runner/profile_request.hpp)
+  profile_candidates, // body: {"profiles": [profile_request, ...]}; reply body:
+                      // {"results": [profile_result, ...]}: one batch, one range profiler session
 };
 
 inline constexpr std::array all_runner_request_kinds{
   runner_request_kind::hello, runner_request_kind::device_query, runner_request_kind::shutdown,
-  runner_request_kind::run_race, runner_request_kind::profile_candidate};
+  runner_request_kind::run_race, runner_request_kind::profile_candidate,
+  runner_request_kind::profile_candidates};
 
 std::string_view to_string(runner_request_kind kind);
 std::optional<runner_request_kind> runner_request_kind_from_string(std::string_view text);

@@ -437,6 +437,22 @@ runner_client::profile(const profile_request& body, std::chrono::milliseconds ti
   return std::move(*result);
 }
 
+expected<std::vector<profile_result>, runner_error>
+runner_client::profile(const std::vector<profile_request>& bodies, std::chrono::milliseconds timeout) {
+  auto reply = request(runner_request_kind::profile_candidates, encode_body(bodies), timeout);
+  if (!reply)
+    return unexpected(std::move(reply).error());
+  auto results = decode_profile_results(reply->body_json);
+  if (!results)
+    return unexpected(state_->failure(runner_error_kind::protocol_error,
+                                      "unreadable profile_candidates result: " + results.error().detail));
+  if (results->size() != bodies.size())
+    return unexpected(state_->failure(runner_error_kind::protocol_error,
+                                      "profile_candidates result has " + std::to_string(results->size()) +
+                                        " results for " + std::to_string(bodies.size()) + " profiles"));
+  return std::move(*results);
+}
+
 child_exit runner_client::stop(std::chrono::milliseconds grace) {
   if (!state_ || !state_->child)
     return {};

@@ -130,6 +130,12 @@ public:
   expected<profile_result, runner_error> profile(const profile_request& body,
                                                  std::chrono::milliseconds timeout);
 
+  /// Profiles several candidates in one batch (profile_candidates: one range profiler session for
+  /// all, gpu/runtime/range_profiler.hpp); one result per body, in order. The bodies share their
+  /// metrics and replay. The timeout covers the whole batch.
+  expected<std::vector<profile_result>, runner_error> profile(const std::vector<profile_request>& bodies,
+                                                              std::chrono::milliseconds timeout);
+
   /// Sends one request and waits for its reply (any status); the building block for the kinds.
   expected<runner_reply, runner_error> request(runner_request_kind kind, std::string body_json,
                                                std::chrono::milliseconds timeout);

@@ -107,6 +107,9 @@ private:
   device_memory flush_;
 };
 
+/// The device bytes of buffer argument `b`.
+std::uint64_t buffer_bytes(const candidate_buffer_arg& b);
+
 /// What a problem's buffers are (names, dtypes, counts, roles, init specs), as a cache key part.
 std::string buffers_signature(const std::vector<candidate_arg>& args);
 

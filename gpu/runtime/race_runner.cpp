@@ -30,10 +30,6 @@ double seconds_since(steady::time_point start) {
   return std::chrono::duration<double>(steady::now() - start).count();
 }
 
-std::uint64_t buffer_bytes(const candidate_buffer_arg& b) {
-  return b.count * config::size_of(b.type);
-}
-
 std::string describe_mismatch(const candidate_buffer_arg& b, const compare_report& c) {
   std::ostringstream out;
   out << "output '" << b.name << "': ";

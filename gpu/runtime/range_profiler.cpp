@@ -20,10 +20,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <unistd.h>
 #include <vector>
 
@@ -49,9 +51,11 @@ profile_status classify_cupti_failure(long long cupti_result) {
 
 namespace {
 
-/// One launch is one auto range; nothing is nested.
-constexpr std::size_t profiled_ranges = 1;
+/// Every launch is one auto range; nothing is nested.
 constexpr std::uint16_t nesting_level = 1;
+/// The share of the device's free memory a batch's kernels may hold at once (their own buffers
+/// and pristine inputs); a batch that needs more is profiled in parts.
+constexpr double batch_memory_share = 0.4;
 
 profile_result make_profile(const profile_request& request, profile_status status,
                             std::string note) {
@@ -366,15 +370,16 @@ expected<range_handle, call_error> enable_range_profiler(CUcontext context) {
 }
 
 expected<std::vector<std::uint8_t>, call_error> make_counter_data(CUpti_RangeProfiler_Object* range,
-                                                                  const std::vector<std::string>& metrics) {
+                                                                  const std::vector<std::string>& metrics,
+                                                                  std::size_t ranges) {
   auto names = c_names(metrics);
   CUpti_RangeProfiler_GetCounterDataSize_Params size{};
   size.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
   size.pRangeProfilerObject = range;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
-  size.maxNumOfRanges = profiled_ranges;
-  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(profiled_ranges);
+  size.maxNumOfRanges = ranges;
+  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
   if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerGetCounterDataSize(&size)); !r)
     return unexpected(r.error());
   std::vector<std::uint8_t> data(size.counterDataSize);
@@ -389,7 +394,7 @@ expected<std::vector<std::uint8_t>, call_error> make_counter_data(CUpti_RangePro
 }
 
 call_result set_config(CUpti_RangeProfiler_Object* range, const metric_config& config,
-                       std::vector<std::uint8_t>& counter_data, profile_replay replay) {
+                       std::vector<std::uint8_t>& counter_data, profile_replay replay, std::size_t ranges) {
   CUpti_RangeProfiler_SetConfig_Params p{};
   p.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
   p.pRangeProfilerObject = range;
@@ -397,9 +402,11 @@ call_result set_config(CUpti_RangeProfiler_Object* range, const metric_config& c
   p.pConfig = config.image.data();
   p.counterDataImageSize = counter_data.size();
   p.pCounterDataImage = counter_data.data();
-  p.range = CUPTI_AutoRange; // one range per kernel launch: exactly our one launch
+  // One range per kernel launch, exactly the launch: a user range (push/pop) would also count the
+  // front end's few microseconds before the kernel starts, and halve a 13 us kernel's percentages.
+  p.range = CUPTI_AutoRange;
   p.replayMode = replay == profile_replay::kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
-  p.maxRangesPerPass = profiled_ranges;
+  p.maxRangesPerPass = ranges;
   p.numNestingLevels = nesting_level; // auto range: must be 1
   p.minNestingLevel = nesting_level;
   p.passIndex = 0;                      // application replay only
@@ -426,7 +433,7 @@ expected<bool, call_error> stop(CUpti_RangeProfiler_Object* range) {
 // ---- evaluation ----
 
 call_result evaluate(CUpti_Profiler_Host_Object* host, const std::vector<std::uint8_t>& counter_data,
-                     const std::vector<std::string>& metrics, std::vector<double>& values) {
+                     std::size_t range_index, const std::vector<std::string>& metrics, std::vector<double>& values) {
   auto names = c_names(metrics);
   values.assign(metrics.size(), std::nan(""));
   CUpti_Profiler_Host_EvaluateToGpuValues_Params p{};
@@ -434,17 +441,18 @@ call_result evaluate(CUpti_Profiler_Host_Object* host, const std::vector<std::ui
   p.pHostObject = host;
   p.pCounterDataImage = counter_data.data();
   p.counterDataImageSize = counter_data.size();
-  p.rangeIndex = 0; // the one launch
+  p.rangeIndex = range_index;
   p.ppMetricNames = names.data();
   p.numMetrics = names.size();
   p.pMetricValues = values.data();
   return WARPFORGE_GPU_CALL(cuptiProfilerHostEvaluateToGpuValues(&p));
 }
 
-// Every metric's value into result.values; one that cannot be evaluated (or is not finite) goes
-// to result.missing. All at once first, then one by one to isolate a failure.
+// Every metric's value in range `range_index` into result.values; one that cannot be evaluated
+// (or is not finite) goes to result.missing. All at once first, then one by one to isolate a
+// failure.
 void evaluate_all(const metric_config& config, const std::vector<std::uint8_t>& counter_data,
-                  profile_result& result) {
+                  std::size_t range_index, profile_result& result) {
   auto record = [&](const std::string& metric, double value) {
     if (std::isfinite(value))
       result.values[metric] = value;
@@ -452,97 +460,149 @@ void evaluate_all(const metric_config& config, const std::vector<std::uint8_t>& 
       result.missing[metric] = "CUPTI evaluated it to a non-finite value (not collected)";
   };
   std::vector<double> values;
-  if (evaluate(config.host.get(), counter_data, config.metrics, values)) {
+  if (evaluate(config.host.get(), counter_data, range_index, config.metrics, values)) {
     for (std::size_t i = 0; i < config.metrics.size(); ++i)
       record(config.metrics[i], values[i]);
     return;
   }
   for (const auto& metric : config.metrics) {
-    if (auto r = evaluate(config.host.get(), counter_data, {metric}, values); r)
+    if (auto r = evaluate(config.host.get(), counter_data, range_index, {metric}, values); r)
       record(metric, values.front());
     else
       result.missing[metric] = "CUPTI could not evaluate it: " + r.error().to_string();
   }
 }
 
-// The range profiler's part: steps 4-7 for `metrics` (no launch__ or smsp__sass_ name), their
-// values and gaps into `result`, its passes and remarks into `remarks`. A profile_result: the
-// profile ends with it (a CUPTI failure, the kernel failed).
-std::optional<profile_result> run_range_profiler(const profile_request& request, const std::vector<std::string>& metrics,
-                                                 single_launch& candidate, CUcontext context, const chip_info& chip,
-                                                 profile_result& result, std::string& remarks, phase_clock& clock) {
+// One kernel of a batch of profiles: its request, its launch on buffers of its own, what it got.
+struct member {
+  const profile_request* request = nullptr;
+  single_launch launch;
+  profile_result result;
+  std::string remarks;
+  bool launched = false;               // launched once: the next launch starts from fresh inputs
+  std::optional<profile_result> ended; // its answer, when it ended early (its kernel failed)
+
+  bool alive() const { return !ended; }
+  // Fresh inputs and poisoned outputs for the next launch, unless this is its first.
+  std::optional<profile_result> fresh() {
+    if (std::exchange(launched, true))
+      if (auto f = launch.refresh())
+        return from_candidate_failure(*request, *f);
+    return std::nullopt;
+  }
+};
+
+// Where member k's kernel is among the ranges of a pass, when each pass launches `stride` kernels
+// per member: the L2 eviction's read sweep (user replay), then the member's kernel.
+std::size_t range_of(std::size_t k, std::size_t stride) { return k * stride + stride - 1; }
+
+// The range profiler's part, for every live member in one session: steps 4-7 for `metrics` (no
+// launch__ or smsp__sass_ name), their values and gaps into each member's result, its passes and
+// remarks into its remarks. A member whose kernel fails ends with that failure. A profile_result:
+// the range profiler itself failed (for every member alike).
+std::optional<profile_result> run_range_profiler(std::deque<member>& members, const std::vector<std::string>& metrics,
+                                                 CUcontext context, const chip_info& chip, phase_clock& clock) {
+  std::vector<member*> live;
+  for (auto& m : members)
+    if (m.alive())
+      live.push_back(&m);
+  if (live.empty())
+    return std::nullopt;
+  const profile_request& first = *live.front()->request; // all share the metrics and the replay
+  auto remark = [&](const std::string& text) {
+    for (auto* m : live)
+      m->remarks += text;
+  };
+
   // 4. Host object and config image.
-  auto config = config_for(chip, metrics, result.missing);
+  std::map<std::string, std::string> missing;
+  auto config = config_for(chip, metrics, missing);
+  for (auto* m : live)
+    m->result.missing.insert(missing.begin(), missing.end());
   clock.mark("counter config");
   if (!config) {
-    auto failed = from_cupti_failure(request, config.error(), "configuring the metrics");
-    failed.missing = result.missing; // a copy: the caller may go on with what was read before
+    auto failed = from_cupti_failure(first, config.error(), "configuring the metrics");
+    failed.missing = missing;
     return failed;
   }
   const metric_config& kept = **config;
   if (kept.metrics.empty()) {
-    remarks += "; the range profiler knows none of the " + std::to_string(metrics.size()) + " counters asked of it";
+    remark("; the range profiler knows none of the " + std::to_string(metrics.size()) + " counters asked of it");
     return std::nullopt;
   }
-  // User replay evicts the L2 before every pass; its buffer is made first, so that a device too
+  // User replay evicts the L2 before every launch; its buffer is made first, so that a device too
   // full for it costs the flush (said in the note), not the profile.
-  bool flush_before_passes = request.replay == profile_replay::user;
-  if (flush_before_passes)
-    if (auto buffer = candidate.workspace->flush_buffer(); !buffer) {
-      flush_before_passes = false;
-      remarks += "; L2 not flushed between passes (" + buffer.error().detail + ")";
+  bool flush_before_launches = first.replay == profile_replay::user;
+  if (flush_before_launches)
+    if (auto buffer = live.front()->launch.workspace->flush_buffer(); !buffer) {
+      flush_before_launches = false;
+      remark("; L2 not flushed between passes (" + buffer.error().detail + ")");
     }
+  // Every launch in the session is a range, the eviction's read sweep too: so many per member.
+  const std::size_t stride = flush_before_launches ? 2 : 1;
+  const std::size_t ranges = live.size() * stride;
 
   // A range profiler call that fails may mean another tool holds the counters now: what this
   // runner kept is read and built afresh by the next profile.
   auto cupti_failed = [&](const call_error& error, const std::string& step) {
     kept_by_runner().forget();
-    return from_cupti_failure(request, error, step);
+    return from_cupti_failure(first, error, step);
   };
 
   // 5. Range profiler, counter data, configuration.
   auto range = enable_range_profiler(context);
   if (!range)
     return cupti_failed(range.error(), "enabling the range profiler");
-  auto counter_data = make_counter_data(range->get(), kept.metrics);
+  auto counter_data = make_counter_data(range->get(), kept.metrics, ranges);
   if (!counter_data)
     return cupti_failed(counter_data.error(), "creating the counter data image");
-  if (auto r = set_config(range->get(), kept, *counter_data, request.replay); !r)
+  if (auto r = set_config(range->get(), kept, *counter_data, first.replay, ranges); !r)
     return cupti_failed(r.error(), "setting the range profiler's configuration");
   clock.mark("range profiler enabled");
 
-  // 6. The passes. Kernel replay submits every pass in one start/stop; user replay needs one
-  // start/launch/stop per pass, each from the same inputs and an empty L2.
-  const auto& run = request.run;
+  // 6. The passes. Kernel replay submits every pass in one start/stop (CUPTI restores what each
+  // launch can reach); user replay needs one start/launches/stop per pass, every kernel from its
+  // same inputs and an empty L2. The inputs are copied before the pass starts (copies and the
+  // poison's fill kernels are no ranges then); the eviction runs inside it, right before its kernel.
   const std::size_t pass_limit = kept.passes + 1;
-  std::size_t launches = 0;
+  std::size_t passes = 0;
   bool all_submitted = false;
-  while (!all_submitted && launches < pass_limit) {
-    if (request.replay == profile_replay::user && launches > 0)
-      if (auto f = candidate.refresh())
-        return from_candidate_failure(request, *f);
-    if (flush_before_passes)
-      if (auto f = candidate.workspace->evict_l2_clean())
-        return from_candidate_failure(request, *f);
+  while (!all_submitted && passes < pass_limit) {
+    for (auto* m : live)
+      if (first.replay == profile_replay::user || passes == 0)
+        if (auto f = m->fresh())
+          return f;
     if (auto r = start(range->get()); !r)
-      return cupti_failed(r.error(), "starting pass " + std::to_string(launches));
-    if (auto r = launch_and_wait(candidate); !r)
-      return from_candidate_failure(
-        request, cuda_failure(r.error(), "kernel 0 '" + run.kernels.front().entry + "' under the profiler (pass " +
-                                           std::to_string(launches) + ")"));
+      return cupti_failed(r.error(), "starting pass " + std::to_string(passes));
+    for (auto* m : live) {
+      if (flush_before_launches)
+        if (auto f = m->launch.workspace->evict_l2_clean())
+          return from_candidate_failure(first, *f);
+      if (auto r = launch_and_wait(m->launch); !r) {
+        // Its context is lost (the runner exits after the reply): the session cannot go on.
+        m->ended = from_candidate_failure(*m->request, cuda_failure(r.error(), "kernel 0 '" + m->request->run.kernels.front().entry +
+                                                                                 "' under the profiler (pass " +
+                                                                                 std::to_string(passes) + ")"));
+        auto failed = make_profile(first, profile_status::failed,
+                                   "kernel '" + m->request->run.kernels.front().entry +
+                                     "', profiled in the same session, failed: " + m->ended->note);
+        failed.runner_exits = m->ended->runner_exits;
+        return failed;
+      }
+    }
     auto stopped = stop(range->get());
     if (!stopped)
-      return cupti_failed(stopped.error(), "stopping pass " + std::to_string(launches));
+      return cupti_failed(stopped.error(), "stopping pass " + std::to_string(passes));
     all_submitted = *stopped;
-    ++launches;
+    ++passes;
   }
   if (!all_submitted)
-    return make_profile(request, profile_status::failed,
-                        "CUPTI still wanted passes after " + std::to_string(launches) +
+    return make_profile(first, profile_status::failed,
+                        "CUPTI still wanted passes after " + std::to_string(passes) +
                           " launches; the config image announced " + std::to_string(kept.passes));
-  clock.mark(std::to_string(launches) + " replayed launch(es)");
+  clock.mark(std::to_string(passes) + " replayed launch(es)" + (live.size() > 1 ? " of " + std::to_string(live.size()) + " kernels" : ""));
 
-  // 7. Decode and evaluate.
+  // 7. Decode, then evaluate each member's range.
   CUpti_RangeProfiler_DecodeData_Params decode{};
   decode.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
   decode.pRangeProfilerObject = range->get();
@@ -554,18 +614,18 @@ std::optional<profile_result> run_range_profiler(const profile_request& request,
   info.counterDataImageSize = counter_data->size();
   if (auto r = WARPFORGE_GPU_CALL(cuptiRangeProfilerGetCounterDataInfo(&info)); !r)
     return cupti_failed(r.error(), "reading the counter data");
-  if (info.numTotalRanges == 0)
-    return make_profile(request, profile_status::failed, "the counter data holds no range: the launch was not profiled");
-  evaluate_all(kept, *counter_data, result);
+  // A range too few or too many would give a member another launch's counters.
+  if (info.numTotalRanges != ranges || decode.numOfRangeDropped > 0)
+    return make_profile(first, profile_status::failed,
+                        "the counter data holds " + std::to_string(info.numTotalRanges) + " range(s), " +
+                          std::to_string(decode.numOfRangeDropped) + " dropped; expected " + std::to_string(ranges) +
+                          " (one per launch of the pass): the launches cannot be told apart");
+  for (std::size_t k = 0; k < live.size(); ++k) {
+    evaluate_all(kept, *counter_data, range_of(k, stride), live[k]->result);
+    live[k]->result.passes = static_cast<std::uint32_t>(kept.passes);
+  }
   clock.mark("evaluation");
-
-  result.passes = static_cast<std::uint32_t>(kept.passes);
-  remarks += "; auto range, " + std::string{to_string(request.replay)} + " replay, " + std::to_string(launches) +
-             " launch(es)";
-  if (decode.numOfRangeDropped > 0)
-    remarks += "; " + std::to_string(decode.numOfRangeDropped) + " range(s) dropped";
-  if (info.numTotalRanges > profiled_ranges)
-    remarks += "; " + std::to_string(info.numTotalRanges) + " ranges recorded, range 0 used";
+  remark("; auto range, " + std::string{to_string(first.replay)} + " replay, " + std::to_string(passes) + " launch(es)");
   return std::nullopt;
 }
 
@@ -645,12 +705,24 @@ std::optional<profile_result> answer_sass_aggregates(const profile_request& requ
 
 } // namespace
 
-expected<profile_result, std::string> profile_candidate(const profile_request& request) {
-  const auto& run = request.run;
-  if (run.kernels.empty() || run.seeds.empty())
-    return unexpected(std::string{"profile_candidate: the run needs a kernel and a seed"});
-  if (request.metrics.empty())
-    return unexpected(std::string{"profile_candidate: no metrics"});
+expected<std::vector<profile_result>, std::string> profile_candidates(const std::vector<profile_request>& requests) {
+  if (requests.empty())
+    return unexpected(std::string{"profile_candidates: no profile asked for"});
+  for (const auto& request : requests) {
+    if (request.run.kernels.empty() || request.run.seeds.empty())
+      return unexpected(std::string{"profile_candidates: each run needs a kernel and a seed"});
+    if (request.metrics.empty())
+      return unexpected(std::string{"profile_candidates: no metrics"});
+    if (request.metrics != requests.front().metrics || request.replay != requests.front().replay)
+      return unexpected(std::string{"profile_candidates: the profiles of one request share their metrics and replay mode"});
+  }
+  // An answer for every request alike (the device or the profiler cannot serve any of them).
+  auto each = [&](auto&& make) {
+    std::vector<profile_result> out;
+    for (const auto& request : requests)
+      out.push_back(make(request));
+    return out;
+  };
   phase_clock clock;
   double setup_s = 0.0;
   auto workspace = device_workspace::get(setup_s);
@@ -662,94 +734,140 @@ expected<profile_result, std::string> profile_candidate(const profile_request& r
   // 1. Counter access: a restricted driver or an unsupported device is an answer.
   auto verdict = probe_counter_access(0, read_profiling_restriction(), static_cast<std::uint32_t>(::geteuid()));
   if (verdict.access == counter_access::restricted_admin_only)
-    return make_profile(request, profile_status::counters_unavailable,
-                        "counter access check: " + verdict.reason + "; " + counter_permission_hint);
+    return each([&](const profile_request& r) {
+      return make_profile(r, profile_status::counters_unavailable,
+                          "counter access check: " + verdict.reason + "; " + counter_permission_hint);
+    });
   if (verdict.access == counter_access::unsupported)
-    return make_profile(request, profile_status::not_supported, "counter access check: " + verdict.reason);
+    return each([&](const profile_request& r) {
+      return make_profile(r, profile_status::not_supported, "counter access check: " + verdict.reason);
+    });
 
-  // 2. The kernel, as run_race prepares it.
-  single_launch candidate;
-  if (auto f = prepare_single_launch(**workspace, run, candidate))
-    return from_candidate_failure(request, *f);
-  clock.mark("kernel and inputs");
-
-  // 3. Chip and counter availability, on the primary context.
+  // 3. Chip and counter availability, on the primary context (before any kernel of the batch).
   CUcontext context = nullptr;
   if (auto r = WARPFORGE_GPU_CALL(device->api->ctx_get_current(&context)); !r || !context)
-    return make_profile(request, profile_status::failed,
-                        "cuCtxGetCurrent: " + (r ? std::string{"no current context"} : r.error().to_string()));
+    return each([&](const profile_request& req) {
+      return make_profile(req, profile_status::failed,
+                          "cuCtxGetCurrent: " + (r ? std::string{"no current context"} : r.error().to_string()));
+    });
   if (auto init = cupti_profiler_initialized(); !init)
-    return from_cupti_failure(request, init.error(), "initializing the CUPTI profiler");
+    return each([&](const profile_request& r) { return from_cupti_failure(r, init.error(), "initializing the CUPTI profiler"); });
   auto known_chip = chip_of(context);
   if (!known_chip)
-    return from_cupti_failure(request, known_chip.error(), "reading the chip and counter availability");
+    return each([&](const profile_request& r) {
+      return from_cupti_failure(r, known_chip.error(), "reading the chip and counter availability");
+    });
   const chip_info& chip = **known_chip;
   clock.mark("chip");
 
   // Each name goes to the source that answers it: the launch attributes, the SASS metrics, the
   // range profiler for the rest.
   std::vector<std::string> launch_names, sass_names, counter_names;
-  for (const auto& metric : request.metrics)
+  for (const auto& metric : requests.front().metrics)
     (is_launch_attribute(metric) ? launch_names : is_sass_aggregate(metric) ? sass_names : counter_names)
       .push_back(metric);
+  const auto plan = plan_counters(counter_names, chip.name); // sm__throughput from parts on a GH100
 
-  profile_result result = make_profile(request, profile_status::ok, "");
-  std::string remarks = "chip " + chip.name;
-  // Every phase launches the kernel; each after the first starts from fresh inputs and outputs.
-  bool launched = false;
-  auto fresh = [&]() -> std::optional<profile_result> {
-    if (launched) {
-      if (auto f = candidate.refresh())
-        return from_candidate_failure(request, *f);
-      clock.mark("fresh inputs");
+  // The kernels are ready at once, each on buffers of its own: as many as fit in a share of the
+  // free memory (at least one), the rest in the next part.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+  const auto budget = static_cast<std::size_t>(batch_memory_share * static_cast<double>(free_bytes));
+  std::vector<profile_result> results(requests.size());
+  const std::string batch_remark =
+    requests.size() > 1 ? "; profiled in one batch of " + std::to_string(requests.size()) : "";
+  for (std::size_t begin = 0; begin < requests.size();) {
+    std::size_t end = begin, bytes = 0;
+    do
+      bytes += own_launch_bytes(requests[end++].run);
+    while (end < requests.size() && bytes + own_launch_bytes(requests[end].run) <= budget);
+    const std::string part_remark = end - begin < requests.size() ? " (in parts: the kernels' buffers did not fit at once)" : "";
+
+    // 2. The kernels, as run_race prepares them.
+    std::deque<member> members;
+    for (std::size_t i = begin; i < end; ++i) {
+      auto& m = members.emplace_back();
+      m.request = &requests[i];
+      m.result = make_profile(requests[i], profile_status::ok, "");
+      m.remarks = "chip " + chip.name + batch_remark + part_remark;
+      if (auto f = prepare_single_launch(**workspace, requests[i].run, m.launch, buffer_home::own))
+        m.ended = from_candidate_failure(requests[i], *f);
     }
-    launched = true;
-    return std::nullopt;
-  };
-  if (!launch_names.empty()) {
-    if (auto end = fresh(); end)
-      return *end;
-    if (auto end = answer_launch_attributes(request, launch_names, candidate, result, remarks))
-      return *end;
-    clock.mark("launch attributes");
-  }
-  if (!counter_names.empty()) {
-    if (auto end = fresh(); end)
-      return *end;
-    // sm__throughput is read from some of its parts on a GH100 (throughput_parts.hpp).
-    const auto plan = plan_counters(counter_names, chip.name);
-    if (auto end = run_range_profiler(request, plan.counters, candidate, context, chip, result, remarks, clock)) {
-      // The kernel failed (its context is lost), or nothing else was read: that is the answer,
-      // in the names asked for (a composite's, not its parts').
-      if (end->runner_exits || result.values.empty()) {
-        compose_throughputs(plan, end->values, end->missing);
-        return *end;
+    clock.mark("kernels and inputs");
+
+    if (!launch_names.empty()) {
+      for (auto& m : members)
+        if (m.alive()) {
+          if (auto f = m.fresh())
+            m.ended = f;
+          else if (auto ended = answer_launch_attributes(*m.request, launch_names, m.launch, m.result, m.remarks))
+            m.ended = ended;
+        }
+      clock.mark("launch attributes");
+    }
+    if (!counter_names.empty()) {
+      auto failure = run_range_profiler(members, plan.counters, context, chip, clock);
+      for (auto& m : members) {
+        if (!m.alive())
+          continue;
+        if (failure && (failure->runner_exits || m.result.values.empty())) {
+          // Nothing else was read, or the context is lost: that is the answer, in the names asked
+          // for (a composite's, not its parts').
+          auto answer = make_profile(*m.request, failure->status, failure->note);
+          answer.runner_exits = failure->runner_exits;
+          answer.missing = m.result.missing;
+          answer.missing.insert(failure->missing.begin(), failure->missing.end());
+          compose_throughputs(plan, answer.values, answer.missing);
+          m.ended = std::move(answer);
+          continue;
+        }
+        if (failure) {
+          // With the launch attributes already read they stay; the counters are named missing
+          // with the range profiler's reason, and the SASS phase still runs.
+          for (const auto& name : counter_names)
+            if (!m.result.values.contains(name))
+              m.result.missing.emplace(name, "range profiler: " + failure->note);
+          m.remarks += "; range profiler failed (" + failure->note + ")";
+        }
+        compose_throughputs(plan, m.result.values, m.result.missing);
+        if (std::any_of(plan.composed.begin(), plan.composed.end(),
+                        [&](const std::string& name) { return m.result.values.contains(name); }))
+          m.remarks += "; " + composed_remark(plan);
       }
-      // CUPTI's range profiler failed with the launch attributes already read: they stay, the
-      // counters are named missing with its reason, and the SASS phase still runs.
-      for (const auto& name : counter_names)
-        if (!result.values.contains(name))
-          result.missing.emplace(name, "range profiler: " + end->note);
-      remarks += "; range profiler failed (" + end->note + ")";
     }
-    compose_throughputs(plan, result.values, result.missing);
-    if (std::any_of(plan.composed.begin(), plan.composed.end(),
-                    [&](const std::string& name) { return result.values.contains(name); }))
-      remarks += "; " + composed_remark(plan);
+    if (!sass_names.empty()) {
+      for (auto& m : members)
+        if (m.alive()) {
+          if (auto f = m.fresh())
+            m.ended = f;
+          else if (auto ended = answer_sass_aggregates(*m.request, sass_names, m.launch, context, chip, m.result, m.remarks))
+            m.ended = ended;
+        }
+      clock.mark("SASS metrics");
+    }
+    for (std::size_t i = begin; i < end; ++i) {
+      auto& m = members[i - begin];
+      if (m.ended) {
+        results[i] = std::move(*m.ended);
+        continue;
+      }
+      m.result.note = m.remarks + "; clocks not locked; time: " + clock.text();
+      if (m.result.values.empty()) {
+        m.result.status = profile_status::not_supported;
+        m.result.note = "none of the requested metrics can be collected on chip " + chip.name + " (see missing); " + m.remarks;
+      }
+      results[i] = std::move(m.result);
+    }
+    begin = end;
   }
-  if (!sass_names.empty()) {
-    if (auto end = fresh(); end)
-      return *end;
-    if (auto end = answer_sass_aggregates(request, sass_names, candidate, context, chip, result, remarks))
-      return *end;
-    clock.mark("SASS metrics");
-  }
-  result.note = remarks + "; clocks not locked; time: " + clock.text();
-  if (result.values.empty()) {
-    result.status = profile_status::not_supported;
-    result.note = "none of the requested metrics can be collected on chip " + chip.name + " (see missing); " + remarks;
-  }
-  return result;
+  return results;
+}
+
+expected<profile_result, std::string> profile_candidate(const profile_request& request) {
+  auto results = profile_candidates({request});
+  if (!results)
+    return unexpected(results.error());
+  return std::move(results->front());
 }
 
 expected<std::string, std::string> warm_up_profiler() {

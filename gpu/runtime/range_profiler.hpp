@@ -21,14 +21,21 @@
 //   - the range profiler's names:
 //     4. a host object for the chip; every metric name checked on its own (an unknown one goes
 //        to `missing`, the others go on); the config image and its number of passes;
-//     5. range profiler enabled on the primary context; a counter data image for one range;
-//        auto range (one range = the one launch), kernel or user replay;
-//     6. start → launch → stop until CUPTI says every pass was submitted (kernel replay: CUPTI
-//        replays the launch itself, saving and restoring device memory; user replay: the runner
-//        copies the seed's pristine inputs, re-poisons the outputs and flushes the L2 before
-//        every pass);
-//     7. decode, then evaluate range 0 for every configured metric;
+//     5. range profiler enabled on the primary context; a counter data image with a range per
+//        launch of a pass; auto range (one range = one launch, exactly), kernel or user replay;
+//     6. start → launch(es) → stop until CUPTI says every pass was submitted (kernel replay:
+//        CUPTI replays the launch itself, saving and restoring device memory; user replay: the
+//        runner copies the seed's pristine inputs and re-poisons the outputs before every pass,
+//        and evicts the L2 right before the kernel: that read sweep is a range of the pass too);
+//     7. decode, then evaluate the kernel's range for every configured metric;
 //   - smsp__sass_*: one lazily patched launch, its per-instruction counts aggregated.
+// A batch (profile_candidates) profiles several kernels, of one problem or of many, with one
+// metric list: steps 1 and 3 once, the kernels ready at once on buffers of their own, each
+// part per kernel except the range profiler's, which is one session whose every pass launches
+// every kernel (each after its eviction), so that the passes' fixed cost (~28 ms each on an H100,
+// taken in turn by the host's GPUs) is paid once for the batch: 24 kernels in 1.4 s instead of
+// 9.8 s (docs/measurement.md, "What a profile costs"). Kernels whose buffers do not fit at once in
+// 40% of the free memory are profiled in parts.
 // Clocks are never locked: CUDA 13.0's range profiler has no clock control, and CUPTI 13.4's
 // opt-in cuptiClockControlLock is never called. Caches: under user replay the runner evicts the L2
 // before every pass (above); under kernel replay they are as CUPTI leaves them.
@@ -37,6 +44,7 @@
 #include "gpu/runner/profile_request.hpp"
 
 #include <string>
+#include <vector>
 
 namespace warpforge::gpu {
 
@@ -46,6 +54,12 @@ namespace warpforge::gpu {
 /// reply status failed as for run_race. A result with runner_exits set means the CUDA context is
 /// lost.
 expected<profile_result, std::string> profile_candidate(const profile_request& request);
+
+/// Profiles each request's kernel as profile_candidate does, all in one batch (above), and
+/// answers in the requests' order. The requests share their metrics and replay mode (else the
+/// error says so). A kernel that fails under the range profiler ends the session: the others'
+/// counters are then missing with its reason (and runner_exits is set where the context is lost).
+expected<std::vector<profile_result>, std::string> profile_candidates(const std::vector<profile_request>& requests);
 
 /// What the first profile of the process would otherwise pay for, done ahead on the open device
 /// (runner_warm_up.hpp): CUPTI's profiler and the chip's counter availability (kept for every

@@ -132,27 +132,38 @@ handled_message handle_message(std::string_view request_text) {
       }
       return {encode(reply), false};
     }
-    case runner_request_kind::profile_candidate: {
-      auto body = decode_profile_request(request->body_json);
-      if (!body) {
+    case runner_request_kind::profile_candidate:
+    case runner_request_kind::profile_candidates: {
+      // One profile is a batch of one; the reply's body is the kind's.
+      const bool batch = request->kind == runner_request_kind::profile_candidates;
+      auto bodies = batch ? decode_profile_requests(request->body_json) : [&] {
+        auto one = decode_profile_request(request->body_json);
+        return one ? expected<std::vector<profile_request>, json_error>{std::vector{std::move(*one)}}
+                   : unexpected(one.error());
+      }();
+      if (!bodies) {
         reply.status = runner_reply_status::bad_request;
-        reply.error = body.error().detail;
-        runner_log()->warn("bad profile_candidate: {}", reply.error);
+        reply.error = bodies.error().detail;
+        runner_log()->warn("bad {}: {}", to_string(request->kind), reply.error);
         return {encode(reply), false};
       }
-      auto result = profile_candidate(*body);
-      if (!result) {
+      auto results = profile_candidates(*bodies);
+      if (!results) {
         reply.status = runner_reply_status::failed;
-        reply.error = result.error();
-        runner_log()->warn("profile_candidate failed: {}", reply.error);
+        reply.error = results.error();
+        runner_log()->warn("{} failed: {}", to_string(request->kind), reply.error);
         return {encode(reply), false};
       }
-      runner_log()->info("profile_candidate {}: {}, {} value(s), {} missing, {} pass(es); {}",
-                         body->run.kernels.front().entry, to_string(result->status),
-                         result->values.size(), result->missing.size(), result->passes,
-                         result->note);
-      reply.body_json = encode_body(*result);
-      if (result->runner_exits) {
+      bool exits = false;
+      for (std::size_t i = 0; i < results->size(); ++i) {
+        const auto& result = (*results)[i];
+        runner_log()->info("profile_candidate {}: {}, {} value(s), {} missing, {} pass(es); {}",
+                           (*bodies)[i].run.kernels.front().entry, to_string(result.status), result.values.size(),
+                           result.missing.size(), result.passes, result.note);
+        exits = exits || result.runner_exits;
+      }
+      reply.body_json = batch ? encode_body(*results) : encode_body(results->front());
+      if (exits) {
         runner_log()->error("CUDA context lost; exiting with {}", runner_exit_context_lost);
         return {encode(reply), true, runner_exit_context_lost};
       }

@@ -19,7 +19,8 @@
 //                        lost_context  the kernel gets runtime_error, every kernel still without a
 //                                      verdict not_run, ended_by it, runner_exits; reply, exit 5
 //                        watchdog      the same with timeout (the runner's kernel watchdog); exit 7
-//                      a profile_candidate request's kernels[0] entry likewise:
+//                      a profile_candidate request's kernels[0] entry likewise (and each
+//                      profile of a profile_candidates batch by its own entry):
 //                        pass          answer ok: fake_counters below for the metrics it knows,
 //                                      every other requested metric in `missing`
 //                        restricted    answer counters_unavailable (as RmProfilingAdminOnly=1)
@@ -35,7 +36,8 @@
 //                      same kernel always gets the same time, different variants different ones),
 //                      kernel_s = samples x that time, or the delay when longer (the wait stands
 //                      for GPU time: a sleep, no CPU core); profile_candidate
-//                      answers counters_unavailable (no numbers are faked). Never a product
+//                      answers counters_unavailable (no numbers are faked), and so does each
+//                      profile of a profile_candidates batch. Never a product
 //                      path: real numbers only come from warpforge-runner.
 //   campaign_gpu0_down the host of campaign, whose GPU 0 is out of service: a runner pinned to it
 //                      (CUDA_VISIBLE_DEVICES = its uuid) says so on stderr and exits 42 at
@@ -292,6 +294,19 @@ int main(int argc, char** argv) {
       socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
       continue;
     }
+    if (mode == "campaign" && request->kind == runner_request_kind::profile_candidates) {
+      auto bodies = decode_profile_requests(request->body_json);
+      std::vector<profile_result> results;
+      for (const auto& body : bodies ? *bodies : std::vector<profile_request>(1))
+        results.push_back(fake_profile("restricted", body));
+      std::cerr << "fake runner: profiled a batch of " << results.size() << std::endl;
+      runner_reply reply;
+      reply.id = request->id;
+      reply.kind = request->kind;
+      reply.body_json = encode_body(results);
+      socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
+      continue;
+    }
     if (mode == "campaign" && request->kind == runner_request_kind::run_race) {
       auto body = decode_race_request(request->body_json);
       race_result result;
@@ -376,21 +391,38 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    if (mode == "by_entry" && request->kind == runner_request_kind::profile_candidate) {
-      auto body = decode_profile_request(request->body_json);
-      const std::string entry = body && !body->run.kernels.empty() ? body->run.kernels.front().entry : "";
-      std::cerr << "fake runner: profiling " << entry << std::endl;
-      if (entry == "hang")
+    if (mode == "by_entry" && (request->kind == runner_request_kind::profile_candidate ||
+                               request->kind == runner_request_kind::profile_candidates)) {
+      // One profile, or a batch (each kernel answered by its entry, as alone).
+      const bool batch = request->kind == runner_request_kind::profile_candidates;
+      std::vector<profile_request> bodies;
+      if (batch) {
+        if (auto decoded = decode_profile_requests(request->body_json))
+          bodies = std::move(*decoded);
+      } else if (auto decoded = decode_profile_request(request->body_json)) {
+        bodies.push_back(std::move(*decoded));
+      }
+      std::vector<profile_result> results;
+      bool hang = false;
+      for (const auto& body : bodies) {
+        const std::string entry = body.run.kernels.empty() ? "" : body.run.kernels.front().entry;
+        std::cerr << "fake runner: profiling " << entry << (batch ? " (in a batch)" : "") << std::endl;
+        hang = hang || entry == "hang";
+        if (entry == "crash")
+          abort_without_core();
+        results.push_back(fake_profile(entry, body));
+      }
+      if (hang)
         continue;
-      if (entry == "crash")
-        abort_without_core();
-      const auto result = fake_profile(entry, body ? *body : profile_request{});
+      if (results.empty())
+        results.push_back(fake_profile("", profile_request{}));
+      const bool exits = std::any_of(results.begin(), results.end(), [](const profile_result& r) { return r.runner_exits; });
       runner_reply reply;
       reply.id = request->id;
       reply.kind = request->kind;
-      reply.body_json = encode_body(result);
+      reply.body_json = batch ? encode_body(results) : encode_body(results.front());
       socket.send(zmq::buffer(encode(reply)), zmq::send_flags::none);
-      if (result.runner_exits) {
+      if (exits) {
         socket.set(zmq::sockopt::linger, 2000); // let the reply leave before we go
         return lost_context_code;
       }

@@ -28,7 +28,7 @@ extern const std::string_view vector_add_kernel_source; // examples/vector_add/k
 
 namespace {
 
-constexpr std::uint32_t elements = 1u << 24; // examples/vector_add's N: 64 MiB per f32 buffer
+constexpr std::uint32_t gpu_profile_elements = 1u << 24; // examples/vector_add's N: 64 MiB per f32 buffer
 constexpr std::uint32_t threads_per_block = 256;
 constexpr auto profile_timeout = 120s;
 constexpr auto dram = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
@@ -86,7 +86,8 @@ environment& env() {
 }
 
 profile_request vector_add_profile(std::vector<std::string> metrics,
-                                   profile_replay replay = profile_replay::kernel) {
+                                   profile_replay replay = profile_replay::kernel,
+                                   std::uint32_t elements = gpu_profile_elements) {
   profile_request r;
   config::launch_geometry g{{elements / threads_per_block, 1, 1}, {threads_per_block, 1, 1}, 0};
   r.run.kernels = {{env().cubin, "vector_add", g}};
@@ -274,4 +275,41 @@ TEST(gpu_profile, ncu_around_the_one_shot_runner_agrees_with_cupti) {
   double ratio = via_ncu.values.at(duration) / via_cupti.values.at(duration);
   EXPECT_GT(ratio, 0.5) << "ncu and CUPTI time the same launch";
   EXPECT_LT(ratio, 2.0);
+}
+
+// A batch (profile_candidates): kernels of different problems in one range profiler session.
+// Each gets its own launch's counters: a range mixed up with another kernel's, or with the L2
+// eviction's read sweep, would read another size's DRAM bytes.
+TEST(gpu_profile, a_batch_gives_each_kernel_its_own_counters_as_alone) {
+  REQUIRE_COUNTERS();
+  constexpr auto read = "dram__bytes_read.sum";
+  const std::vector<std::string> metrics{dram, duration, read, "launch__grid_size"};
+  const std::vector<profile_request> batch{vector_add_profile(metrics, profile_replay::user, 1u << 24),
+                                           vector_add_profile(metrics, profile_replay::user, 1u << 22),
+                                           vector_add_profile(metrics, profile_replay::user, 1u << 23)};
+  auto runner = start_runner();
+  std::vector<profile_result> alone;
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    alone.push_back(profile(runner, batch[i], "alone " + std::to_string(i)));
+  if (alone.front().status == profile_status::counters_unavailable)
+    GTEST_SKIP() << alone.front().note;
+  auto together = runner.profile(batch, profile_timeout);
+  ASSERT_TRUE(together) << together.error().to_string();
+  ASSERT_EQ(together->size(), batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto& r = (*together)[i];
+    print("in the batch " + std::to_string(i), r);
+    ASSERT_EQ(r.status, profile_status::ok) << r.note;
+    ASSERT_EQ(alone[i].status, profile_status::ok) << alone[i].note;
+    EXPECT_NE(r.note.find("profiled in one batch of 3"), std::string::npos) << r.note;
+    EXPECT_EQ(r.values.at("launch__grid_size"), alone[i].values.at("launch__grid_size"));
+    // Two 4-byte inputs of `elements` each come from DRAM (the L2 was evicted, clean).
+    const double elements = static_cast<double>(std::get<candidate_buffer_arg>(batch[i].run.args[0]).count);
+    EXPECT_NEAR(r.values.at(read), 8 * elements, 0.1 * 8 * elements) << "kernel " << i;
+    EXPECT_NEAR(r.values.at(read), alone[i].values.at(read), 0.1 * alone[i].values.at(read)) << "kernel " << i;
+    const double ratio = r.values.at(duration) / alone[i].values.at(duration);
+    EXPECT_GT(ratio, 0.7) << "kernel " << i;
+    EXPECT_LT(ratio, 1.4) << "kernel " << i;
+  }
+  EXPECT_EQ(runner.stop().exit_code, 0);
 }

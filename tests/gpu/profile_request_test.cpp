@@ -148,3 +148,54 @@ TEST(profile_request, without_a_gpu_the_runner_says_so_instead_of_crashing) {
   EXPECT_TRUE(result->values.empty());
   std::cout << to_string(result->status) << ": " << result->note << "\n";
 }
+
+// profile_candidates: several profiles in one request, their results in one reply.
+
+TEST(profile_request, a_batch_round_trips_in_order) {
+  auto first = sample_request();
+  auto second = sample_request();
+  second.run.kernels[0].entry = "transpose";
+  second.run.seeds = {11};
+  auto decoded = decode_profile_requests(encode_body(std::vector{first, second}));
+  ASSERT_TRUE(decoded) << decoded.error().detail;
+  EXPECT_EQ(*decoded, (std::vector{first, second}));
+
+  std::vector results{sample_result(profile_status::ok), sample_result(profile_status::counters_unavailable)};
+  auto answered = decode_profile_results(encode_body(results));
+  ASSERT_TRUE(answered) << answered.error().detail;
+  EXPECT_EQ(*answered, results);
+  EXPECT_EQ(runner_request_kind_from_string("profile_candidates"), runner_request_kind::profile_candidates);
+}
+
+TEST(profile_request, a_bad_batch_names_the_profile_and_what_is_wrong) {
+  auto bad = sample_request();
+  bad.metrics.clear();
+  auto decoded = decode_profile_requests(encode_body(std::vector{sample_request(), bad}));
+  ASSERT_FALSE(decoded);
+  EXPECT_NE(decoded.error().detail.find("profiles[1]: profile_candidate.metrics: empty"), std::string::npos)
+    << decoded.error().detail;
+
+  auto other_metrics = sample_request();
+  other_metrics.metrics = {"gpu__time_duration.sum"};
+  decoded = decode_profile_requests(encode_body(std::vector{sample_request(), other_metrics}));
+  ASSERT_FALSE(decoded);
+  EXPECT_NE(decoded.error().detail.find("differ in their metrics or replay"), std::string::npos)
+    << decoded.error().detail;
+
+  decoded = decode_profile_requests(R"({"profiles":[]})");
+  ASSERT_FALSE(decoded);
+  EXPECT_NE(decoded.error().detail.find("profiles: empty"), std::string::npos) << decoded.error().detail;
+  decoded = decode_profile_requests(R"({"runs":[]})");
+  ASSERT_FALSE(decoded);
+  EXPECT_NE(decoded.error().detail.find("profiles"), std::string::npos) << decoded.error().detail;
+}
+
+TEST(profile_request, the_runner_answers_a_bad_batch_with_bad_request_naming_it) {
+  auto handled = handle_message(encode(runner_request{8, runner_request_kind::profile_candidates, R"({"profiles":[{}]})"}));
+  EXPECT_FALSE(handled.stop);
+  auto reply = decode_reply(handled.reply);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->kind, runner_request_kind::profile_candidates);
+  EXPECT_EQ(reply->status, runner_reply_status::bad_request);
+  EXPECT_NE(reply->error.find("profiles[0]"), std::string::npos) << reply->error;
+}
