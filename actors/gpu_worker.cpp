@@ -10,6 +10,7 @@
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
+#include <algorithm>
 #include <unistd.h>
 
 namespace warpforge::actors {
@@ -99,29 +100,52 @@ messages::race_reply gpu_worker_state::race(const messages::race_order& order) {
 }
 
 gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) {
+  return std::move(profile(messages::metrics_batch_order{{order}}).sets.front());
+}
+
+messages::metrics_batch_reply gpu_worker_state::profile(const messages::metrics_batch_order& batch) {
   const auto& cfg = *config;
-  ++profiles;
+  profiles += static_cast<std::int64_t>(batch.orders.size());
+  messages::metrics_batch_reply reply;
+  if (batch.orders.empty())
+    return reply;
   if (!failure.empty() || !keeper) {
     gpu::metric_set none;
     none.note = gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
                 (failure.empty() ? std::string{"no runner"} : failure);
     none.service = gpu::worker_service::out_of_service;
     none.why_out_of_service = none.note;
-    return none;
+    reply.sets.assign(batch.orders.size(), none);
+    return reply;
   }
-  gpu::profile_request launch;
-  launch.run = order.launch;
-  launch.replay = gpu::profile_replay::kernel; // ncu's, when it runs: one process, no re-runs
+  // One batch shares its metric keys and tool (messages/gpu_worker.hpp); orders that do not are
+  // answered one batch each.
+  const auto& first = batch.orders.front();
+  if (std::any_of(batch.orders.begin(), batch.orders.end(), [&](const messages::metrics_order& o) {
+        return o.metric_keys != first.metric_keys || o.tool != first.tool;
+      })) {
+    for (const auto& order : batch.orders)
+      reply.sets.push_back(profile(order));
+    return reply;
+  }
+  std::vector<gpu::profile_request> launches;
+  for (const auto& order : batch.orders) {
+    gpu::profile_request launch;
+    launch.run = order.launch;
+    launch.replay = gpu::profile_replay::kernel; // ncu's, when it runs: one process, no re-runs
+    launches.push_back(std::move(launch));
+  }
   // The runner's own profiles replay the kernel themselves (user replay: inputs restored, outputs
-  // poisoned, the L2 evicted by a read sweep before every pass). Against ncu's Speed-of-light
+  // poisoned, the L2 evicted by a read sweep before every launch). Against ncu's Speed-of-light
   // figures on 2x H100 it read within 1.8 points; CUPTI's kernel replay read the divergent
   // fixture's memory throughput at 11.4% against ncu's 6.0% (probably its restore's dirty lines
   // written back during the passes). docs/measurement.md, "Replay mode".
-  gpu::cupti_source cupti{[this, &cfg](const gpu::profile_request& r) {
-    auto user_replay = r;
-    user_replay.replay = gpu::profile_replay::user;
+  auto ask = [this, &cfg](const std::vector<gpu::profile_request>& requests) {
+    auto user_replay = requests;
+    for (auto& r : user_replay)
+      r.replay = gpu::profile_replay::user;
     return keeper->profile(user_replay, cfg.profile_watchdog);
-  }};
+  };
   std::optional<gpu::ncu_source> ncu;
   if (auto tool = gpu::ncu_source::locate(cfg.ncu)) {
     gpu::ncu_options options;
@@ -132,15 +156,15 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
     options.timeout = cfg.profile_watchdog;
     ncu.emplace(std::move(options));
   }
-  auto set = gpu::collect_metrics(std::move(launch), order.metric_keys, cupti, ncu ? &*ncu : nullptr,
-                                  diagnosis::builtin_metric_schema(),
-                                  gpu::ncu_supplement::skip, order.tool); // no ncu start-up in the steady state
+  reply.sets = gpu::collect_metrics(std::move(launches), first.metric_keys, ask, ncu ? &*ncu : nullptr,
+                                    diagnosis::builtin_metric_schema(),
+                                    gpu::ncu_supplement::skip, first.tool); // no ncu start-up in the steady state
   // A runner that gave up during this profile (the kernel under it crashed it again and again)
   // answers "not diagnosed", not out of service: that kernel is not sent to another GPU to crash
   // it too. The next order this worker gets is out of service.
   if (keeper->gave_up())
     failure = keeper->give_up_reason();
-  return set;
+  return reply;
 }
 
 messages::program_reply gpu_worker_state::program(const messages::program_order& order) {
@@ -266,6 +290,11 @@ messages::gpu_worker_actor::behavior_type gpu_worker(worker_pointer self, gpu_wo
       auto set = self->state.profile(order);
       restart_soon();
       return set;
+    },
+    [self, restart_soon](const messages::metrics_batch_order& batch) {
+      auto reply = self->state.profile(batch);
+      restart_soon();
+      return reply;
     },
     [self](const messages::program_order& order) { return self->state.program(order); },
     [self](const messages::counter_order& order) { return self->state.counters(order); },

@@ -83,6 +83,8 @@ struct gpu_worker_state {
   messages::race_reply race(const messages::race_order& order);
   /// Counters of one launch: CUPTI in the runner, ncu adding what it left out or standing in.
   gpu::metric_set profile(const messages::metrics_order& order);
+  /// Counters of several launches: their CUPTI attempts in one batch of the runner's.
+  messages::metrics_batch_reply profile(const messages::metrics_batch_order& batch);
   /// A whole program's trials on this GPU (or why it did not run).
   messages::program_reply program(const messages::program_order& order);
   /// A calibrate benchmark's counters through ncu on this GPU: the verdict.

@@ -50,6 +50,47 @@ messages::profiler_actor::behavior_type profiler(messages::profiler_actor::state
               });
       return promise;
     },
+    // Several profiles of one GPU: its worker reads their counters in one batch.
+    [self](messages::profile_batch_order& batch) -> caf::typed_response_promise<messages::profile_batch_reply> {
+      auto promise = self->make_response_promise<messages::profile_batch_reply>();
+      auto answer_all = [self, promise, batch](const std::vector<gpu::metric_set>& sets) mutable {
+        messages::profile_batch_reply reply;
+        for (std::size_t i = 0; i < batch.orders.size(); ++i)
+          reply.summaries.push_back(self->state.finish(batch.orders[i], sets[i]));
+        promise.deliver(std::move(reply));
+      };
+      auto nothing = [size = batch.orders.size()](const std::string& why) {
+        gpu::metric_set none;
+        none.note = why;
+        return std::vector<gpu::metric_set>(size, none);
+      };
+      if (batch.orders.empty()) {
+        answer_all({});
+        return promise;
+      }
+      const int ordinal = batch.orders.front().device.ordinal;
+      auto worker = lookup<messages::gpu_worker_actor>(self->system(), gpu_worker_name(ordinal));
+      if (!worker) {
+        answer_all(nothing("no worker for GPU " + std::to_string(ordinal)));
+        return promise;
+      }
+      messages::metrics_batch_order metrics;
+      for (const auto& order : batch.orders)
+        metrics.orders.push_back(messages::metrics_order{order.ref, order.launch, {}, order.tool});
+      const auto size = batch.orders.size();
+      self->request(worker, caf::infinite, std::move(metrics))
+        .then(
+          [answer_all, size, nothing](messages::metrics_batch_reply& reply) mutable {
+            if (reply.sets.size() != size)
+              return answer_all(nothing("the GPU worker answered " + std::to_string(reply.sets.size()) + " metric sets for " +
+                                        std::to_string(size) + " profiles"));
+            answer_all(reply.sets);
+          },
+          [self, answer_all, nothing](caf::error& e) mutable {
+            answer_all(nothing("the GPU worker did not answer: " + self->system().render(e)));
+          });
+      return promise;
+    },
     [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },
     [self](messages::status_atom) { return self->state.status(); },
   };

@@ -197,6 +197,18 @@ runner_keeper::profile(const gpu::profile_request& request, std::chrono::millise
     });
 }
 
+expected<std::vector<gpu::profile_result>, gpu::runner_error>
+runner_keeper::profile(const std::vector<gpu::profile_request>& requests, std::chrono::milliseconds watchdog) {
+  return guarded<std::vector<gpu::profile_result>>(
+    [&](gpu::runner_client& client) { return client.profile(requests, watchdog); }, watchdog,
+    [](const std::vector<gpu::profile_result>& results) -> std::optional<std::string> {
+      for (const auto& r : results)
+        if (r.runner_exits)
+          return "the runner lost its CUDA context while profiling: " + r.note;
+      return std::nullopt;
+    });
+}
+
 void runner_keeper::retire(std::string reason, bool expected_death) {
   if (client_) {
     client_->stop(); // reaps a dead runner at once; stops one that is alive but unusable

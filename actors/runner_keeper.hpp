@@ -73,6 +73,10 @@ public:
   /// ok (counters_unavailable, ...) is a result, not an error.
   expected<gpu::profile_result, gpu::runner_error> profile(const gpu::profile_request& request,
                                                            std::chrono::milliseconds watchdog);
+  /// Profiles several launches in one batch (one range profiler session), likewise; `watchdog`
+  /// is the whole batch's reply deadline.
+  expected<std::vector<gpu::profile_result>, gpu::runner_error> profile(const std::vector<gpu::profile_request>& requests,
+                                                                        std::chrono::milliseconds watchdog);
 
   /// What the keeper starts (the ncu fallback runs the same executable one-shot).
   const runner_keeper_options& options() const { return options_; }

@@ -93,10 +93,31 @@ void send_orders(self_pointer self, pipeline::outbox& out) {
                                         return self->state.engine->gpu_out_of_service(id, gpu, reply.why_out_of_service);
                                       self->state.engine->raced(id, reply.device, reply.result, reply.wall_s);
                                     });
+  // Profiles for one GPU in the same outbox go as one batch (the engine gives a GPU several at
+  // once: their counters are read in one range profiler session).
+  std::map<int, std::vector<pipeline::profile_dispatch*>> by_gpu;
   for (auto& p : out.profiles)
-    send<messages::profiler_actor, pipeline::diagnosis_summary>(self, std::string{profiler_name},
-                                  messages::profile_order{p.ref, p.device, p.launch, p.metrics_path, p.tool},
-                                  [self, id = p.id](pipeline::diagnosis_summary& s) { self->state.engine->profiled(id, s); });
+    by_gpu[p.device.ordinal].push_back(&p);
+  for (auto& [gpu, profiles] : by_gpu) {
+    if (profiles.size() == 1) {
+      auto& p = *profiles.front();
+      send<messages::profiler_actor, pipeline::diagnosis_summary>(self, std::string{profiler_name},
+                                    messages::profile_order{p.ref, p.device, p.launch, p.metrics_path, p.tool},
+                                    [self, id = p.id](pipeline::diagnosis_summary& s) { self->state.engine->profiled(id, s); });
+      continue;
+    }
+    messages::profile_batch_order batch;
+    std::vector<pipeline::ticket> ids;
+    for (auto* p : profiles) {
+      batch.orders.push_back(messages::profile_order{p->ref, p->device, p->launch, p->metrics_path, p->tool});
+      ids.push_back(p->id);
+    }
+    send<messages::profiler_actor, messages::profile_batch_reply>(self, std::string{profiler_name}, std::move(batch),
+                                  [self, ids](messages::profile_batch_reply& reply) {
+                                    for (std::size_t i = 0; i < ids.size() && i < reply.summaries.size(); ++i)
+                                      self->state.engine->profiled(ids[i], reply.summaries[i]);
+                                  });
+  }
 }
 
 // The proposer answers a proposal carrying its failure when it cannot propose: that is the job's

@@ -223,6 +223,30 @@ typename Inspector::result_type inspect(Inspector& f, metrics_order& x) {
   return f(caf::meta::type_name("metrics_order"), x.ref, x.launch, x.metric_keys, x.tool);
 }
 
+/// Several profiles on the worker's GPU at once: the runner profiles their kernels in one range
+/// profiler session (gpu/runtime/range_profiler.hpp, profile_candidates), so the passes' fixed
+/// cost is paid once. The orders share their metric keys and tool; the reply has a metric_set per
+/// order, in order.
+struct metrics_batch_order {
+  std::vector<metrics_order> orders;
+  friend bool operator==(const metrics_batch_order&, const metrics_batch_order&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metrics_batch_order& x) {
+  return f(caf::meta::type_name("metrics_batch_order"), x.orders);
+}
+
+struct metrics_batch_reply {
+  std::vector<gpu::metric_set> sets;
+  friend bool operator==(const metrics_batch_reply&, const metrics_batch_reply&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metrics_batch_reply& x) {
+  return f(caf::meta::type_name("metrics_batch_reply"), x.sets);
+}
+
 /// A whole program on the worker's GPU (program mode, gpu/runner/program_run.hpp): run `trials`
 /// times, one after another, each under its watchdog, pinned to the GPU (CUDA_VISIBLE_DEVICES =
 /// its UUID) while the worker holds the GPU's lock. A calibrate benchmark runs this way.
@@ -304,6 +328,7 @@ typename Inspector::result_type inspect(Inspector& f, counter_reply& x) {
 using gpu_worker_actor = caf::typed_actor<
   caf::replies_to<race_order>::with<race_reply>,          // check every kernel, then time them
   caf::replies_to<metrics_order>::with<gpu::metric_set>,  // counters: CUPTI, else ncu
+  caf::replies_to<metrics_batch_order>::with<metrics_batch_reply>, // several: one CUPTI session
   caf::replies_to<program_order>::with<program_reply>,    // a whole program's trials (calibrate)
   caf::replies_to<counter_order>::with<counter_reply>,    // its counters through ncu (calibrate)
   caf::replies_to<query_atom>::with<gpu::device_info>,    // which GPU this worker owns

@@ -7,6 +7,9 @@
 
 #include <caf/exit_reason.hpp>
 
+#include <functional>
+#include <memory>
+
 namespace warpforge::actors::hosts {
 
 namespace {
@@ -32,6 +35,42 @@ void heartbeat(remote_pointer self) {
                              std::to_string(heartbeat_timeout.count()) + " ms (" + self->system().render(e) + ")");
             self->state.beating = false;
           });
+}
+
+// Sends `order` to the host's worker; `answer` gets its metric set, or one out of service (the
+// host is lost, the kernel's build cannot be shipped) so that another GPU profiles it.
+void profile_on_host(remote_pointer self, const messages::metrics_order& order,
+                     std::function<void(gpu::metric_set)> answer) {
+  auto& st = self->state;
+  ++st.profiles;
+  auto none = [](const std::string& why) {
+    gpu::metric_set set;
+    set.note = why;
+    set.service = gpu::worker_service::out_of_service;
+    set.why_out_of_service = why;
+    return set;
+  };
+  if (!st.lost.empty()) {
+    ++st.given_back;
+    return answer(none(st.lost));
+  }
+  auto builds = st.config.ledger->builds_for(order.launch);
+  if (!builds)
+    return answer(none(builds.error()));
+  const auto id = st.next_order++;
+  st.in_flight[id] = [self, answer, none](const std::string& why) {
+    ++self->state.given_back;
+    answer(none(why));
+  };
+  self->request(st.config.host, caf::infinite, messages::remote_profile{order, st.config.host_ordinal, std::move(*builds)})
+    .then(
+      [self, id, answer](gpu::metric_set& set) {
+        if (self->state.in_flight.erase(id) != 0)
+          answer(std::move(set));
+      },
+      [self](caf::error& e) {
+        self->state.lose("host " + self->state.config.host_name + " failed: " + self->system().render(e));
+      });
 }
 
 } // namespace
@@ -115,40 +154,29 @@ remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_confi
       return promise;
     },
     [self](messages::metrics_order& order) -> caf::typed_response_promise<gpu::metric_set> {
-      auto& st = self->state;
       auto promise = self->make_response_promise<gpu::metric_set>();
-      ++st.profiles;
-      auto none = [](const std::string& why) {
-        gpu::metric_set set;
-        set.note = why;
-        set.service = gpu::worker_service::out_of_service;
-        set.why_out_of_service = why;
-        return set;
+      profile_on_host(self, order, [promise](gpu::metric_set set) mutable { promise.deliver(std::move(set)); });
+      return promise;
+    },
+    // The host's worker is asked one profile at a time: the batch's gain is the runner's, and a
+    // host's GPUs are few (its own batches are a later step).
+    [self](messages::metrics_batch_order& batch) -> caf::typed_response_promise<messages::metrics_batch_reply> {
+      auto promise = self->make_response_promise<messages::metrics_batch_reply>();
+      struct gathered {
+        messages::metrics_batch_reply reply;
+        std::size_t left = 0;
       };
-      if (!st.lost.empty()) {
-        ++st.given_back;
-        promise.deliver(none(st.lost));
-        return promise;
-      }
-      auto builds = st.config.ledger->builds_for(order.launch);
-      if (!builds) {
-        promise.deliver(none(builds.error()));
-        return promise;
-      }
-      const auto id = st.next_order++;
-      st.in_flight[id] = [self, promise, none](const std::string& why) mutable {
-        ++self->state.given_back;
-        promise.deliver(none(why));
-      };
-      self->request(st.config.host, caf::infinite, messages::remote_profile{order, st.config.host_ordinal, std::move(*builds)})
-        .then(
-          [self, id, promise](gpu::metric_set& set) mutable {
-            if (self->state.in_flight.erase(id) != 0)
-              promise.deliver(std::move(set));
-          },
-          [self](caf::error& e) {
-            self->state.lose("host " + self->state.config.host_name + " failed: " + self->system().render(e));
-          });
+      auto all = std::make_shared<gathered>();
+      all->reply.sets.resize(batch.orders.size());
+      all->left = batch.orders.size();
+      if (all->left == 0)
+        promise.deliver(std::move(all->reply));
+      for (std::size_t i = 0; i < batch.orders.size(); ++i)
+        profile_on_host(self, batch.orders[i], [promise, all, i](gpu::metric_set set) mutable {
+          all->reply.sets[i] = std::move(set);
+          if (--all->left == 0)
+            promise.deliver(std::move(all->reply));
+        });
       return promise;
     },
     [self](messages::program_order&) {

@@ -202,4 +202,33 @@ metric_set collect_metrics(profile_request launch, const std::vector<std::string
   return cupti_first(launch, selection, cupti, ncu, schema, supplement);
 }
 
+std::vector<metric_set> collect_metrics(std::vector<profile_request> launches, const std::vector<std::string>& keys,
+                                        const ask_runner_batch& ask, counter_source* ncu,
+                                        const diagnosis::metric_schema& schema, ncu_supplement supplement,
+                                        config::profile_tool tool) {
+  const auto selection = nsight_names_for(keys, schema);
+  for (auto& launch : launches)
+    launch.metrics = selection.names;
+  // Tool cupti: every launch's first attempt, in one batch (none when nothing is to be collected).
+  std::optional<expected<std::vector<profile_result>, runner_error>> batch;
+  if (tool == config::profile_tool::cupti && !selection.names.empty())
+    batch = ask(launches);
+  std::vector<metric_set> sets;
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    cupti_source cupti{[&, i](const profile_request& request) -> expected<profile_result, runner_error> {
+      if (batch) {
+        if (!*batch)
+          return unexpected(batch->error());
+        return (**batch)[i];
+      }
+      auto one = ask({request});
+      if (!one)
+        return unexpected(std::move(one).error());
+      return std::move(one->front());
+    }};
+    sets.push_back(collect_metrics(launches[i], keys, cupti, ncu, schema, supplement, tool));
+  }
+  return sets;
+}
+
 } // namespace warpforge::gpu

@@ -131,4 +131,19 @@ metric_set collect_metrics(profile_request launch, const std::vector<std::string
                            ncu_supplement supplement = ncu_supplement::ask,
                            config::profile_tool tool = config::profile_tool::cupti);
 
+/// Asks the runner to profile several launches in one batch (runner_client::profile of a vector).
+using ask_runner_batch =
+  std::function<expected<std::vector<profile_result>, runner_error>(const std::vector<profile_request>&)>;
+
+/// The policy above for several launches on one GPU, one metric_set each, in order. With tool
+/// cupti their CUPTI attempts are one batch of the runner's (one range profiler session for all,
+/// gpu/runtime/range_profiler.hpp), then each launch goes on as collect_metrics goes (ncu where
+/// the policy asks for it, one launch at a time). With tool ncu each launch goes as in
+/// collect_metrics (a CUPTI fallback is a batch of one).
+std::vector<metric_set> collect_metrics(std::vector<profile_request> launches, const std::vector<std::string>& keys,
+                                        const ask_runner_batch& ask, counter_source* ncu,
+                                        const diagnosis::metric_schema& schema,
+                                        ncu_supplement supplement = ncu_supplement::ask,
+                                        config::profile_tool tool = config::profile_tool::cupti);
+
 } // namespace warpforge::gpu

@@ -222,5 +222,77 @@ TEST(CollectMetrics, ToolNcuDoesNotReprofileAKernelThatFailedUnderNcu) {
   EXPECT_TRUE(cupti.asked.empty());
 }
 
+// Several launches on one GPU: their CUPTI attempts are one batch of the runner's.
+
+profile_request launch_of(const std::string& entry) {
+  profile_request r;
+  r.run.kernels = {{"/tmp/" + entry + ".cubin", entry, {{1, 1, 1}, {32, 1, 1}, 0}}};
+  r.run.seeds = {7};
+  return r;
+}
+
+TEST(CollectMetricsBatch, ToolCuptiAsksTheRunnerOnceForEveryLaunchAndAnswersEachInOrder) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  std::vector<std::vector<std::string>> asked; // the entries of each batch the runner got
+  ask_runner_batch ask = [&](const std::vector<profile_request>& requests)
+    -> expected<std::vector<profile_result>, runner_error> {
+    std::vector<std::string> entries;
+    std::vector<profile_result> results;
+    for (const auto& r : requests) {
+      entries.push_back(r.run.kernels.front().entry);
+      EXPECT_EQ(r.metrics, (std::vector<std::string>{"gpu__time_duration.sum"}));
+      results.push_back(ok_with({{"gpu__time_duration.sum", r.run.kernels.front().entry == "fast" ? 1000.0 : 3000.0}}));
+    }
+    asked.push_back(entries);
+    return results;
+  };
+  scripted_source ncu{metric_source::ncu, ok_with({})};
+  auto sets = collect_metrics(std::vector{launch_of("slow"), launch_of("fast")}, {"duration"}, ask, &ncu, schema);
+  ASSERT_EQ(asked.size(), 1u) << "one request for the batch";
+  EXPECT_EQ(asked.front(), (std::vector<std::string>{"slow", "fast"}));
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_DOUBLE_EQ(by_key(sets[0]).at("duration"), 3e-6);
+  EXPECT_DOUBLE_EQ(by_key(sets[1]).at("duration"), 1e-6);
+  EXPECT_EQ(sets[0].source, metric_source::cupti);
+  EXPECT_TRUE(ncu.asked.empty());
+}
+
+TEST(CollectMetricsBatch, ABatchTheRunnerCouldNotAnswerFallsBackToNcuForEachLaunch) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  int asked = 0;
+  ask_runner_batch ask = [&](const std::vector<profile_request>&) -> expected<std::vector<profile_result>, runner_error> {
+    ++asked;
+    runner_error none;
+    none.kind = runner_error_kind::spawn_failed;
+    none.detail = "no runner";
+    return unexpected(none);
+  };
+  scripted_source ncu{metric_source::ncu, ok_with({{"gpu__time_duration.sum", 2000.0}})};
+  auto sets = collect_metrics(std::vector{launch_of("a"), launch_of("b"), launch_of("c")}, {"duration"}, ask, &ncu, schema);
+  EXPECT_EQ(asked, 1);
+  ASSERT_EQ(sets.size(), 3u);
+  EXPECT_EQ(ncu.asked.size(), 3u) << "ncu profiles one launch at a time";
+  for (const auto& set : sets) {
+    EXPECT_EQ(set.source, metric_source::ncu);
+    EXPECT_NE(set.note.find("no runner"), std::string::npos) << set.note;
+  }
+}
+
+TEST(CollectMetricsBatch, ToolNcuAsksNcuForEachLaunchAndTheRunnerNever) {
+  const auto& schema = diagnosis::builtin_metric_schema();
+  int asked = 0;
+  ask_runner_batch ask = [&](const std::vector<profile_request>&) -> expected<std::vector<profile_result>, runner_error> {
+    ++asked;
+    return std::vector<profile_result>{};
+  };
+  scripted_source ncu{metric_source::ncu, ok_with({{"gpu__time_duration.sum", 2000.0}})};
+  auto sets = collect_metrics(std::vector{launch_of("a"), launch_of("b")}, {"duration"}, ask, &ncu, schema,
+                              ncu_supplement::ask, config::profile_tool::ncu);
+  EXPECT_EQ(asked, 0);
+  EXPECT_EQ(ncu.asked.size(), 2u);
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets[1].source, metric_source::ncu);
+}
+
 } // namespace
 } // namespace warpforge::gpu
