@@ -51,6 +51,10 @@ namespace warpforge::pipeline {
 
 using ticket = std::uint64_t;
 
+/// The most profiles one GPU takes at once where profiles take turns (`[profile] champions` final
+/// or none): their counters are read in one range profiler session (engine_dispatch.cpp).
+inline constexpr std::size_t profile_batch_limit = 16;
+
 struct race_dispatch {
   ticket id = 0;
   int gpu = -1;                // the worker to send it to

@@ -94,6 +94,7 @@ struct campaign_engine::order {
   std::optional<held_race> held;            // set: this race is the gate's fresh re-measure
   double sent_s = 0;                        // compile: when it was ordered (branch_compiled
                                             // says how long the answer took: queue and build)
+  std::size_t batch = 1;                    // profile: how many profiles its GPU took with it
 };
 
 } // namespace warpforge::pipeline

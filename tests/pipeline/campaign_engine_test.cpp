@@ -499,8 +499,9 @@ struct simulated_pipeline {
   std::deque<std::pair<ticket, compile_order>> waiting_compiles;
   std::size_t compiling = 0;
   std::set<std::string> cached; // the content cache: what was compiled (ahead or not) is a hit
-  std::size_t profiles_in_flight = 0;
-  std::size_t most_profiles_at_once = 0;
+  std::size_t profiles_in_flight = 0;    // batches: a GPU's profiles in one outbox
+  std::size_t most_profiles_at_once = 0; // batches in flight at once
+  std::size_t largest_batch = 0;
 
   static std::string cache_key(const compile_order& order) {
     std::string key = order.request.arch + "|" + order.request.source;
@@ -540,11 +541,18 @@ struct simulated_pipeline {
       due.emplace(clock, [this, p] { engine.proposed(p.id, answers.proposer.propose(p.request)); });
     for (auto& r : out.races)
       due.emplace(clock + race_s * static_cast<double>(r.request.kernels.size()), [this, r] { answers.answer_race(r); });
-    for (auto& p : out.profiles) {
+    // The profiles of one GPU in an outbox are one batch (the scheduler sends them together): one
+    // profile's passes, plus a tenth of them for each further kernel; answered together.
+    std::map<int, std::vector<ticket>> batches;
+    for (auto& p : out.profiles)
+      batches[p.device.ordinal].push_back(p.id);
+    for (auto& [gpu, ids] : batches) {
       most_profiles_at_once = std::max(most_profiles_at_once, ++profiles_in_flight);
-      due.emplace(clock + race_s, [this, id = p.id] {
+      largest_batch = std::max(largest_batch, ids.size());
+      due.emplace(clock + race_s * (1 + 0.1 * static_cast<double>(ids.size() - 1)), [this, ids = ids] {
         --profiles_in_flight;
-        answers.answer_profile(id);
+        for (auto id : ids)
+          answers.answer_profile(id);
       });
     }
   }
@@ -648,10 +656,11 @@ TEST_F(CampaignEngine, BranchCompiledSaysHowLongItsOrderTookQueueIncluded) {
 }
 
 // A host's driver takes CUPTI's passes in turn. Where only a job's end waits for its profile
-// (final), the engine sends one profile at a time and spreads them over the GPUs: the one that
-// just profiled races while another is due to profile. Where the next proposal waits for it
-// (each), a profile goes at once to any idle GPU.
-TEST_F(CampaignEngine, FinalProfilesGoOneAtATimeAndSpreadOverTheGpusAndEachProfilesGoAtOnce) {
+// (final), one GPU profiles at a time, and it takes every profile due at once: one batch, whose
+// counters the runner reads in one range profiler session. Each profile of a batch is released
+// with its share of the batch's lease, and the GPU takes nothing else until the last is back.
+// Where the next proposal waits for it (each), a profile goes at once to any idle GPU.
+TEST_F(CampaignEngine, FinalProfilesGoInBatchesOneGpuAtATimeAndEachProfilesGoAtOnce) {
   for (const auto profiles : {config::champion_profiles::final, config::champion_profiles::each}) {
     SCOPED_TRACE(config::to_string(profiles));
     auto s = setup_many(8, 3, 2); // jobs that advance together and stop together
@@ -661,15 +670,37 @@ TEST_F(CampaignEngine, FinalProfilesGoOneAtATimeAndSpreadOverTheGpusAndEachProfi
     const auto r = run.engine.result();
     ASSERT_EQ(r.gpus.size(), 2u);
     const auto a = r.gpus[0].profiles, b = r.gpus[1].profiles;
-    std::printf("%s profiles: %zu, at most %zu at once, per GPU %llu and %llu\n",
+    std::printf("%s profiles: %zu, at most %zu GPU(s) profiling at once, largest batch %zu, per GPU %llu and %llu\n",
                 std::string{config::to_string(profiles)}.c_str(), run.answers.profiles, run.pipeline.most_profiles_at_once,
-                static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
+                run.pipeline.largest_batch, static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
     if (profiles == config::champion_profiles::final) {
       EXPECT_GE(run.answers.profiles, 8u) << "one a job at least (an early one may be of a best since replaced)";
       EXPECT_EQ(run.pipeline.most_profiles_at_once, 1u);
-      EXPECT_LE(std::max(a, b) - std::min(a, b), 2u) << "profiles per GPU: " << a << " and " << b;
+      EXPECT_GT(run.pipeline.largest_batch, 1u) << "jobs that stop together: their profiles go together";
+      // Per GPU, in event order: a batch's leases, then its releases, nothing in between.
+      std::map<int, std::size_t> open; // GPU -> profiles of its batch not yet released
+      std::map<int, std::vector<double>> shares;
+      for (const auto& e : run.answers.events) {
+        const bool profile = e.detail_json.find("\"profile\":true") != std::string::npos;
+        if (e.type == feed::event_type::gpu_leased) {
+          EXPECT_TRUE(profile || open[e.gpu] == 0) << "GPU " << e.gpu << " raced inside a batch of profiles";
+          open[e.gpu] += profile;
+        } else if (e.type == feed::event_type::gpu_released && profile) {
+          ASSERT_GT(open[e.gpu], 0u);
+          const auto at = e.detail_json.find("\"lease_s\":");
+          ASSERT_NE(at, std::string::npos) << e.detail_json;
+          shares[e.gpu].push_back(std::stod(e.detail_json.substr(at + 10)));
+          if (--open[e.gpu] == 0) { // the batch is back: its shares are equal and add up to its lease
+            const auto n = static_cast<double>(shares[e.gpu].size());
+            for (double share : shares[e.gpu])
+              EXPECT_NEAR(share * n, run.pipeline.race_s * (1 + 0.1 * (n - 1)), 1e-9);
+            shares[e.gpu].clear();
+          }
+        }
+      }
     } else {
       EXPECT_GT(run.pipeline.most_profiles_at_once, 1u) << "a proposal waits for it: no turn";
+      EXPECT_EQ(run.pipeline.largest_batch, 1u);
     }
   }
 }
@@ -703,7 +734,7 @@ TEST_F(CampaignEngine, UnderFinalIdleGpusProfileBestsBeforeTheirJobsStop) {
               run.engine.result().wall_s, run.answers.profiles, static_cast<std::size_t>(early),
               run.pipeline.most_profiles_at_once);
   EXPECT_GT(early, 0) << "idle GPUs profile bests that may stay the bests";
-  EXPECT_EQ(run.pipeline.most_profiles_at_once, 1u);
+  EXPECT_EQ(run.pipeline.most_profiles_at_once, 1u) << "one GPU profiles at a time";
   EXPECT_EQ(ended.size(), 6u);
   EXPECT_GE(run.answers.profiles, 6u) << "at least each job's best";
 }
@@ -1145,7 +1176,8 @@ TEST_F(CampaignEngine, PinnedWorkOfALostGpuEndsThereAndTheCampaignFinishes) {
     std::size_t on_gpu0 = 0, on_gpu1 = 0;
     for (const auto& [ref, gpu] : loop.profiled_on)
       ++(gpu == 1 ? on_gpu1 : on_gpu0);
-    EXPECT_EQ(on_gpu1, lost_at_first_race ? 0u : 1u) << "only the profile that found GPU 1 lost went to it";
+    EXPECT_EQ(on_gpu1, lost_at_first_race ? 0u : 2u)
+      << "only the batch that found GPU 1 lost (both jobs' profiles of it, due together) went to it";
     EXPECT_EQ(on_gpu0, 2u) << "one profile of each job on GPU 0; nothing of GPU 1's was moved there";
     std::size_t not_run = 0;
     for (const auto& w : loop.writes)
