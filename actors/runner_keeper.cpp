@@ -199,14 +199,34 @@ runner_keeper::profile(const gpu::profile_request& request, std::chrono::millise
 
 expected<std::vector<gpu::profile_result>, gpu::runner_error>
 runner_keeper::profile(const std::vector<gpu::profile_request>& requests, std::chrono::milliseconds watchdog) {
-  return guarded<std::vector<gpu::profile_result>>(
-    [&](gpu::runner_client& client) { return client.profile(requests, watchdog); }, watchdog,
-    [](const std::vector<gpu::profile_result>& results) -> std::optional<std::string> {
-      for (const auto& r : results)
-        if (r.runner_exits)
-          return "the runner lost its CUDA context while profiling: " + r.note;
-      return std::nullopt;
-    });
+  auto ask = [&](const std::vector<gpu::profile_request>& batch) {
+    return guarded<std::vector<gpu::profile_result>>(
+      [&](gpu::runner_client& client) { return client.profile(batch, watchdog); }, watchdog,
+      [](const std::vector<gpu::profile_result>& results) -> std::optional<std::string> {
+        for (const auto& r : results)
+          if (r.runner_exits)
+            return "the runner lost its CUDA context while profiling: " + r.note;
+        return std::nullopt;
+      });
+  };
+  auto results = ask(requests);
+  if (!results)
+    return results;
+  // A kernel that lost the context ended its batch: the profiles it left untaken are asked once
+  // more, of a fresh runner (as run() re-runs the kernels a race left not run).
+  std::vector<std::size_t> again;
+  for (std::size_t i = 0; i < results->size(); ++i)
+    if (gpu::left_unprofiled((*results)[i]))
+      again.push_back(i);
+  if (again.empty())
+    return results;
+  std::vector<gpu::profile_request> rest;
+  for (auto i : again)
+    rest.push_back(requests[i]);
+  if (auto retried = ask(rest); retried && retried->size() == rest.size())
+    for (std::size_t k = 0; k < again.size(); ++k)
+      (*results)[again[k]] = std::move((*retried)[k]);
+  return results;
 }
 
 void runner_keeper::retire(std::string reason, bool expected_death) {

@@ -96,6 +96,14 @@ expected<profile_request, json_error> decode_profile_request(std::string_view bo
 std::string encode_body(const profile_result& result);
 expected<profile_result, json_error> decode_profile_result(std::string_view body_json);
 
+/// How the note of a batch's profile that was never taken begins: another kernel of its batch
+/// lost the CUDA context first (status failed, runner_exits false). Asked again of a fresh
+/// runner, it may well be profiled (actors/runner_keeper).
+inline constexpr std::string_view not_profiled_note = "not profiled: ";
+inline bool left_unprofiled(const profile_result& r) {
+  return r.status == profile_status::failed && !r.runner_exits && r.note.starts_with(not_profiled_note);
+}
+
 /// The profile_candidates request (several kernels profiled in one batch, range_profiler.hpp):
 /// {"profiles": [profile_request, ...]}, at least one, all with the same metrics and replay; its
 /// reply {"results": [profile_result, ...]}, one per profile in their order.

@@ -579,15 +579,14 @@ std::optional<profile_result> run_range_profiler(std::deque<member>& members, co
         if (auto f = m->launch.workspace->evict_l2_clean())
           return from_candidate_failure(first, *f);
       if (auto r = launch_and_wait(m->launch); !r) {
-        // Its context is lost (the runner exits after the reply): the session cannot go on.
+        // The session cannot go on. Where the context is lost too, the caller ends the other
+        // kernels as not profiled (profile_candidates).
         m->ended = from_candidate_failure(*m->request, cuda_failure(r.error(), "kernel 0 '" + m->request->run.kernels.front().entry +
                                                                                  "' under the profiler (pass " +
                                                                                  std::to_string(passes) + ")"));
-        auto failed = make_profile(first, profile_status::failed,
-                                   "kernel '" + m->request->run.kernels.front().entry +
-                                     "', profiled in the same session, failed: " + m->ended->note);
-        failed.runner_exits = m->ended->runner_exits;
-        return failed;
+        return make_profile(first, profile_status::failed,
+                            "kernel '" + m->request->run.kernels.front().entry +
+                              "', profiled in the same session, failed: " + m->ended->note);
       }
     }
     auto stopped = stop(range->get());
@@ -776,7 +775,30 @@ expected<std::vector<profile_result>, std::string> profile_candidates(const std:
   std::vector<profile_result> results(requests.size());
   const std::string batch_remark =
     requests.size() > 1 ? "; profiled in one batch of " + std::to_string(requests.size()) : "";
+  // A kernel that loses the CUDA context ends the batch: every kernel not profiled yet answers
+  // not_profiled_note with its reason (the coordinator's keeper asks them again of a fresh runner).
+  std::optional<std::string> lost;
+  auto not_profiled = [&](const profile_request& request) {
+    return make_profile(request, profile_status::failed, std::string{not_profiled_note} + *lost);
+  };
+  auto ends_the_batch = [&](std::deque<member>& members) {
+    for (const auto& m : members)
+      if (m.ended && m.ended->runner_exits && !lost)
+        lost = "kernel '" + m.request->run.kernels.front().entry + "' of the same batch lost the CUDA context (" +
+               m.ended->note + ")";
+    if (!lost)
+      return false;
+    for (auto& m : members)
+      if (m.alive())
+        m.ended = not_profiled(*m.request);
+    return true;
+  };
   for (std::size_t begin = 0; begin < requests.size();) {
+    if (lost) { // a part not started
+      results[begin] = not_profiled(requests[begin]);
+      ++begin;
+      continue;
+    }
     std::size_t end = begin, bytes = 0;
     do
       bytes += own_launch_bytes(requests[end++].run);
@@ -797,22 +819,24 @@ expected<std::vector<profile_result>, std::string> profile_candidates(const std:
 
     if (!launch_names.empty()) {
       for (auto& m : members)
-        if (m.alive()) {
+        if (m.alive() && !ends_the_batch(members)) {
           if (auto f = m.fresh())
             m.ended = f;
           else if (auto ended = answer_launch_attributes(*m.request, launch_names, m.launch, m.result, m.remarks))
             m.ended = ended;
         }
+      ends_the_batch(members);
       clock.mark("launch attributes");
     }
-    if (!counter_names.empty()) {
+    if (!counter_names.empty() && !lost) {
       auto failure = run_range_profiler(members, plan.counters, context, chip, clock);
+      ends_the_batch(members);
       for (auto& m : members) {
         if (!m.alive())
           continue;
         if (failure && (failure->runner_exits || m.result.values.empty())) {
-          // Nothing else was read, or the context is lost: that is the answer, in the names asked
-          // for (a composite's, not its parts').
+          // Nothing else was read: that is the answer, in the names asked for (a composite's, not
+          // its parts').
           auto answer = make_profile(*m.request, failure->status, failure->note);
           answer.runner_exits = failure->runner_exits;
           answer.missing = m.result.missing;
@@ -835,14 +859,15 @@ expected<std::vector<profile_result>, std::string> profile_candidates(const std:
           m.remarks += "; " + composed_remark(plan);
       }
     }
-    if (!sass_names.empty()) {
+    if (!sass_names.empty() && !lost) {
       for (auto& m : members)
-        if (m.alive()) {
+        if (m.alive() && !ends_the_batch(members)) {
           if (auto f = m.fresh())
             m.ended = f;
           else if (auto ended = answer_sass_aggregates(*m.request, sass_names, m.launch, context, chip, m.result, m.remarks))
             m.ended = ended;
         }
+      ends_the_batch(members);
       clock.mark("SASS metrics");
     }
     for (std::size_t i = begin; i < end; ++i) {

@@ -241,6 +241,31 @@ TEST(RunnerKeeper, RestrictedCountersAreAnAnswerAndTheRunnerStays) {
   EXPECT_EQ(keeper.starts(), 1u);
 }
 
+// A batch: one runner request for every profile. A kernel that loses the context ends its batch;
+// the profiles it left untaken are asked again of a fresh runner and answered.
+TEST(RunnerKeeper, ABatchsProfilesLeftUntakenByALostContextAreAskedAgainOfAFreshRunner) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(1), seen.sink()};
+  auto all = keeper.profile(std::vector{profiling("pass", {dram_pct}), profiling("pass", {dram_pct})}, answering_watchdog);
+  ASSERT_TRUE(all) << all.error().to_string();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[1].status, gpu::profile_status::ok);
+  EXPECT_EQ(keeper.starts(), 1u);
+
+  auto mixed = keeper.profile(std::vector{profiling("pass", {dram_pct}), profiling("lost_context", {dram_pct}),
+                                          profiling("pass", {dram_pct})},
+                              answering_watchdog);
+  ASSERT_TRUE(mixed) << mixed.error().to_string();
+  ASSERT_EQ(mixed->size(), 3u);
+  EXPECT_TRUE((*mixed)[1].runner_exits) << "the culprit says so";
+  for (std::size_t i : {0u, 2u}) {
+    EXPECT_EQ((*mixed)[i].status, gpu::profile_status::ok) << i << ": " << (*mixed)[i].note;
+    EXPECT_DOUBLE_EQ((*mixed)[i].values.at(dram_pct), 91.5);
+  }
+  EXPECT_EQ(keeper.starts(), 2u) << "one fresh runner for the two left untaken";
+  EXPECT_FALSE(keeper.gave_up());
+}
+
 TEST(RunnerKeeper, ProfilingSharesTheRunnersDeathHandlingWithRun) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(1), seen.sink()};

@@ -20,7 +20,8 @@
 //                                      verdict not_run, ended_by it, runner_exits; reply, exit 5
 //                        watchdog      the same with timeout (the runner's kernel watchdog); exit 7
 //                      a profile_candidate request's kernels[0] entry likewise (and each
-//                      profile of a profile_candidates batch by its own entry):
+//                      profile of a profile_candidates batch by its own entry; where one loses
+//                      the context, the others answer not profiled, as the real runner's):
 //                        pass          answer ok: fake_counters below for the metrics it knows,
 //                                      every other requested metric in `missing`
 //                        restricted    answer counters_unavailable (as RmProfilingAdminOnly=1)
@@ -417,6 +418,13 @@ int main(int argc, char** argv) {
       if (results.empty())
         results.push_back(fake_profile("", profile_request{}));
       const bool exits = std::any_of(results.begin(), results.end(), [](const profile_result& r) { return r.runner_exits; });
+      if (exits) // as the real runner: a lost context ends the batch, the others are not profiled
+        for (auto& r : results)
+          if (!r.runner_exits) {
+            r.status = profile_status::failed;
+            r.values.clear();
+            r.note = std::string{not_profiled_note} + "fake runner: a kernel of the batch lost the context";
+          }
       runner_reply reply;
       reply.id = request->id;
       reply.kind = request->kind;

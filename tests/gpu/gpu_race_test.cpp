@@ -8,6 +8,7 @@
 #include "gpu/compile/nvrtc_compiler.hpp"
 #include "gpu/runner/exit_codes.hpp"
 #include "gpu/runner/program_run.hpp"
+#include "gpu/runner/profile_request.hpp"
 #include "gpu/runner/runner_client.hpp"
 #include "tests/gpu/first_gpu.hpp"
 #include "tests/gpu/test_paths.hpp"
@@ -304,6 +305,40 @@ TEST(gpu_race, the_keeper_runs_what_a_fault_left_unfinished_on_a_fresh_runner) {
                                                        branch_outcome::runtime_error, branch_outcome::passed}));
   EXPECT_EQ(keeper.restarts(), 2u) << "a fresh runner after the illegal address and after the trap";
   EXPECT_FALSE(keeper.gave_up());
+  keeper.stop();
+}
+
+// Profiles in one batch (profile_candidates): a kernel that loses the context ends the batch and
+// the runner; the keeper asks the profiles it left untaken again of a fresh runner.
+TEST(gpu_race, the_keeper_profiles_again_what_a_faulting_kernel_left_of_its_batch) {
+  REQUIRE_GPU();
+  actors::runner_keeper_options options;
+  options.runner.executable = test::runner_path();
+  actors::runner_keeper keeper{options, [](const actors::runner_event& e) {
+                                 std::cout << "runner event: pid " << e.pid << " " << e.reason << "\n";
+                               }};
+  std::vector<profile_request> batch;
+  for (const auto* entry : {"vadd", "illegal_address", "vadd_twice"}) {
+    profile_request p;
+    p.run = race_of({kernel(entry)});
+    p.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum"};
+    p.replay = profile_replay::user;
+    batch.push_back(std::move(p));
+  }
+  auto r = keeper.profile(batch, 60s);
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_EQ(r->size(), 3u);
+  for (std::size_t i = 0; i < r->size(); ++i)
+    std::cout << batch[i].run.kernels[0].entry << ": " << to_string((*r)[i].status) << " " << (*r)[i].note << "\n";
+  if ((*r)[0].status == profile_status::counters_unavailable)
+    GTEST_SKIP() << (*r)[0].note;
+  EXPECT_EQ((*r)[1].status, profile_status::failed);
+  EXPECT_TRUE((*r)[1].runner_exits) << "the faulting kernel lost the context";
+  for (std::size_t i : {0u, 2u}) {
+    EXPECT_EQ((*r)[i].status, profile_status::ok) << (*r)[i].note;
+    EXPECT_GT((*r)[i].values.count("gpu__time_duration.sum"), 0u) << (*r)[i].note;
+  }
+  EXPECT_EQ(keeper.restarts(), 1u) << "one fresh runner for the two left untaken";
   keeper.stop();
 }
 
