@@ -105,11 +105,11 @@ gpu::metric_set gpu_worker_state::profile(const messages::metrics_order& order) 
 
 messages::metrics_batch_reply gpu_worker_state::profile(const messages::metrics_batch_order& batch) {
   const auto& cfg = *config;
-  profiles += static_cast<std::int64_t>(batch.orders.size());
   messages::metrics_batch_reply reply;
   if (batch.orders.empty())
     return reply;
   if (!failure.empty() || !keeper) {
+    profiles += static_cast<std::int64_t>(batch.orders.size());
     gpu::metric_set none;
     none.note = gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
                 (failure.empty() ? std::string{"no runner"} : failure);
@@ -128,6 +128,7 @@ messages::metrics_batch_reply gpu_worker_state::profile(const messages::metrics_
       reply.sets.push_back(profile(order));
     return reply;
   }
+  profiles += static_cast<std::int64_t>(batch.orders.size());
   std::vector<gpu::profile_request> launches;
   for (const auto& order : batch.orders) {
     gpu::profile_request launch;
@@ -140,11 +141,13 @@ messages::metrics_batch_reply gpu_worker_state::profile(const messages::metrics_
   // figures on 2x H100 it read within 1.8 points; CUPTI's kernel replay read the divergent
   // fixture's memory throughput at 11.4% against ncu's 6.0% (probably its restore's dirty lines
   // written back during the passes). docs/measurement.md, "Replay mode".
+  // The reply deadline is one profile's per kernel: each has its own launches (and SASS-patched
+  // launch) beside the shared passes.
   auto ask = [this, &cfg](const std::vector<gpu::profile_request>& requests) {
     auto user_replay = requests;
     for (auto& r : user_replay)
       r.replay = gpu::profile_replay::user;
-    return keeper->profile(user_replay, cfg.profile_watchdog);
+    return keeper->profile(user_replay, cfg.profile_watchdog * static_cast<long>(requests.size()));
   };
   std::optional<gpu::ncu_source> ncu;
   if (auto tool = gpu::ncu_source::locate(cfg.ncu)) {
