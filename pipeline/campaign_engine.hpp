@@ -160,9 +160,13 @@ private:
   bool any_healthy_gpu(const std::string& model = {}) const;
   std::vector<job_slot*> jobs_in_turn();
   static bool may_measure(const job_slot& job, const gpu_slot& gpu);
-  // `early`: a profile a job would want only at its end (job_plan::early_profile), for a GPU
-  // with nothing else to do.
-  bool dispatch_profile(gpu_slot& gpu, bool early = false);
+  // Which profiles an idle GPU may take (engine_dispatch.cpp).
+  enum class profile_offer {
+    due,       // profiles due, in their turn
+    due_idle,  // profiles due, for a GPU with nothing to race: no turn to wait for
+    early,     // a job's best before its end (job_plan::early_profile), in their turn
+  };
+  bool dispatch_profile(gpu_slot& gpu, profile_offer offer = profile_offer::due);
   bool profiles_take_turns() const;
   bool profiling() const;
   bool profiled_least(const gpu_slot& gpu) const;

@@ -100,8 +100,8 @@ void campaign_engine::dispatch() {
   for (auto* gpu : idle)
     if (!dispatch_requeued(*gpu) && !(profiled_least(*gpu) && dispatch_profile(*gpu)) &&
         !dispatch_race(*gpu, false) && !dispatch_race(*gpu, true) &&
-        !dispatch_profile(*gpu)) // nothing to race: it profiles rather than idle,
-      dispatch_profile(*gpu, true); // even a best whose job has not stopped yet
+        !dispatch_profile(*gpu, profile_offer::due_idle)) // nothing to race: it profiles rather than idle,
+      dispatch_profile(*gpu, profile_offer::early);     // even a best whose job has not stopped yet
 }
 
 // Where a job's next proposal waits for its diagnosis ([profile] champions = "each") a profile
@@ -195,7 +195,8 @@ void campaign_engine::gpu_out_of_service(ticket id, int ordinal, const std::stri
     return pump();
   auto o = it->second;
   orders_.erase(it);
-  gpu_busy(gpu, false);
+  if (std::none_of(orders_.begin(), orders_.end(), [&](const auto& entry) { return entry.second.gpu == ordinal; }))
+    gpu_busy(gpu, false); // the last order of its batch of profiles, or its one race
   unhold(o); // a fresh re-measure stands for its whole race again (engine_gate.cpp)
   auto& job = *jobs_.at(o.job);
   const bool profile = o.what == order::kind::profile;
@@ -257,8 +258,13 @@ bool campaign_engine::profiling() const {
 // Taking turns, a GPU that profiles takes every profile due for its model (up to
 // profile_batch_limit) at once: its runner reads their counters in one range profiler session,
 // whose passes cost what one profile's do (gpu/runtime/range_profiler.hpp). Each is its own order.
-bool campaign_engine::dispatch_profile(gpu_slot& gpu, bool early) {
-  if (profiles_take_turns() && profiling())
+// A GPU with nothing to race does not wait for another GPU's batch to take the profiles due: it
+// would idle, and at a campaign's end a batch with SGEMMs (1.5 s, most of it their SASS metrics'
+// patched launches, which are no counter passes) held the last jobs' profiles back while three
+// GPUs idled (4x H100).
+bool campaign_engine::dispatch_profile(gpu_slot& gpu, profile_offer offer) {
+  const bool early = offer == profile_offer::early;
+  if (profiles_take_turns() && profiling() && offer != profile_offer::due_idle)
     return false;
   const std::size_t limit = profiles_take_turns() ? profile_batch_limit : 1;
   std::vector<std::pair<job_slot*, profile_plan>> taken;

@@ -494,6 +494,7 @@ struct simulated_pipeline {
   std::size_t compilers = 4;
   double compile_s = 0.1;
   double race_s = 0.15;
+  double profile_s = 0.15; // a batch of one; each further kernel adds a tenth
 
   std::multimap<double, std::function<void()>> due; // completions by virtual time
   std::deque<std::pair<ticket, compile_order>> waiting_compiles;
@@ -549,7 +550,7 @@ struct simulated_pipeline {
     for (auto& [gpu, ids] : batches) {
       most_profiles_at_once = std::max(most_profiles_at_once, ++profiles_in_flight);
       largest_batch = std::max(largest_batch, ids.size());
-      due.emplace(clock + race_s * (1 + 0.1 * static_cast<double>(ids.size() - 1)), [this, ids = ids] {
+      due.emplace(clock + profile_s * (1 + 0.1 * static_cast<double>(ids.size() - 1)), [this, ids = ids] {
         --profiles_in_flight;
         for (auto id : ids)
           answers.answer_profile(id);
@@ -693,7 +694,7 @@ TEST_F(CampaignEngine, FinalProfilesGoInBatchesOneGpuAtATimeAndEachProfilesGoAtO
           if (--open[e.gpu] == 0) { // the batch is back: its shares are equal and add up to its lease
             const auto n = static_cast<double>(shares[e.gpu].size());
             for (double share : shares[e.gpu])
-              EXPECT_NEAR(share * n, run.pipeline.race_s * (1 + 0.1 * (n - 1)), 1e-9);
+              EXPECT_NEAR(share * n, run.pipeline.profile_s * (1 + 0.1 * (n - 1)), 1e-9);
             shares[e.gpu].clear();
           }
         }
@@ -703,6 +704,25 @@ TEST_F(CampaignEngine, FinalProfilesGoInBatchesOneGpuAtATimeAndEachProfilesGoAtO
       EXPECT_EQ(run.pipeline.largest_batch, 1u);
     }
   }
+}
+
+// A GPU with nothing left to race takes the profiles due even while another GPU's batch is out:
+// waiting its turn it would idle (at the end of a 4x H100 sweep a batch with SGEMMs held the last
+// jobs' profiles back 1.1 s while three GPUs idled). Here a batch takes 1.5 s, ten races' time.
+TEST_F(CampaignEngine, AGpuWithNothingToRaceTakesTheDueProfilesWithoutWaitingItsTurn) {
+  auto s = setup_many(8, 3, 2);
+  s.spec.profiled_champions = config::champion_profiles::final;
+  double clock = 0.0;
+  campaign_engine engine{s, jobs(s), [&clock] { return clock; }};
+  answering_loop answers{engine};
+  simulated_pipeline pipeline{engine, answers, clock};
+  pipeline.profile_s = 1.5;
+  engine.start();
+  pipeline.run();
+  ASSERT_TRUE(engine.finished());
+  std::printf("long profiles (virtual time): %.2f s, at most %zu GPU(s) profiling at once, largest batch %zu\n",
+              engine.result().wall_s, pipeline.most_profiles_at_once, pipeline.largest_batch);
+  EXPECT_EQ(pipeline.most_profiles_at_once, 2u);
 }
 
 // Under final a GPU with nothing to race profiles a job's best before the job stops, one
