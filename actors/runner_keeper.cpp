@@ -210,6 +210,27 @@ runner_keeper::profile(const std::vector<gpu::profile_request>& requests, std::c
       });
   };
   auto results = ask(requests);
+  if (!results && results.error().kind == gpu::runner_error_kind::reply_timeout && requests.size() > 1) {
+    // A kernel hung under the profiler and took the batch with it: each profile is asked again
+    // alone, with one profile's share of the deadline, so that only the hung one is lost. Its
+    // answer says it hung and carries runner_exits, so no other tool profiles it again.
+    const auto one = watchdog / static_cast<long>(requests.size());
+    std::vector<gpu::profile_result> alone;
+    for (const auto& request : requests) {
+      if (auto r = profile(request, one)) {
+        alone.push_back(std::move(*r));
+        continue;
+      } else {
+        gpu::profile_result failed;
+        failed.status = gpu::profile_status::failed;
+        failed.replay = request.replay;
+        failed.note = "asked alone after its batch timed out: " + r.error().to_string();
+        failed.runner_exits = r.error().kind == gpu::runner_error_kind::reply_timeout;
+        alone.push_back(std::move(failed));
+      }
+    }
+    return alone;
+  }
   if (!results)
     return results;
   // A kernel that lost the context ended its batch: the profiles it left untaken are asked once

@@ -812,8 +812,11 @@ expected<std::vector<profile_result>, std::string> profile_candidates(const std:
       m.request = &requests[i];
       m.result = make_profile(requests[i], profile_status::ok, "");
       m.remarks = "chip " + chip.name + batch_remark + part_remark;
-      if (auto f = prepare_single_launch(**workspace, requests[i].run, m.launch, buffer_home::own))
+      if (lost)
+        m.ended = not_profiled(requests[i]);
+      else if (auto f = prepare_single_launch(**workspace, requests[i].run, m.launch, buffer_home::own))
         m.ended = from_candidate_failure(requests[i], *f);
+      ends_the_batch(members);
     }
     clock.mark("kernels and inputs");
 
@@ -829,11 +832,20 @@ expected<std::vector<profile_result>, std::string> profile_candidates(const std:
       clock.mark("launch attributes");
     }
     if (!counter_names.empty() && !lost) {
+      const auto ended_before = std::count_if(members.begin(), members.end(), [](const member& m) { return !m.alive(); });
       auto failure = run_range_profiler(members, plan.counters, context, chip, clock);
       ends_the_batch(members);
+      // Another kernel of the session failed (its context kept): the others were not profiled
+      // and may well be, asked again.
+      const bool a_kernel_failed =
+        std::count_if(members.begin(), members.end(), [](const member& m) { return !m.alive(); }) > ended_before;
       for (auto& m : members) {
         if (!m.alive())
           continue;
+        if (failure && a_kernel_failed) {
+          m.ended = make_profile(*m.request, profile_status::failed, std::string{not_profiled_note} + failure->note);
+          continue;
+        }
         if (failure && (failure->runner_exits || m.result.values.empty())) {
           // Nothing else was read: that is the answer, in the names asked for (a composite's, not
           // its parts').

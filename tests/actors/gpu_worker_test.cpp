@@ -266,6 +266,24 @@ TEST(RunnerKeeper, ABatchsProfilesLeftUntakenByALostContextAreAskedAgainOfAFresh
   EXPECT_FALSE(keeper.gave_up());
 }
 
+// A kernel that hangs under the profiler takes its batch past the deadline: each profile is asked
+// again alone, so only the hung one is lost, and it says so (runner_exits: no other tool tries it).
+TEST(RunnerKeeper, ABatchThatHangsIsAskedAgainProfileByProfileAndOnlyTheHungOneIsLost) {
+  recorded_events seen;
+  runner_keeper keeper{fake_keeper(5), seen.sink()};
+  auto r = keeper.profile(std::vector{profiling("pass", {dram_pct}), profiling("hang", {dram_pct}),
+                                      profiling("pass", {dram_pct})},
+                          3 * short_watchdog);
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].status, gpu::profile_status::ok) << (*r)[0].note;
+  EXPECT_EQ((*r)[2].status, gpu::profile_status::ok) << (*r)[2].note;
+  EXPECT_EQ((*r)[1].status, gpu::profile_status::failed);
+  EXPECT_TRUE((*r)[1].runner_exits);
+  EXPECT_NE((*r)[1].note.find("asked alone after its batch timed out"), std::string::npos) << (*r)[1].note;
+  EXPECT_EQ(keeper.watchdog_kills(), 2u) << "the batch, then the hung kernel alone";
+}
+
 TEST(RunnerKeeper, ProfilingSharesTheRunnersDeathHandlingWithRun) {
   recorded_events seen;
   runner_keeper keeper{fake_keeper(1), seen.sink()};
