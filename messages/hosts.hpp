@@ -73,6 +73,20 @@ typename Inspector::result_type inspect(Inspector& f, remote_profile& x) {
   return f(caf::meta::type_name("remote_profile"), x.order, x.gpu, x.builds);
 }
 
+/// Several profiles on the host's GPU `gpu`, read in one batch there (metrics_batch_order), with
+/// the builds of all their kernels.
+struct remote_profile_batch {
+  metrics_batch_order order;
+  int gpu = 0;
+  std::vector<pipeline::kernel_build> builds;
+  friend bool operator==(const remote_profile_batch&, const remote_profile_batch&) = default;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, remote_profile_batch& x) {
+  return f(caf::meta::type_name("remote_profile_batch"), x.order, x.gpu, x.builds);
+}
+
 /// To the scheduler: a GPU joined the running campaign (a new host's, or one whose host came back,
 /// under the ordinal it had): its placement takes it (again).
 struct gpu_joined {
@@ -90,6 +104,7 @@ using host_actor = caf::typed_actor<
   caf::replies_to<hello_atom>::with<host_offer>,             // the GPUs it offers
   caf::replies_to<remote_race>::with<race_reply>,            // compile here, then race on that GPU
   caf::replies_to<remote_profile>::with<gpu::metric_set>,    // compile here, then profile
+  caf::replies_to<remote_profile_batch>::with<metrics_batch_reply>, // the same, several at once
   caf::replies_to<heartbeat_atom>::with<heartbeat_atom>,     // liveness, answered at once
   caf::reacts_to<stop_atom>,                                 // its supervisor stops it
   status_handler>;

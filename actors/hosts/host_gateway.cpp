@@ -140,6 +140,31 @@ messages::host_actor::behavior_type host_gateway(gateway_pointer self, host_gate
       });
       return promise;
     },
+    [self](messages::remote_profile_batch& p) -> caf::typed_response_promise<messages::metrics_batch_reply> {
+      auto& st = self->state;
+      auto promise = self->make_response_promise<messages::metrics_batch_reply>();
+      st.profiles += static_cast<std::int64_t>(p.order.orders.size());
+      auto every = [size = p.order.orders.size()](const std::string& why) {
+        return messages::metrics_batch_reply{std::vector<gpu::metric_set>(size, profile_out_of_service(why))};
+      };
+      if (!offers(st.config, p.gpu)) {
+        ++st.refused;
+        promise.deliver(every(st.config.offer.host + " offers no GPU " + std::to_string(p.gpu)));
+        return promise;
+      }
+      self->spawn<caf::detached>([promise, every, p = std::move(p), cfg = st.config](caf::blocking_actor* helper) mutable {
+        auto batch = p.order;
+        for (auto& order : batch.orders)
+          if (auto built = pipeline::rebuild_on_host(order.launch, p.builds, cfg.compile, cfg.kernel_dir); !built) {
+            promise.deliver(every(cfg.offer.host + ": " + built.error()));
+            return;
+          }
+        std::string why;
+        auto reply = ask_worker<messages::metrics_batch_reply>(helper, p.gpu, batch, why);
+        promise.deliver(reply ? std::move(*reply) : every(cfg.offer.host + ": " + why));
+      });
+      return promise;
+    },
     [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },
     [self](messages::status_atom) { return self->state.status(); },
   };

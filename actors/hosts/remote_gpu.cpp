@@ -8,7 +8,7 @@
 #include <caf/exit_reason.hpp>
 
 #include <functional>
-#include <memory>
+#include <iterator>
 
 namespace warpforge::actors::hosts {
 
@@ -158,25 +158,49 @@ remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_confi
       profile_on_host(self, order, [promise](gpu::metric_set set) mutable { promise.deliver(std::move(set)); });
       return promise;
     },
-    // The host's worker is asked one profile at a time: the batch's gain is the runner's, and a
-    // host's GPUs are few (its own batches are a later step).
+    // A batch goes to the host whole, with the builds of all its kernels: its worker reads their
+    // counters in one range profiler session. Lost with the host, every profile of it is answered
+    // out of service.
     [self](messages::metrics_batch_order& batch) -> caf::typed_response_promise<messages::metrics_batch_reply> {
+      auto& st = self->state;
       auto promise = self->make_response_promise<messages::metrics_batch_reply>();
-      struct gathered {
-        messages::metrics_batch_reply reply;
-        std::size_t left = 0;
+      st.profiles += static_cast<std::int64_t>(batch.orders.size());
+      auto every = [size = batch.orders.size()](const std::string& why) {
+        gpu::metric_set none;
+        none.note = why;
+        none.service = gpu::worker_service::out_of_service;
+        none.why_out_of_service = why;
+        return messages::metrics_batch_reply{std::vector<gpu::metric_set>(size, none)};
       };
-      auto all = std::make_shared<gathered>();
-      all->reply.sets.resize(batch.orders.size());
-      all->left = batch.orders.size();
-      if (all->left == 0)
-        promise.deliver(std::move(all->reply));
-      for (std::size_t i = 0; i < batch.orders.size(); ++i)
-        profile_on_host(self, batch.orders[i], [promise, all, i](gpu::metric_set set) mutable {
-          all->reply.sets[i] = std::move(set);
-          if (--all->left == 0)
-            promise.deliver(std::move(all->reply));
-        });
+      if (!st.lost.empty()) {
+        ++st.given_back;
+        promise.deliver(every(st.lost));
+        return promise;
+      }
+      std::vector<pipeline::kernel_build> builds;
+      for (const auto& order : batch.orders) {
+        auto some = st.config.ledger->builds_for(order.launch);
+        if (!some) {
+          promise.deliver(every(some.error()));
+          return promise;
+        }
+        builds.insert(builds.end(), std::make_move_iterator(some->begin()), std::make_move_iterator(some->end()));
+      }
+      const auto id = st.next_order++;
+      st.in_flight[id] = [self, promise, every](const std::string& why) mutable {
+        ++self->state.given_back;
+        promise.deliver(every(why));
+      };
+      self->request(st.config.host, caf::infinite,
+                    messages::remote_profile_batch{std::move(batch), st.config.host_ordinal, std::move(builds)})
+        .then(
+          [self, id, promise](messages::metrics_batch_reply& reply) mutable {
+            if (self->state.in_flight.erase(id) != 0)
+              promise.deliver(std::move(reply));
+          },
+          [self](caf::error& e) {
+            self->state.lose("host " + self->state.config.host_name + " failed: " + self->system().render(e));
+          });
       return promise;
     },
     [self](messages::program_order&) {

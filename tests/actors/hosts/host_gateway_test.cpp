@@ -50,6 +50,18 @@ TEST_F(HostGateway, AProfileForAGpuItDoesNotOfferIsOutOfServiceAsARaceIs) {
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->service, set->service) << "a race and a profile say it alike";
   EXPECT_EQ(reply->why_out_of_service, set->why_out_of_service);
+
+  messages::remote_profile_batch batch; // every profile of it, alike
+  batch.gpu = 7;
+  batch.order.orders.resize(2);
+  std::optional<messages::metrics_batch_reply> sets;
+  self->request(host, 10s, batch).receive([&](messages::metrics_batch_reply& r) { sets = r; }, [](caf::error&) {});
+  ASSERT_TRUE(sets);
+  ASSERT_EQ(sets->sets.size(), 2u);
+  for (const auto& one : sets->sets) {
+    EXPECT_EQ(one.service, gpu::worker_service::out_of_service);
+    EXPECT_EQ(one.why_out_of_service, set->why_out_of_service);
+  }
   self->send_exit(host, caf::exit_reason::user_shutdown);
 }
 

@@ -32,6 +32,8 @@ struct host_script {
   bool answers_profiles = true;   // else it keeps every profile unanswered
   std::shared_ptr<std::atomic<int>> profiles_seen = std::make_shared<std::atomic<int>>(0);
   std::shared_ptr<std::vector<messages::remote_race>> seen = std::make_shared<std::vector<messages::remote_race>>();
+  std::shared_ptr<std::vector<messages::remote_profile_batch>> batches =
+    std::make_shared<std::vector<messages::remote_profile_batch>>();
 };
 
 messages::host_actor::behavior_type stand_in_host(messages::host_actor::pointer self, host_script script) {
@@ -59,6 +61,19 @@ messages::host_actor::behavior_type stand_in_host(messages::host_actor::pointer 
       auto promise = self->make_response_promise<gpu::metric_set>();
       if (script.answers_profiles)
         promise.deliver(gpu::metric_set{});
+      return promise;
+    },
+    // Each profile of a batch is answered with its order's position as its one value.
+    [self, script](messages::remote_profile_batch& b) -> caf::typed_response_promise<messages::metrics_batch_reply> {
+      script.batches->push_back(b);
+      ++*script.profiles_seen; // the test thread waits on this one (atomic), not on the vector
+      auto promise = self->make_response_promise<messages::metrics_batch_reply>();
+      if (script.answers_profiles) {
+        messages::metrics_batch_reply reply;
+        for (std::size_t i = 0; i < b.order.orders.size(); ++i)
+          reply.sets.push_back(gpu::metric_set{gpu::metric_source::cupti, {{"position", static_cast<double>(i)}}, "", {}, ""});
+        promise.deliver(reply);
+      }
       return promise;
     },
     [self](messages::stop_atom) { self->quit(); },
@@ -162,6 +177,49 @@ TEST_F(RemoteGpu, AHostThatDiesGivesItsProfileInFlightBackOutOfService) {
   EXPECT_EQ(set->service, gpu::worker_service::out_of_service);
   EXPECT_NE(set->why_out_of_service.find("node7:4242 is lost"), std::string::npos) << set->why_out_of_service;
   self->send_exit(gpu, caf::exit_reason::user_shutdown);
+}
+
+// A batch of profiles goes to the host whole, with its kernels' builds, and is answered in order;
+// lost with the host, every profile of it comes back out of service.
+TEST_F(RemoteGpu, ABatchOfProfilesGoesToTheHostWholeAndComesBackInOrderOrOutOfService) {
+  host_script script;
+  auto host = system.spawn(stand_in_host, script);
+  auto gpu = remote(host);
+  caf::scoped_actor self{system};
+  messages::metrics_batch_order batch;
+  for (int i = 0; i < 3; ++i) {
+    messages::metrics_order profile;
+    profile.launch = order.request;
+    batch.orders.push_back(profile);
+  }
+  std::optional<messages::metrics_batch_reply> reply;
+  self->request(gpu, 10s, batch).receive([&](messages::metrics_batch_reply& r) { reply = r; }, [](caf::error&) {});
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(script.batches->size(), 1u) << "one message for the batch";
+  EXPECT_EQ(script.batches->front().order.orders.size(), 3u);
+  EXPECT_EQ(script.batches->front().gpu, 1) << "the host's own ordinal";
+  EXPECT_FALSE(script.batches->front().builds.empty()) << "the kernels' builds travel with it";
+  ASSERT_EQ(reply->sets.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(reply->sets[i].values.at(0).value, static_cast<double>(i));
+
+  host_script silent;
+  silent.answers_profiles = false;
+  auto dying = system.spawn(stand_in_host, silent);
+  auto second = remote(dying);
+  auto in_flight = self->request(second, 10s, batch);
+  for (int waited = 0; *silent.profiles_seen == 0 && waited < 500; ++waited)
+    self->receive(caf::after(10ms) >> [] {});
+  ASSERT_EQ(*silent.profiles_seen, 1) << "the batch never reached the host";
+  self->send_exit(dying, caf::exit_reason::kill);
+  reply.reset();
+  std::move(in_flight).receive([&](messages::metrics_batch_reply& r) { reply = r; }, [](caf::error&) {});
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(reply->sets.size(), 3u);
+  for (const auto& set : reply->sets)
+    EXPECT_EQ(set.service, gpu::worker_service::out_of_service) << set.note;
+  self->send_exit(gpu, caf::exit_reason::user_shutdown);
+  self->send_exit(second, caf::exit_reason::user_shutdown);
 }
 
 TEST_F(RemoteGpu, AHostThatComesBackTakesRacesAgainUnderTheSameName) {
