@@ -176,6 +176,22 @@ TEST_F(MessagesSerialization, RacesAndTheirResultsRoundTripWithEveryOptionalAndV
   given_back.service = gpu::worker_service::out_of_service;
   expect_round_trip(given_back);
   expect_round_trip(profile_order{{"c", "j", 1, 0}, reply.device, sample_race(), "metrics-gpu1.json", config::profile_tool::ncu});
+
+  // Batches of profiles: one GPU's, and the same bound for a remote host with its kernels' builds.
+  metrics_batch_order batch{{metrics_order{{"c", "j", 1, 0}, sample_race(), {"dram_throughput"}, config::profile_tool::cupti},
+                             metrics_order{{"c", "k", 2, 1}, sample_race(), {}, config::profile_tool::cupti}}};
+  expect_round_trip(batch);
+  expect_round_trip(metrics_batch_reply{{metrics, given_back}});
+  expect_round_trip(profile_batch_order{{profile_order{{"c", "j", 1, 0}, reply.device, sample_race(), "m.json",
+                                                       config::profile_tool::cupti}}});
+  pipeline::diagnosis_summary summary;
+  summary.note = "not diagnosed: CUPTI: counters_unavailable";
+  expect_round_trip(profile_batch_reply{{summary, summary}});
+  pipeline::kernel_build build;
+  build.cubin_sha256 = std::string(64, 'a');
+  build.request.source = "extern \"C\" __global__ void k() {}";
+  build.request.entry = "k";
+  expect_round_trip(remote_profile_batch{batch, 1, {build}});
 }
 
 TEST_F(MessagesSerialization, CampaignAndStoreMessagesRoundTrip) {
