@@ -308,71 +308,47 @@ TEST(gpu_race, the_keeper_runs_what_a_fault_left_unfinished_on_a_fresh_runner) {
   keeper.stop();
 }
 
-// Profiles in one batch (profile_candidates): a kernel that loses the context ends the batch and
-// the runner; the keeper asks the profiles it left untaken again of a fresh runner.
-TEST(gpu_race, the_keeper_profiles_again_what_a_faulting_kernel_left_of_its_batch) {
+// Profiles in one batch (profile_candidates) whose middle kernel fails: one that faults loses the
+// context and ends the runner with the batch; one that cannot launch (more shared memory than the
+// device has) loses nothing. Either way the keeper profiles the other two, asked again (of a fresh
+// runner after the fault).
+TEST(gpu_race, the_keeper_profiles_again_what_a_failing_kernel_left_of_its_batch) {
   REQUIRE_GPU();
-  actors::runner_keeper_options options;
-  options.runner.executable = test::runner_path();
-  actors::runner_keeper keeper{options, [](const actors::runner_event& e) {
-                                 std::cout << "runner event: pid " << e.pid << " " << e.reason << "\n";
-                               }};
-  std::vector<profile_request> batch;
-  for (const auto* entry : {"vadd", "illegal_address", "vadd_twice"}) {
-    profile_request p;
-    p.run = race_of({kernel(entry)});
-    p.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum"};
-    p.replay = profile_replay::user;
-    batch.push_back(std::move(p));
+  struct failing {
+    kernel_launch launch;
+    bool loses_context = false;
+  };
+  for (const auto& middle : {failing{kernel("illegal_address"), true}, failing{kernel("smem_vadd", impossible_smem_bytes), false}}) {
+    SCOPED_TRACE(middle.launch.entry);
+    actors::runner_keeper_options options;
+    options.runner.executable = test::runner_path();
+    actors::runner_keeper keeper{options, [](const actors::runner_event& e) {
+                                   std::cout << "runner event: pid " << e.pid << " " << e.reason << "\n";
+                                 }};
+    std::vector<profile_request> batch;
+    for (const auto& launch : {kernel("vadd"), middle.launch, kernel("vadd_twice")}) {
+      profile_request p;
+      p.run = race_of({launch});
+      p.metrics = {"gpu__time_duration.sum"};
+      p.replay = profile_replay::user;
+      batch.push_back(std::move(p));
+    }
+    auto r = keeper.profile(batch, 60s);
+    ASSERT_TRUE(r) << r.error().to_string();
+    ASSERT_EQ(r->size(), 3u);
+    for (std::size_t i = 0; i < r->size(); ++i)
+      std::cout << batch[i].run.kernels[0].entry << ": " << to_string((*r)[i].status) << " " << (*r)[i].note << "\n";
+    if ((*r)[0].status == profile_status::counters_unavailable)
+      GTEST_SKIP() << (*r)[0].note;
+    EXPECT_NE((*r)[1].status, profile_status::ok);
+    EXPECT_EQ((*r)[1].runner_exits, middle.loses_context);
+    for (std::size_t i : {0u, 2u}) {
+      EXPECT_EQ((*r)[i].status, profile_status::ok) << (*r)[i].note;
+      EXPECT_GT((*r)[i].values.count("gpu__time_duration.sum"), 0u) << (*r)[i].note;
+    }
+    EXPECT_EQ(keeper.restarts(), middle.loses_context ? 1u : 0u) << "a fresh runner only after a lost context";
+    keeper.stop();
   }
-  auto r = keeper.profile(batch, 60s);
-  ASSERT_TRUE(r) << r.error().to_string();
-  ASSERT_EQ(r->size(), 3u);
-  for (std::size_t i = 0; i < r->size(); ++i)
-    std::cout << batch[i].run.kernels[0].entry << ": " << to_string((*r)[i].status) << " " << (*r)[i].note << "\n";
-  if ((*r)[0].status == profile_status::counters_unavailable)
-    GTEST_SKIP() << (*r)[0].note;
-  EXPECT_EQ((*r)[1].status, profile_status::failed);
-  EXPECT_TRUE((*r)[1].runner_exits) << "the faulting kernel lost the context";
-  for (std::size_t i : {0u, 2u}) {
-    EXPECT_EQ((*r)[i].status, profile_status::ok) << (*r)[i].note;
-    EXPECT_GT((*r)[i].values.count("gpu__time_duration.sum"), 0u) << (*r)[i].note;
-  }
-  EXPECT_EQ(keeper.restarts(), 1u) << "one fresh runner for the two left untaken";
-  keeper.stop();
-}
-
-// A kernel of the batch that cannot launch (more shared memory than the device has) ends the
-// session without losing the context: the others answer not profiled, and the keeper asks them
-// again (the same runner).
-TEST(gpu_race, the_keeper_profiles_again_what_a_kernel_that_cannot_launch_left_of_its_batch) {
-  REQUIRE_GPU();
-  actors::runner_keeper_options options;
-  options.runner.executable = test::runner_path();
-  actors::runner_keeper keeper{options, [](const actors::runner_event& e) {
-                                 std::cout << "runner event: pid " << e.pid << " " << e.reason << "\n";
-                               }};
-  std::vector<profile_request> batch;
-  for (const auto& launch : {kernel("vadd"), kernel("smem_vadd", impossible_smem_bytes), kernel("vadd_twice")}) {
-    profile_request p;
-    p.run = race_of({launch});
-    p.metrics = {"gpu__time_duration.sum"};
-    p.replay = profile_replay::user;
-    batch.push_back(std::move(p));
-  }
-  auto r = keeper.profile(batch, 60s);
-  ASSERT_TRUE(r) << r.error().to_string();
-  ASSERT_EQ(r->size(), 3u);
-  for (std::size_t i = 0; i < r->size(); ++i)
-    std::cout << batch[i].run.kernels[0].entry << ": " << to_string((*r)[i].status) << " " << (*r)[i].note << "\n";
-  if ((*r)[0].status == profile_status::counters_unavailable)
-    GTEST_SKIP() << (*r)[0].note;
-  EXPECT_NE((*r)[1].status, profile_status::ok);
-  EXPECT_FALSE((*r)[1].runner_exits) << "a launch that cannot be made loses no context";
-  for (std::size_t i : {0u, 2u})
-    EXPECT_EQ((*r)[i].status, profile_status::ok) << (*r)[i].note;
-  EXPECT_EQ(keeper.restarts(), 0u);
-  keeper.stop();
 }
 
 TEST(gpu_race, a_hung_kernel_is_stopped_by_the_runners_watchdog_and_named) {
