@@ -233,18 +233,22 @@ runner_keeper::profile(const std::vector<gpu::profile_request>& requests, std::c
   }
   if (!results)
     return results;
-  // A kernel that lost the context ended its batch: the profiles it left untaken are asked once
-  // more, of a fresh runner (as run() re-runs the kernels a race left not run).
+  // A kernel that lost the context (or could not launch) ended its batch: the profiles it left
+  // untaken are asked again, of a fresh runner after a lost context (as run() re-runs the kernels
+  // a race left not run), through this same function, so that a hang among them is split as
+  // above. Each round leaves out at least the kernel that ended the last (else there is none), so
+  // the rounds end.
   std::vector<std::size_t> again;
   for (std::size_t i = 0; i < results->size(); ++i)
     if (gpu::left_unprofiled((*results)[i]))
       again.push_back(i);
-  if (again.empty())
+  if (again.empty() || again.size() == requests.size()) // none left untaken, or no culprit: no round
     return results;
   std::vector<gpu::profile_request> rest;
   for (auto i : again)
     rest.push_back(requests[i]);
-  if (auto retried = ask(rest); retried && retried->size() == rest.size())
+  const auto share = watchdog * static_cast<long>(rest.size()) / static_cast<long>(requests.size());
+  if (auto retried = profile(rest, share); retried && retried->size() == rest.size())
     for (std::size_t k = 0; k < again.size(); ++k)
       (*results)[again[k]] = std::move((*retried)[k]);
   return results;
