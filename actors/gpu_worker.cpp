@@ -110,12 +110,9 @@ messages::metrics_batch_reply gpu_worker_state::profile(const messages::metrics_
     return reply;
   if (!failure.empty() || !keeper) {
     profiles += static_cast<std::int64_t>(batch.orders.size());
-    gpu::metric_set none;
-    none.note = gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
-                (failure.empty() ? std::string{"no runner"} : failure);
-    none.service = gpu::worker_service::out_of_service;
-    none.why_out_of_service = none.note;
-    reply.sets.assign(batch.orders.size(), none);
+    reply.sets.assign(batch.orders.size(),
+                      gpu::out_of_service_metrics(gpu_worker_name(cfg.device.ordinal) + " is out of service: " +
+                                                  (failure.empty() ? std::string{"no runner"} : failure)));
     return reply;
   }
   // One batch shares its metric keys and tool (messages/gpu_worker.hpp); orders that do not are

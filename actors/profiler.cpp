@@ -9,6 +9,10 @@
 #include <caf/exit_reason.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include <functional>
+#include <string>
+#include <vector>
+
 namespace warpforge::actors {
 
 pipeline::diagnosis_summary profiler_state::finish(const messages::profile_order& order, const gpu::metric_set& metrics) {
@@ -27,68 +31,65 @@ messages::component_status profiler_state::status() const {
           {{"profiles", profiles}, {"diagnosed", diagnosed}}};
 }
 
-messages::profiler_actor::behavior_type profiler(messages::profiler_actor::stateful_pointer<profiler_state> self) {
+namespace {
+
+using profiler_pointer = messages::profiler_actor::stateful_pointer<profiler_state>;
+
+// Profiles of one GPU: its worker reads their counters in one batch; `answer` gets a diagnosis per
+// order, in order (not diagnosed, with the reason, when the worker cannot be reached).
+void profile_all(profiler_pointer self, std::vector<messages::profile_order> orders,
+                 std::function<void(std::vector<pipeline::diagnosis_summary>)> answer) {
+  auto finish_all = [self, orders, answer](const std::vector<gpu::metric_set>& sets) {
+    std::vector<pipeline::diagnosis_summary> summaries;
+    for (std::size_t i = 0; i < orders.size(); ++i)
+      summaries.push_back(self->state.finish(orders[i], sets[i]));
+    answer(std::move(summaries));
+  };
+  auto nothing = [size = orders.size()](const std::string& why) {
+    gpu::metric_set none;
+    none.note = why;
+    return std::vector<gpu::metric_set>(size, none);
+  };
+  if (orders.empty())
+    return finish_all({});
+  const int ordinal = orders.front().device.ordinal;
+  auto worker = lookup<messages::gpu_worker_actor>(self->system(), gpu_worker_name(ordinal));
+  if (!worker)
+    return finish_all(nothing("no worker for GPU " + std::to_string(ordinal)));
+  messages::metrics_batch_order metrics;
+  for (const auto& order : orders)
+    metrics.orders.push_back(messages::metrics_order{order.ref, order.launch, {}, order.tool});
+  self->request(worker, caf::infinite, std::move(metrics))
+    .then(
+      [finish_all, nothing, size = orders.size()](messages::metrics_batch_reply& reply) {
+        if (reply.sets.size() != size)
+          return finish_all(nothing("the GPU worker answered " + std::to_string(reply.sets.size()) + " metric sets for " +
+                                    std::to_string(size) + " profiles"));
+        finish_all(reply.sets);
+      },
+      [self, finish_all, nothing](caf::error& e) {
+        finish_all(nothing("the GPU worker did not answer: " + self->system().render(e)));
+      });
+}
+
+} // namespace
+
+messages::profiler_actor::behavior_type profiler(profiler_pointer self) {
   keep_exception_text(self);
   return {
     [self](messages::profile_order& order) -> caf::typed_response_promise<pipeline::diagnosis_summary> {
       auto promise = self->make_response_promise<pipeline::diagnosis_summary>();
-      auto worker = lookup<messages::gpu_worker_actor>(self->system(), gpu_worker_name(order.device.ordinal));
-      if (!worker) {
-        gpu::metric_set none;
-        none.note = "no worker for GPU " + std::to_string(order.device.ordinal);
-        promise.deliver(self->state.finish(order, none));
-        return promise;
-      }
-      self->request(worker, caf::infinite, messages::metrics_order{order.ref, order.launch, {}, order.tool})
-        .then([self, promise, order](gpu::metric_set& metrics) mutable {
-                promise.deliver(self->state.finish(order, metrics));
-              },
-              [self, promise, order](caf::error& e) mutable {
-                gpu::metric_set none;
-                none.note = "the GPU worker did not answer: " + self->system().render(e);
-                promise.deliver(self->state.finish(order, none));
-              });
+      profile_all(self, {std::move(order)}, [promise](std::vector<pipeline::diagnosis_summary> summaries) mutable {
+        promise.deliver(std::move(summaries.front()));
+      });
       return promise;
     },
-    // Several profiles of one GPU: its worker reads their counters in one batch.
+    // Several profiles of one GPU, read in one batch.
     [self](messages::profile_batch_order& batch) -> caf::typed_response_promise<messages::profile_batch_reply> {
       auto promise = self->make_response_promise<messages::profile_batch_reply>();
-      auto answer_all = [self, promise, batch](const std::vector<gpu::metric_set>& sets) mutable {
-        messages::profile_batch_reply reply;
-        for (std::size_t i = 0; i < batch.orders.size(); ++i)
-          reply.summaries.push_back(self->state.finish(batch.orders[i], sets[i]));
-        promise.deliver(std::move(reply));
-      };
-      auto nothing = [size = batch.orders.size()](const std::string& why) {
-        gpu::metric_set none;
-        none.note = why;
-        return std::vector<gpu::metric_set>(size, none);
-      };
-      if (batch.orders.empty()) {
-        answer_all({});
-        return promise;
-      }
-      const int ordinal = batch.orders.front().device.ordinal;
-      auto worker = lookup<messages::gpu_worker_actor>(self->system(), gpu_worker_name(ordinal));
-      if (!worker) {
-        answer_all(nothing("no worker for GPU " + std::to_string(ordinal)));
-        return promise;
-      }
-      messages::metrics_batch_order metrics;
-      for (const auto& order : batch.orders)
-        metrics.orders.push_back(messages::metrics_order{order.ref, order.launch, {}, order.tool});
-      const auto size = batch.orders.size();
-      self->request(worker, caf::infinite, std::move(metrics))
-        .then(
-          [answer_all, size, nothing](messages::metrics_batch_reply& reply) mutable {
-            if (reply.sets.size() != size)
-              return answer_all(nothing("the GPU worker answered " + std::to_string(reply.sets.size()) + " metric sets for " +
-                                        std::to_string(size) + " profiles"));
-            answer_all(reply.sets);
-          },
-          [self, answer_all, nothing](caf::error& e) mutable {
-            answer_all(nothing("the GPU worker did not answer: " + self->system().render(e)));
-          });
+      profile_all(self, std::move(batch.orders), [promise](std::vector<pipeline::diagnosis_summary> summaries) mutable {
+        promise.deliver(messages::profile_batch_reply{std::move(summaries)});
+      });
       return promise;
     },
     [self](messages::stop_atom) { self->quit(caf::exit_reason::user_shutdown); },

@@ -1,7 +1,7 @@
 #pragma once
 // GPU hosts (docs/hosts.md): a `warpforge host` process offers its GPUs to a coordinator through
 // one gateway actor (host_actor), reached over CAF's network layer with TLS. The coordinator
-// sends it the same race_order and metrics_order a local gpu_worker gets, wrapped with the
+// sends it the same race_order and metrics_batch_order a local gpu_worker gets, wrapped with the
 // host-local GPU and the source and options of every CUBIN they name (the host compiles them
 // again with its own NVRTC); the answers are the typed replies of today. A host that calls back
 // (Slurm) joins through the coordinator's door (host_door_actor).
@@ -60,21 +60,8 @@ typename Inspector::result_type inspect(Inspector& f, remote_race& x) {
   return f(caf::meta::type_name("remote_race"), x.order, x.gpu, x.builds);
 }
 
-/// A profile on the host's GPU `gpu`, likewise.
-struct remote_profile {
-  metrics_order order;
-  int gpu = 0;
-  std::vector<pipeline::kernel_build> builds;
-  friend bool operator==(const remote_profile&, const remote_profile&) = default;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, remote_profile& x) {
-  return f(caf::meta::type_name("remote_profile"), x.order, x.gpu, x.builds);
-}
-
-/// Several profiles on the host's GPU `gpu`, read in one batch there (metrics_batch_order), with
-/// the builds of all their kernels.
+/// Profiles on the host's GPU `gpu` (one, or several read in one batch there: metrics_batch_order),
+/// with the builds of all their kernels.
 struct remote_profile_batch {
   metrics_batch_order order;
   int gpu = 0;
@@ -103,8 +90,7 @@ typename Inspector::result_type inspect(Inspector& f, gpu_joined& x) {
 using host_actor = caf::typed_actor<
   caf::replies_to<hello_atom>::with<host_offer>,             // the GPUs it offers
   caf::replies_to<remote_race>::with<race_reply>,            // compile here, then race on that GPU
-  caf::replies_to<remote_profile>::with<gpu::metric_set>,    // compile here, then profile
-  caf::replies_to<remote_profile_batch>::with<metrics_batch_reply>, // the same, several at once
+  caf::replies_to<remote_profile_batch>::with<metrics_batch_reply>, // compile here, then profile
   caf::replies_to<heartbeat_atom>::with<heartbeat_atom>,     // liveness, answered at once
   caf::reacts_to<stop_atom>,                                 // its supervisor stops it
   status_handler>;

@@ -44,15 +44,6 @@ messages::race_reply out_of_service(const messages::remote_race& r, const std::s
   return reply;
 }
 
-// A profile this host cannot take, said as a race's is: the coordinator gives it to another GPU.
-gpu::metric_set profile_out_of_service(const std::string& why) {
-  gpu::metric_set none;
-  none.note = why;
-  none.service = gpu::worker_service::out_of_service;
-  none.why_out_of_service = why;
-  return none;
-}
-
 // The local worker of `gpu` answers `order` (asked again after a crash, waited for while the
 // supervisor restarts it); nullopt: it did not, `why` says so.
 template <class Reply, class Order>
@@ -119,33 +110,13 @@ messages::host_actor::behavior_type host_gateway(gateway_pointer self, host_gate
       });
       return promise;
     },
-    [self](messages::remote_profile& p) -> caf::typed_response_promise<gpu::metric_set> {
-      auto& st = self->state;
-      auto promise = self->make_response_promise<gpu::metric_set>();
-      ++st.profiles;
-      if (!offers(st.config, p.gpu)) {
-        ++st.refused;
-        promise.deliver(profile_out_of_service(st.config.offer.host + " offers no GPU " + std::to_string(p.gpu)));
-        return promise;
-      }
-      self->spawn<caf::detached>([promise, p = std::move(p), cfg = st.config](caf::blocking_actor* helper) mutable {
-        auto order = p.order;
-        if (auto built = pipeline::rebuild_on_host(order.launch, p.builds, cfg.compile, cfg.kernel_dir); !built) {
-          promise.deliver(profile_out_of_service(cfg.offer.host + ": " + built.error()));
-          return;
-        }
-        std::string why;
-        auto set = ask_worker<gpu::metric_set>(helper, p.gpu, order, why);
-        promise.deliver(set ? std::move(*set) : profile_out_of_service(cfg.offer.host + ": " + why));
-      });
-      return promise;
-    },
     [self](messages::remote_profile_batch& p) -> caf::typed_response_promise<messages::metrics_batch_reply> {
       auto& st = self->state;
       auto promise = self->make_response_promise<messages::metrics_batch_reply>();
       st.profiles += static_cast<std::int64_t>(p.order.orders.size());
       auto every = [size = p.order.orders.size()](const std::string& why) {
-        return messages::metrics_batch_reply{std::vector<gpu::metric_set>(size, profile_out_of_service(why))};
+        // said as a race's is: the coordinator gives them to another GPU
+        return messages::metrics_batch_reply{std::vector<gpu::metric_set>(size, gpu::out_of_service_metrics(why))};
       };
       if (!offers(st.config, p.gpu)) {
         ++st.refused;

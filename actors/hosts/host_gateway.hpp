@@ -1,7 +1,7 @@
 #pragma once
 // host_gateway: the one actor a `warpforge host` offers to its coordinator (messages/hosts.hpp,
 // host_actor). It answers hello with the GPUs of its gpu_workers and heartbeat at once; a
-// remote_race (or remote_profile) is compiled here from the source and options it carries (this
+// remote_race (or remote_profile_batch) is compiled here from the source and options it carries (this
 // host's NVRTC through its content cache, pipeline/kernel_ledger.hpp rebuild_on_host), pointed at
 // the CUBINs made here and handed to the local gpu_worker of that GPU, whose typed reply goes back
 // as it is. Each order runs in a detached helper of its own (compiles block), so orders for

@@ -37,36 +37,38 @@ void heartbeat(remote_pointer self) {
           });
 }
 
-// Sends `order` to the host's worker; `answer` gets its metric set, or one out of service (the
-// host is lost, the kernel's build cannot be shipped) so that another GPU profiles it.
-void profile_on_host(remote_pointer self, const messages::metrics_order& order,
-                     std::function<void(gpu::metric_set)> answer) {
+// Sends `batch` to the host whole, with its kernels' builds: its worker reads their counters in
+// one range profiler session. `answer` gets a metric set per order, or every one out of service
+// (the host is lost, a kernel's build cannot be shipped) so that another GPU profiles them.
+void profile_on_host(remote_pointer self, messages::metrics_batch_order batch,
+                     std::function<void(messages::metrics_batch_reply)> answer) {
   auto& st = self->state;
-  ++st.profiles;
-  auto none = [](const std::string& why) {
-    gpu::metric_set set;
-    set.note = why;
-    set.service = gpu::worker_service::out_of_service;
-    set.why_out_of_service = why;
-    return set;
+  st.profiles += static_cast<std::int64_t>(batch.orders.size());
+  auto every = [size = batch.orders.size()](const std::string& why) {
+    return messages::metrics_batch_reply{std::vector<gpu::metric_set>(size, gpu::out_of_service_metrics(why))};
   };
   if (!st.lost.empty()) {
     ++st.given_back;
-    return answer(none(st.lost));
+    return answer(every(st.lost));
   }
-  auto builds = st.config.ledger->builds_for(order.launch);
-  if (!builds)
-    return answer(none(builds.error()));
+  std::vector<pipeline::kernel_build> builds;
+  for (const auto& order : batch.orders) {
+    auto some = st.config.ledger->builds_for(order.launch);
+    if (!some)
+      return answer(every(some.error()));
+    builds.insert(builds.end(), std::make_move_iterator(some->begin()), std::make_move_iterator(some->end()));
+  }
   const auto id = st.next_order++;
-  st.in_flight[id] = [self, answer, none](const std::string& why) {
+  st.in_flight[id] = [self, answer, every](const std::string& why) {
     ++self->state.given_back;
-    answer(none(why));
+    answer(every(why));
   };
-  self->request(st.config.host, caf::infinite, messages::remote_profile{order, st.config.host_ordinal, std::move(*builds)})
+  self->request(st.config.host, caf::infinite,
+                messages::remote_profile_batch{std::move(batch), st.config.host_ordinal, std::move(builds)})
     .then(
-      [self, id, answer](gpu::metric_set& set) {
+      [self, id, answer](messages::metrics_batch_reply& reply) {
         if (self->state.in_flight.erase(id) != 0)
-          answer(std::move(set));
+          answer(std::move(reply));
       },
       [self](caf::error& e) {
         self->state.lose("host " + self->state.config.host_name + " failed: " + self->system().render(e));
@@ -155,52 +157,15 @@ remote_gpu_actor::behavior_type remote_gpu(remote_pointer self, remote_gpu_confi
     },
     [self](messages::metrics_order& order) -> caf::typed_response_promise<gpu::metric_set> {
       auto promise = self->make_response_promise<gpu::metric_set>();
-      profile_on_host(self, order, [promise](gpu::metric_set set) mutable { promise.deliver(std::move(set)); });
+      profile_on_host(self, messages::metrics_batch_order{{std::move(order)}},
+                      [promise](messages::metrics_batch_reply reply) mutable { promise.deliver(std::move(reply.sets.front())); });
       return promise;
     },
-    // A batch goes to the host whole, with the builds of all its kernels: its worker reads their
-    // counters in one range profiler session. Lost with the host, every profile of it is answered
-    // out of service.
+    // Lost with the host, every profile of a batch comes back out of service.
     [self](messages::metrics_batch_order& batch) -> caf::typed_response_promise<messages::metrics_batch_reply> {
-      auto& st = self->state;
       auto promise = self->make_response_promise<messages::metrics_batch_reply>();
-      st.profiles += static_cast<std::int64_t>(batch.orders.size());
-      auto every = [size = batch.orders.size()](const std::string& why) {
-        gpu::metric_set none;
-        none.note = why;
-        none.service = gpu::worker_service::out_of_service;
-        none.why_out_of_service = why;
-        return messages::metrics_batch_reply{std::vector<gpu::metric_set>(size, none)};
-      };
-      if (!st.lost.empty()) {
-        ++st.given_back;
-        promise.deliver(every(st.lost));
-        return promise;
-      }
-      std::vector<pipeline::kernel_build> builds;
-      for (const auto& order : batch.orders) {
-        auto some = st.config.ledger->builds_for(order.launch);
-        if (!some) {
-          promise.deliver(every(some.error()));
-          return promise;
-        }
-        builds.insert(builds.end(), std::make_move_iterator(some->begin()), std::make_move_iterator(some->end()));
-      }
-      const auto id = st.next_order++;
-      st.in_flight[id] = [self, promise, every](const std::string& why) mutable {
-        ++self->state.given_back;
-        promise.deliver(every(why));
-      };
-      self->request(st.config.host, caf::infinite,
-                    messages::remote_profile_batch{std::move(batch), st.config.host_ordinal, std::move(builds)})
-        .then(
-          [self, id, promise](messages::metrics_batch_reply& reply) mutable {
-            if (self->state.in_flight.erase(id) != 0)
-              promise.deliver(std::move(reply));
-          },
-          [self](caf::error& e) {
-            self->state.lose("host " + self->state.config.host_name + " failed: " + self->system().render(e));
-          });
+      profile_on_host(self, std::move(batch),
+                      [promise](messages::metrics_batch_reply reply) mutable { promise.deliver(std::move(reply)); });
       return promise;
     },
     [self](messages::program_order&) {

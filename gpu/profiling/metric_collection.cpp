@@ -40,6 +40,14 @@ bool counter_source::worth_a_second_opinion(const expected<profile_result, std::
   return !attempt || (attempt->status != profile_status::ok && !attempt->runner_exits);
 }
 
+metric_set out_of_service_metrics(const std::string& why) {
+  metric_set none;
+  none.note = why;
+  none.service = worker_service::out_of_service;
+  none.why_out_of_service = why;
+  return none;
+}
+
 expected<profile_result, std::string> cupti_source::collect(const profile_request& request) {
   auto result = ask_(request);
   last_timed_out_ = !result && result.error().kind == runner_error_kind::reply_timeout;

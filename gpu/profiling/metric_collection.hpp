@@ -58,6 +58,9 @@ struct metric_set {
   friend bool operator==(const metric_set&, const metric_set&) = default;
 };
 
+/// A profile its GPU's worker could not take (`why`): nothing was tried, another GPU may profile.
+metric_set out_of_service_metrics(const std::string& why);
+
 /// Where counters come from. An error: the source could not answer at all (its reason); a
 /// status other than ok is an answer (counters restricted, not supported...).
 class counter_source {

@@ -56,13 +56,6 @@ messages::host_actor::behavior_type stand_in_host(messages::host_actor::pointer 
       }
       return promise;
     },
-    [self, script](messages::remote_profile&) -> caf::typed_response_promise<gpu::metric_set> {
-      ++*script.profiles_seen;
-      auto promise = self->make_response_promise<gpu::metric_set>();
-      if (script.answers_profiles)
-        promise.deliver(gpu::metric_set{});
-      return promise;
-    },
     // Each profile of a batch is answered with its order's position as its one value.
     [self, script](messages::remote_profile_batch& b) -> caf::typed_response_promise<messages::metrics_batch_reply> {
       script.batches->push_back(b);
