@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
   }
 
   if (query) {
-    auto report = query_host();
+    phase_clock clock;
+    auto report = query_host(clock);
     std::cout << (json ? to_json(report) + "\n" : to_text(report));
     return runner_exit_ok;
   }

@@ -121,7 +121,7 @@ std::string no_gpu_reason(gpu_status status, const call_error& error, const host
 
 } // namespace
 
-host_report query_host() {
+host_report query_host(phase_clock& clock) {
   host_report r;
   r.effective_uid = static_cast<std::uint32_t>(::geteuid());
   if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"))
@@ -139,7 +139,9 @@ host_report query_host() {
     version_problems.push_back(v.error().to_string());
 
   int count = 0;
-  if (auto c = WARPFORGE_GPU_CALL(cudaGetDeviceCount(&count)); !c) {
+  auto counted = WARPFORGE_GPU_CALL(cudaGetDeviceCount(&count));
+  clock.mark("driver");
+  if (auto c = counted; !c) {
     r.status = classify_device_count_error(static_cast<cudaError_t>(c.error().code));
     r.reason = no_gpu_reason(r.status, c.error(), r);
     return r;
@@ -156,6 +158,7 @@ host_report query_host() {
     device_info d;
     if (query_device(ordinal, restriction, r.effective_uid, d))
       ++answered;
+    clock.mark("device " + std::to_string(ordinal));
     r.devices.push_back(std::move(d));
   }
   if (answered == 0) {

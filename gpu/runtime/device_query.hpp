@@ -7,12 +7,15 @@
 // the runner keeps it for the work that follows.
 
 #include "gpu/device_report.hpp"
+#include "gpu/runtime/phase_clock.hpp"
 
 #include <cuda_runtime_api.h>
 
 namespace warpforge::gpu {
 
-host_report query_host();
+/// `clock` gets where the time went: the driver's opening (cudaGetDeviceCount) and each device
+/// (its properties, context and counter probe); the runner logs it.
+host_report query_host(phase_clock& clock);
 
 /// What a failed cudaGetDeviceCount means for the host.
 gpu_status classify_device_count_error(cudaError_t error);

@@ -90,9 +90,10 @@ handled_message handle_message(std::string_view request_text) {
       reply.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
       return {encode(reply), false};
     case runner_request_kind::device_query: {
-      auto report = query_host();
-      runner_log()->info("device query: {} device(s), status {}", report.device_count,
-                         to_string(report.status));
+      phase_clock clock;
+      auto report = query_host(clock);
+      runner_log()->info("device query: {} device(s), status {}; time: {}", report.device_count,
+                         to_string(report.status), clock.text());
       reply.body_json = to_json(report);
       return {encode(reply), false};
     }
