@@ -6,12 +6,13 @@
 //   none      nothing: the first request opens the device (bench, which never profiles, and the
 //             calibrator's workers)
 //   device    the device, its workspace and check kernels, and NVML (the SM clock every race reads)
-//   profiler  the device as above, then CUPTI's profiler and the chip's counters (campaigns that
-//             profile)
+//   profiler  the device as above, then CUPTI's profiler and the chip's counters (campaigns whose
+//             profiles come early: every champion's diagnosis, diagnose, warpforge host)
 //
-// On four H100s opening at once the device took about 1.2 s and the profiler 1.8 s more; a
-// campaign that never profiles ([profile] champions = "none") should not make its first race
-// wait for the second.
+// On four H100s opening at once the device took about 1.2 s and the profiler 1.8 s more (on four
+// H200s 1.15 s and 1.4 s; alone 0.3 s each): the driver takes them in turn. A campaign whose
+// first profile comes late ([profile] champions = "final" or "none") should not make its first
+// race wait for the second: its first profile opens the profiler.
 
 #include <optional>
 #include <string_view>

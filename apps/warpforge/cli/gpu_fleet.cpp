@@ -47,7 +47,8 @@ expected<gpu_fleet, std::string> discover_gpus(const std::string& gpus_option) {
     return fleet;
   }
   auto report = client->device_query();
-  client->stop();
+  client->ask_to_stop();
+  fleet.leaving_probe = std::make_shared<gpu::runner_client>(std::move(*client));
   if (!report) {
     fleet.why_none = "the runner did not answer the device query: " + report.error().to_string();
     return fleet;
