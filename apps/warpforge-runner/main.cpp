@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
 
   if (query) {
     phase_clock clock;
-    auto report = query_host(clock);
+    auto report = query_host(device_query_depth::full, clock);
     std::cout << (json ? to_json(report) + "\n" : to_text(report));
     return runner_exit_ok;
   }

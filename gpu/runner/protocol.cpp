@@ -164,4 +164,40 @@ expected<runner_hello, json_error> decode_hello_body(std::string_view body_json)
   return hello;
 }
 
+constexpr vocabulary::enum_word<device_query_depth> device_query_depth_words[] = {
+    {device_query_depth::full, "full"},
+    {device_query_depth::properties, "properties"},
+};
+static_assert(vocabulary::covers(device_query_depth_words, all_device_query_depths));
+
+std::string_view to_string(device_query_depth depth) { return vocabulary::word_of(device_query_depth_words, depth); }
+
+std::optional<device_query_depth> device_query_depth_from_string(std::string_view text) {
+  return vocabulary::value_of(device_query_depth_words, text);
+}
+
+std::string encode_device_query_body(device_query_depth depth) {
+  json::writer out;
+  out.begin_object();
+  out.key("depth").value(to_string(depth));
+  out.end_object();
+  return std::move(out).str();
+}
+
+expected<device_query_depth, json_error> decode_device_query_body(std::string_view body_json) {
+  simdjson::dom::parser parser;
+  auto object = parse_object(parser, body_json, "device_query");
+  if (!object)
+    return unexpected(object.error());
+  json_object_reader in{*object, "device_query"};
+  std::optional<std::string> word;
+  in.optional("depth", word);
+  auto depth = word ? device_query_depth_from_string(*word) : device_query_depth::full;
+  if (in.ok() && !depth)
+    in.fail("depth", "unknown value '" + *word + "' (full or properties)");
+  if (!in.ok())
+    return unexpected(in.error());
+  return *depth;
+}
+
 } // namespace warpforge::gpu

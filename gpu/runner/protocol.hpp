@@ -5,7 +5,7 @@
 // sends requests with ids counting up from 1 and the runner answers each with a reply carrying
 // the same id; a reply whose id the client no longer waits for is dropped.
 //
-//   request: {"protocol":1,"id":7,"kind":"device_query","body":{}}
+//   request: {"protocol":1,"id":7,"kind":"device_query","body":{"depth":"properties"}}
 //   reply:   {"protocol":1,"id":7,"kind":"device_query","status":"ok","error":"","body":{...}}
 //
 // The envelope is fixed; each kind defines its body (an object). New kinds add an enum value and
@@ -102,5 +102,21 @@ std::uint64_t peek_request_id(std::string_view text);
 
 std::string encode_body(const runner_hello& hello);
 expected<runner_hello, json_error> decode_hello_body(std::string_view body_json);
+
+/// How much a device_query asks of each device. `full` opens a context on every device to ask
+/// CUPTI about its counters (0.15-0.3 s a device on an H200): warpforge doctor and
+/// `warpforge-runner --query`. `properties` reads what the driver says without a context: a
+/// command's GPU discovery, which decides nothing by counter access (a profile that finds the
+/// counters restricted says so and falls back to ncu) and whose GPUs are then opened by their
+/// own runners.
+enum class device_query_depth { full, properties };
+inline constexpr device_query_depth all_device_query_depths[] = {device_query_depth::full,
+                                                                 device_query_depth::properties};
+std::string_view to_string(device_query_depth depth);
+std::optional<device_query_depth> device_query_depth_from_string(std::string_view text);
+
+/// Body of a device_query request: {"depth":"full"|"properties"}; {} (no depth) is full.
+std::string encode_device_query_body(device_query_depth depth);
+expected<device_query_depth, json_error> decode_device_query_body(std::string_view body_json);
 
 } // namespace warpforge::gpu

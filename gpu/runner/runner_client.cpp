@@ -404,8 +404,9 @@ runner_client::request(runner_request_kind kind, std::string body_json,
   }
 }
 
-expected<host_report, runner_error> runner_client::device_query(std::chrono::milliseconds timeout) {
-  auto reply = request(runner_request_kind::device_query, "{}", timeout);
+expected<host_report, runner_error> runner_client::device_query(device_query_depth depth,
+                                                                std::chrono::milliseconds timeout) {
+  auto reply = request(runner_request_kind::device_query, encode_device_query_body(depth), timeout);
   if (!reply)
     return unexpected(std::move(reply).error());
   auto report = host_report_from_json(reply->body_json);

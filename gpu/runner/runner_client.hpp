@@ -5,7 +5,7 @@
 //
 //   auto runner = runner_client::start({.executable = *locate_runner(), .visible_devices = "0"});
 //   if (!runner) log(runner.error().to_string());
-//   auto report = runner->device_query();     // expected<host_report, runner_error>
+//   auto report = runner->device_query(device_query_depth::full); // expected<host_report, runner_error>
 //   runner->stop();                           // or let the destructor do it
 //
 // Each client has a private temporary directory (mode 0700) holding the ipc:// socket and the
@@ -111,9 +111,10 @@ public:
   /// stop(default_runner_stop_grace) if still running.
   ~runner_client();
 
-  /// Asks for the host's GPUs. A host without GPUs is a report (status != ok), not an error.
+  /// Asks for the host's GPUs, to `depth` (protocol.hpp). A host without GPUs is a report
+  /// (status != ok), not an error.
   expected<host_report, runner_error>
-  device_query(std::chrono::milliseconds timeout = default_device_query_timeout);
+  device_query(device_query_depth depth, std::chrono::milliseconds timeout = default_device_query_timeout);
 
   /// Runs a race (docs/runner-protocol.md, run_race). The timeout is the reply deadline, a
   /// backstop behind the runner's own kernel watchdog: a runner still silent then is presumed

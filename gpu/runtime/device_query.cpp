@@ -54,8 +54,8 @@ std::uint64_t clock_khz(int ordinal, cudaDeviceAttr attribute, std::string_view 
 }
 
 // Fills `d` for one device; false when even its properties were unreadable.
-bool query_device(int ordinal, const profiling_restriction& restriction, std::uint32_t euid,
-                  device_info& d) {
+bool query_device(int ordinal, device_query_depth depth, const profiling_restriction& restriction,
+                  std::uint32_t euid, device_info& d) {
   d.ordinal = ordinal;
   cudaDeviceProp p{};
   if (auto r = WARPFORGE_GPU_CALL(cudaGetDeviceProperties(&p, ordinal)); !r) {
@@ -86,6 +86,11 @@ bool query_device(int ordinal, const profiling_restriction& restriction, std::ui
   d.sm_clock_khz = clock_khz(ordinal, cudaDevAttrClockRate, "sm clock", d.notes);
   d.memory_clock_khz = clock_khz(ordinal, cudaDevAttrMemoryClockRate, "memory clock", d.notes);
 
+  if (depth == device_query_depth::properties) {
+    d.counters = counter_access::unknown;
+    d.counter_reason = "not probed: the query asked for properties only (warpforge doctor probes them)";
+    return true;
+  }
   // CUPTI asks about the current context: make this device's primary context current.
   call_result context = WARPFORGE_GPU_CALL(cudaSetDevice(ordinal));
   if (context)
@@ -121,7 +126,7 @@ std::string no_gpu_reason(gpu_status status, const call_error& error, const host
 
 } // namespace
 
-host_report query_host(phase_clock& clock) {
+host_report query_host(device_query_depth depth, phase_clock& clock) {
   host_report r;
   r.effective_uid = static_cast<std::uint32_t>(::geteuid());
   if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"))
@@ -156,7 +161,7 @@ host_report query_host(phase_clock& clock) {
   int answered = 0;
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     device_info d;
-    if (query_device(ordinal, restriction, r.effective_uid, d))
+    if (query_device(ordinal, depth, restriction, r.effective_uid, d))
       ++answered;
     clock.mark("device " + std::to_string(ordinal));
     r.devices.push_back(std::move(d));

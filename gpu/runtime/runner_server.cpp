@@ -90,10 +90,17 @@ handled_message handle_message(std::string_view request_text) {
       reply.body_json = encode_body(runner_hello{::getpid(), runner_protocol_version});
       return {encode(reply), false};
     case runner_request_kind::device_query: {
+      auto depth = decode_device_query_body(request->body_json);
+      if (!depth) {
+        reply.status = runner_reply_status::bad_request;
+        reply.error = depth.error().detail;
+        runner_log()->warn("bad device_query: {}", reply.error);
+        return {encode(reply), false};
+      }
       phase_clock clock;
-      auto report = query_host(clock);
-      runner_log()->info("device query: {} device(s), status {}; time: {}", report.device_count,
-                         to_string(report.status), clock.text());
+      auto report = query_host(*depth, clock);
+      runner_log()->info("device query ({}): {} device(s), status {}; time: {}", to_string(*depth),
+                         report.device_count, to_string(report.status), clock.text());
       reply.body_json = to_json(report);
       return {encode(reply), false};
     }

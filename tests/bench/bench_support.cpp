@@ -58,7 +58,7 @@ std::optional<fs::path> runner_executable(const std::optional<fs::path>& flag) {
 
 std::optional<gpu::device_info> first_gpu(const gpu::runner_options& runner) {
   auto probe = gpu::runner_client::start(runner);
-  auto report = probe ? probe->device_query() : expected<gpu::host_report, gpu::runner_error>{unexpected{probe.error()}};
+  auto report = probe ? probe->device_query(gpu::device_query_depth::full) : expected<gpu::host_report, gpu::runner_error>{unexpected{probe.error()}};
   if (!report || report->status != gpu::gpu_status::ok || report->devices.empty()) {
     std::fprintf(stderr, "no usable GPU: %s\n", report ? report->reason.c_str() : report.error().to_string().c_str());
     return std::nullopt;

@@ -53,7 +53,7 @@ gpu_environment& env() {
       out.why = runner.error().to_string();
       return out;
     }
-    auto report = runner->device_query();
+    auto report = runner->device_query(device_query_depth::full);
     if (!report || report->status != gpu_status::ok || report->devices.empty()) {
       out.why = report ? report->reason : report.error().to_string();
       return out;

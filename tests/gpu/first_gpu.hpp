@@ -19,7 +19,7 @@ inline expected<device_info, std::string> first_gpu() {
   auto runner = runner_client::start(options);
   if (!runner)
     return unexpected(runner.error().to_string());
-  auto report = runner->device_query();
+  auto report = runner->device_query(gpu::device_query_depth::full);
   if (!report)
     return unexpected(report.error().to_string());
   if (report->status != gpu_status::ok || report->devices.empty())

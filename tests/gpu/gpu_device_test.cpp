@@ -13,7 +13,7 @@ TEST(gpu_device, the_runner_reports_every_visible_gpu_with_plausible_values) {
   options.executable = test::runner_path();
   auto runner = runner_client::start(options);
   ASSERT_TRUE(runner) << runner.error().to_string();
-  auto report = runner->device_query();
+  auto report = runner->device_query(device_query_depth::full);
   ASSERT_TRUE(report) << report.error().to_string();
   if (report->status != gpu_status::ok)
     GTEST_SKIP() << "no usable GPU (" << to_string(report->status) << "): " << report->reason;

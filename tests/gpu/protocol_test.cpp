@@ -54,6 +54,23 @@ struct malformed_case {
   const char* expected_in_detail;
 };
 
+// A device query says how deep it asks; an old client's {} asks everything, as before.
+TEST(runner_protocol, the_device_query_body_round_trips_and_defaults_to_full) {
+  for (auto depth : all_device_query_depths) {
+    auto decoded = decode_device_query_body(encode_device_query_body(depth));
+    ASSERT_TRUE(decoded) << decoded.error().detail;
+    EXPECT_EQ(*decoded, depth) << to_string(depth);
+  }
+  auto empty = decode_device_query_body("{}");
+  ASSERT_TRUE(empty) << empty.error().detail;
+  EXPECT_EQ(*empty, device_query_depth::full);
+  auto unknown = decode_device_query_body(R"({"depth":"shallow"})");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().detail.find("shallow"), std::string::npos) << unknown.error().detail;
+  EXPECT_NE(unknown.error().detail.find("depth"), std::string::npos) << unknown.error().detail;
+  EXPECT_FALSE(decode_device_query_body(R"({"depth":3})"));
+}
+
 TEST(runner_protocol, malformed_requests_are_errors_that_name_the_problem) {
   const malformed_case cases[] = {
     {"", "not JSON"},

@@ -93,7 +93,7 @@ TEST(runner_client, the_real_runner_answers_a_device_query_and_stops_cleanly) {
   EXPECT_TRUE(fs::is_directory(socket_dir));
   EXPECT_LE(runner->endpoint().size() - std::string{"ipc://"}.size(), max_ipc_path_length);
 
-  auto report = runner->device_query();
+  auto report = runner->device_query(device_query_depth::full);
   ASSERT_TRUE(report) << report.error().to_string();
   EXPECT_GE(report->runtime_version, 13000);
   if (report->status == gpu_status::ok) {
@@ -104,7 +104,7 @@ TEST(runner_client, the_real_runner_answers_a_device_query_and_stops_cleanly) {
     EXPECT_TRUE(report->devices.empty());
   }
   // A second query on the same runner works too.
-  EXPECT_TRUE(runner->device_query());
+  EXPECT_TRUE(runner->device_query(device_query_depth::full));
 
   auto pid = runner->pid();
   auto exit = runner->stop();
@@ -112,9 +112,31 @@ TEST(runner_client, the_real_runner_answers_a_device_query_and_stops_cleanly) {
   EXPECT_TRUE(reaped(pid));
   EXPECT_FALSE(fs::exists(socket_dir)) << "the private temp dir is removed";
   EXPECT_FALSE(runner->running());
-  auto after = runner->device_query(short_reply);
+  auto after = runner->device_query(device_query_depth::full, short_reply);
   ASSERT_FALSE(after);
   EXPECT_EQ(after.error().kind, runner_error_kind::crashed);
+}
+
+// A command's GPU discovery asks for properties only: the same devices, no context opened on
+// them, counter access left unknown (and said why).
+TEST(runner_client, a_properties_query_names_the_same_devices_and_leaves_counters_unknown) {
+  runner_options options;
+  options.executable = test::runner_path();
+  auto runner = runner_client::start(options);
+  ASSERT_TRUE(runner) << runner.error().to_string();
+  auto light = runner->device_query(device_query_depth::properties);
+  auto full = runner->device_query(device_query_depth::full);
+  ASSERT_TRUE(light) << light.error().to_string();
+  ASSERT_TRUE(full) << full.error().to_string();
+  EXPECT_EQ(light->status, full->status);
+  ASSERT_EQ(light->devices.size(), full->devices.size());
+  for (std::size_t i = 0; i < light->devices.size(); ++i) {
+    EXPECT_EQ(light->devices[i].uuid, full->devices[i].uuid);
+    EXPECT_EQ(light->devices[i].name, full->devices[i].name);
+    EXPECT_EQ(light->devices[i].counters, counter_access::unknown);
+    EXPECT_NE(light->devices[i].counter_reason.find("not probed"), std::string::npos)
+      << light->devices[i].counter_reason;
+  }
 }
 
 // The warm-up levels' words are the runner's command line: each level has one, and back.
@@ -135,7 +157,7 @@ TEST(runner_client, a_warmed_up_runner_logs_what_it_opened_and_then_serves) {
     options.warm_up = level;
     auto runner = runner_client::start(options);
     ASSERT_TRUE(runner) << runner.error().to_string();
-    auto report = runner->device_query(); // answered after the warm-up
+    auto report = runner->device_query(device_query_depth::full); // answered after the warm-up
     ASSERT_TRUE(report) << report.error().to_string();
     std::ifstream log{runner->log_path()};
     std::string text{std::istreambuf_iterator<char>{log}, {}};
@@ -159,7 +181,7 @@ TEST(runner_client, the_runner_sees_the_visible_devices_it_was_given) {
   options.visible_devices = "0";
   auto runner = runner_client::start(options);
   ASSERT_TRUE(runner) << runner.error().to_string();
-  auto report = runner->device_query();
+  auto report = runner->device_query(device_query_depth::full);
   ASSERT_TRUE(report) << report.error().to_string();
   EXPECT_EQ(report->visible_devices, std::optional<std::string>{"0"});
   EXPECT_LE(report->device_count, 1);
@@ -199,7 +221,7 @@ TEST(runner_client, a_runner_that_never_answers_is_a_reply_timeout_and_is_killed
   auto runner = runner_client::start(fake("hang_on_request"));
   ASSERT_TRUE(runner) << runner.error().to_string();
   auto pid = runner->pid();
-  auto report = runner->device_query(short_reply);
+  auto report = runner->device_query(device_query_depth::full, short_reply);
   ASSERT_FALSE(report);
   EXPECT_EQ(report.error().kind, runner_error_kind::reply_timeout) << report.error().to_string();
   EXPECT_EQ(report.error().signal, SIGKILL);
@@ -221,7 +243,7 @@ TEST(runner_client, a_runner_that_dies_mid_request_is_crashed_with_its_signal) {
   auto runner = runner_client::start(fake("abort_mid_request"));
   ASSERT_TRUE(runner) << runner.error().to_string();
   auto pid = runner->pid();
-  auto report = runner->device_query();
+  auto report = runner->device_query(device_query_depth::full);
   ASSERT_FALSE(report);
   const auto& e = report.error();
   EXPECT_EQ(e.kind, runner_error_kind::crashed) << e.to_string();
@@ -233,7 +255,7 @@ TEST(runner_client, a_runner_that_dies_mid_request_is_crashed_with_its_signal) {
 TEST(runner_client, a_garbage_reply_is_a_protocol_error) {
   auto runner = runner_client::start(fake("garbage_reply"));
   ASSERT_TRUE(runner) << runner.error().to_string();
-  auto report = runner->device_query();
+  auto report = runner->device_query(device_query_depth::full);
   ASSERT_FALSE(report);
   EXPECT_EQ(report.error().kind, runner_error_kind::protocol_error) << report.error().to_string();
   EXPECT_NE(report.error().detail.find("not JSON"), std::string::npos);

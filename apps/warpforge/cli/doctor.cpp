@@ -44,7 +44,7 @@ gpu_findings ask_runner(const doctor_options& options) {
   }
   auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
     std::chrono::duration<double>(options.runner_timeout_s));
-  auto report = client->device_query(timeout);
+  auto report = client->device_query(gpu::device_query_depth::full, timeout);
   if (!report)
     found.runner_problem = report.error().to_string();
   else
