@@ -26,7 +26,8 @@ std::string_view to_string(campaign_mode mode);
 
 /// What a campaign's runners open before their first request (gpu/runner/warm_up_level.hpp):
 /// nothing for bench (no profile, and its first race may as well open the device), the device
-/// where no champion is profiled ([profile] champions = "none"), else the profiler too.
+/// where profiles come late or never ([profile] champions = "final" or "none": the first profile
+/// opens CUPTI), else the profiler too.
 gpu::warm_up_level runner_warm_up(campaign_mode mode, const config::campaign_spec& spec);
 
 /// Everything a campaign engine needs besides its jobs' problems.

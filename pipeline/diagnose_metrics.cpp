@@ -5,6 +5,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -46,6 +47,24 @@ diagnosis_summary summarize_metrics(const gpu::metric_set& metrics, const gpu::d
   return s;
 }
 
+namespace {
+
+// The GPU a metric file names, with what its profile showed of counter access: a campaign's
+// discovery does not probe it (device_query_depth::properties), and a counter the profile read
+// (anything beyond the CUBIN's launch__ attributes) is the evidence that they are readable.
+gpu::device_info profiled_device(const metric_file& file) {
+  auto device = file.device;
+  const bool read_a_counter = std::any_of(file.metrics.values.begin(), file.metrics.values.end(),
+                                          [](const gpu::metric_value& v) { return !v.key.starts_with("launch__"); });
+  if (device.counters == gpu::counter_access::unknown && file.metrics.source && read_a_counter) {
+    device.counters = gpu::counter_access::readable;
+    device.counter_reason = "read by this profile (" + std::string{gpu::to_string(*file.metrics.source)} + ")";
+  }
+  return device;
+}
+
+} // namespace
+
 expected<void, std::string> write_metric_file(const std::filesystem::path& path, const metric_file& file) {
   json::writer out;
   out.begin_object();
@@ -55,7 +74,7 @@ expected<void, std::string> write_metric_file(const std::filesystem::path& path,
   for (const auto& v : file.metrics.values)
     out.key(v.key).value(v.value);
   out.end_object();
-  out.key("device").raw(gpu::to_json(gpu::host_report{gpu::gpu_status::ok, "", 0, 0, 0, 1, std::nullopt, false, false, 0, {file.device}}));
+  out.key("device").raw(gpu::to_json(gpu::host_report{gpu::gpu_status::ok, "", 0, 0, 0, 1, std::nullopt, false, false, 0, {profiled_device(file)}}));
   out.end_object();
   std::error_code ignored;
   std::filesystem::create_directories(path.parent_path(), ignored);

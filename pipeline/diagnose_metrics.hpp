@@ -31,7 +31,8 @@ struct metric_file {
   gpu::device_info device;
 };
 
-/// Writes `file` as JSON; the error names the path.
+/// Writes `file` as JSON; the error names the path. A device whose counter access was not probed
+/// is written readable when the profile read a counter.
 expected<void, std::string> write_metric_file(const std::filesystem::path& path, const metric_file& file);
 /// Reads what write_metric_file wrote; the error names the path and the field.
 expected<metric_file, std::string> read_metric_file(const std::filesystem::path& path);

@@ -35,7 +35,7 @@ namespace warpforge::gpu {
 
 /// How long a runner may take from spawn to its hello (loading cudart and CUPTI).
 inline constexpr std::chrono::milliseconds default_runner_start_timeout{10'000};
-/// How long a device query may take (it creates a CUDA context on every visible device).
+/// How long a device query may take (a full one creates a CUDA context on every visible device).
 inline constexpr std::chrono::milliseconds default_device_query_timeout{60'000};
 /// How long stop() waits after the shutdown request before SIGKILL.
 inline constexpr std::chrono::milliseconds default_runner_stop_grace{2'000};

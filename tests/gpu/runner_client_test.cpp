@@ -136,6 +136,8 @@ TEST(runner_client, a_properties_query_names_the_same_devices_and_leaves_counter
     EXPECT_EQ(light->devices[i].counters, counter_access::unknown);
     EXPECT_NE(light->devices[i].counter_reason.find("not probed"), std::string::npos)
       << light->devices[i].counter_reason;
+    EXPECT_EQ(full->devices[i].counter_reason.find("not probed"), std::string::npos)
+      << "a full query probes: " << full->devices[i].counter_reason;
   }
 }
 

@@ -47,6 +47,13 @@ TEST(runner_server, shutdown_is_acknowledged_then_stops) {
   EXPECT_EQ(reply.id, 4u);
 }
 
+TEST(runner_server, a_device_query_of_an_unknown_depth_is_rejected_with_the_request_id) {
+  auto reply = answer(encode(runner_request{7, runner_request_kind::device_query, R"({"depth":"shallow"})"}));
+  EXPECT_EQ(reply.status, runner_reply_status::bad_request);
+  EXPECT_EQ(reply.id, 7u);
+  EXPECT_NE(reply.error.find("shallow"), std::string::npos) << reply.error;
+}
+
 TEST(runner_server, a_device_query_reply_carries_a_readable_host_report) {
   auto reply = answer(encode(runner_request{6, runner_request_kind::device_query, "{}"}));
   EXPECT_EQ(reply.status, runner_reply_status::ok);

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include <unistd.h>
 
@@ -175,6 +176,35 @@ TEST(DiagnosisSummary, TheGapsRowNamesTheBindingLevel) {
   EXPECT_EQ(kind, "l1_bound");
   EXPECT_EQ(level, "l1");
   EXPECT_EQ(headline.substr(0, 9), "L1-bound:");
+}
+
+// The discovery leaves counter access unknown (it opens no context); a metric file says what its
+// profile showed instead: readable when it read a counter, still unknown with only the CUBIN's
+// launch attributes.
+TEST(DiagnosisSummary, AMetricFileSaysCountersAreReadableOnlyWhenItsProfileReadOne) {
+  const auto dir = std::filesystem::temp_directory_path() / ("wf-metric-file-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  gpu::device_info device;
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.counters = gpu::counter_access::unknown;
+  device.counter_reason = "not probed";
+  gpu::metric_set launch_only;
+  launch_only.source = gpu::metric_source::cupti;
+  launch_only.values = {{"launch__registers_per_thread", 32.0}};
+  gpu::metric_set counted = launch_only;
+  counted.values.push_back({"dram__bytes_read.sum", 1024.0});
+  const auto text_of = [](const std::filesystem::path& path) {
+    std::ifstream in{path};
+    return std::string{std::istreambuf_iterator<char>{in}, {}};
+  };
+  ASSERT_TRUE(write_metric_file(dir / "launch.json", {launch_only, device}));
+  ASSERT_TRUE(write_metric_file(dir / "counted.json", {counted, device}));
+  EXPECT_NE(text_of(dir / "launch.json").find(R"("counter_access":"unknown")"), std::string::npos)
+    << text_of(dir / "launch.json");
+  EXPECT_NE(text_of(dir / "counted.json").find(R"("counter_access":"readable")"), std::string::npos)
+    << text_of(dir / "counted.json");
+  EXPECT_NE(text_of(dir / "counted.json").find("read by this profile"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 // What the model reads of the issue-26 SGEMM, from its recorded metrics kept where the engine
