@@ -173,7 +173,6 @@ struct runner_client::state {
   std::string endpoint;
   fs::path log;
   std::uint64_t next_id = runner_hello_id + 1;
-  bool shutdown_sent = false;
 
   ~state() { release(); }
 
@@ -239,13 +238,6 @@ struct runner_client::state {
         return false;
       throw;
     }
-  }
-
-  // The shutdown request, once; true when it is (or was) on its way.
-  bool send_shutdown() {
-    if (!shutdown_sent)
-      shutdown_sent = send(encode(runner_request{next_id++, runner_request_kind::shutdown, "{}"}));
-    return shutdown_sent;
   }
 
   // Sends without blocking; false when no runner is connected or the send failed.
@@ -468,17 +460,12 @@ child_exit runner_client::stop(std::chrono::milliseconds grace) {
   auto& s = *state_;
   if (s.socket.handle() != nullptr && s.child->running()) {
     // If the shutdown cannot be sent, the SIGKILL after the grace ends the runner anyway.
-    if (s.send_shutdown())
+    if (s.send(encode(runner_request{s.next_id++, runner_request_kind::shutdown, "{}"})))
       s.child->wait_for_exit(grace);
   }
   auto exit = s.child->kill_and_reap();
   s.release();
   return exit;
-}
-
-void runner_client::ask_to_stop() {
-  if (state_ && state_->child && state_->socket.handle() != nullptr)
-    state_->send_shutdown();
 }
 
 } // namespace warpforge::gpu

@@ -145,11 +145,6 @@ public:
   /// Returns how the runner ended. Idempotent.
   child_exit stop(std::chrono::milliseconds grace = default_runner_stop_grace);
 
-  /// Sends shutdown without waiting: the runner's exit (closing its CUDA contexts, about 0.1 s a
-  /// GPU) overlaps what the caller does next. stop() or the destructor reaps it later, asking no
-  /// second time.
-  void ask_to_stop();
-
   /// False once the runner has exited, crashed, or been stopped.
   /// (None of these accessors may be called on a moved-from client.)
   bool running();

@@ -289,20 +289,6 @@ TEST(runner_client, a_polite_runner_exits_zero_on_stop_and_the_destructor_is_saf
   EXPECT_EQ(runner->stop(), exit) << "stop is idempotent";
 }
 
-TEST(runner_client, a_runner_asked_to_stop_exits_on_its_own_and_stop_reaps_it) {
-  auto runner = runner_client::start(fake("polite"));
-  ASSERT_TRUE(runner) << runner.error().to_string();
-  const auto pid = runner->pid();
-  runner->ask_to_stop();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
-  while (runner->running() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds{5});
-  EXPECT_FALSE(runner->running()) << "the shutdown went out without stop()";
-  const auto exit = runner->stop(std::chrono::milliseconds{0});
-  EXPECT_EQ(exit.exit_code, 0) << "exited, not killed: " << exit.to_string();
-  EXPECT_TRUE(reaped(pid));
-}
-
 TEST(runner_client, the_destructor_stops_and_reaps_the_runner) {
   std::int64_t pid = 0;
   {

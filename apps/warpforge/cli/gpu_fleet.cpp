@@ -48,8 +48,7 @@ expected<gpu_fleet, std::string> discover_gpus(const std::string& gpus_option) {
   }
   // Each chosen GPU's own runner opens it; the probe only reads what the driver says.
   auto report = client->device_query(gpu::device_query_depth::properties);
-  client->ask_to_stop();
-  fleet.leaving_probe = std::make_shared<gpu::runner_client>(std::move(*client));
+  client->stop();
   if (!report) {
     fleet.why_none = "the runner did not answer the device query: " + report.error().to_string();
     return fleet;

@@ -9,15 +9,10 @@
 #include "gpu/device_report.hpp"
 
 #include <filesystem>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace warpforge::gpu {
-class runner_client;
-}
 
 namespace warpforge::cli {
 
@@ -26,9 +21,6 @@ struct gpu_fleet {
   std::optional<gpu::host_report> host; // what the runner said (none: it did not answer)
   std::vector<int> chosen;             // ordinals to use, in --gpus order
   std::string why_none;                // when nothing is usable: the runner's or the host's reason
-  /// The runner that was asked, told to stop and not waited for: its exit (closing a context on
-  /// every GPU) overlaps the campaign's start. Reaped when the last copy of the fleet goes.
-  std::shared_ptr<gpu::runner_client> leaving_probe;
 
   bool usable() const { return !chosen.empty(); }
   const gpu::device_info& device(int ordinal) const;
