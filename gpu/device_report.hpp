@@ -113,7 +113,7 @@ expected<host_report, json_error> host_report_from_json(std::string_view text);
 std::string to_text(const host_report& report);
 
 /// Why there is no GPU, for people: the first clause of `why_none` (what follows "; " is the failing
-/// call's text) without the checked call's source place ("[gpu/runtime/device_query.cpp:142]").
+/// call's text) without the checked call's source place ("[gpu/runtime/device_query.cpp:147]").
 /// Empty `why_none`: "no GPU visible". The full text stays in doctor and in bench's --json.
 std::string short_no_gpu_reason(std::string_view why_none);
 
