@@ -396,62 +396,53 @@ runner_client::request(runner_request_kind kind, std::string body_json,
   }
 }
 
-expected<host_report, runner_error> runner_client::device_query(device_query_depth depth,
-                                                                std::chrono::milliseconds timeout) {
-  auto reply = request(runner_request_kind::device_query, encode_device_query_body(depth), timeout);
+template <class T>
+expected<T, runner_error> runner_client::decoded_request(runner_request_kind kind, std::string body_json,
+                                                         std::chrono::milliseconds timeout, std::string_view what,
+                                                         expected<T, json_error> (*decode)(std::string_view)) {
+  auto reply = request(kind, std::move(body_json), timeout);
   if (!reply)
     return unexpected(std::move(reply).error());
-  auto report = host_report_from_json(reply->body_json);
-  if (!report)
+  auto body = decode(reply->body_json);
+  if (!body)
     return unexpected(state_->failure(runner_error_kind::protocol_error,
-                                      "unreadable device report: " + report.error().detail));
-  return std::move(*report);
+                                      "unreadable " + std::string{what} + ": " + body.error().detail));
+  return std::move(*body);
+}
+
+expected<host_report, runner_error> runner_client::device_query(device_query_depth depth,
+                                                                std::chrono::milliseconds timeout) {
+  return decoded_request(runner_request_kind::device_query, encode_device_query_body(depth), timeout, "device report",
+                         &host_report_from_json);
 }
 
 expected<race_result, runner_error>
 runner_client::run_race(const race_request& body, std::chrono::milliseconds timeout) {
-  auto reply = request(runner_request_kind::run_race, encode_body(body), timeout);
-  if (!reply)
-    return unexpected(std::move(reply).error());
-  auto result = decode_race_result(reply->body_json);
-  if (!result)
-    return unexpected(state_->failure(runner_error_kind::protocol_error,
-                                      "unreadable run_race result: " + result.error().detail));
-  if (result->kernels.size() != body.kernels.size())
+  auto result = decoded_request(runner_request_kind::run_race, encode_body(body), timeout, "run_race result",
+                                &decode_race_result);
+  if (result && result->kernels.size() != body.kernels.size())
     return unexpected(state_->failure(runner_error_kind::protocol_error,
                                       "run_race result has " + std::to_string(result->kernels.size()) +
                                         " kernel results for " + std::to_string(body.kernels.size()) +
                                         " kernels"));
-  return std::move(*result);
+  return result;
 }
 
 expected<profile_result, runner_error>
 runner_client::profile(const profile_request& body, std::chrono::milliseconds timeout) {
-  auto reply = request(runner_request_kind::profile_candidate, encode_body(body), timeout);
-  if (!reply)
-    return unexpected(std::move(reply).error());
-  auto result = decode_profile_result(reply->body_json);
-  if (!result)
-    return unexpected(state_->failure(runner_error_kind::protocol_error,
-                                      "unreadable profile_candidate result: " +
-                                        result.error().detail));
-  return std::move(*result);
+  return decoded_request(runner_request_kind::profile_candidate, encode_body(body), timeout,
+                         "profile_candidate result", &decode_profile_result);
 }
 
 expected<std::vector<profile_result>, runner_error>
 runner_client::profile(const std::vector<profile_request>& bodies, std::chrono::milliseconds timeout) {
-  auto reply = request(runner_request_kind::profile_candidates, encode_body(bodies), timeout);
-  if (!reply)
-    return unexpected(std::move(reply).error());
-  auto results = decode_profile_results(reply->body_json);
-  if (!results)
-    return unexpected(state_->failure(runner_error_kind::protocol_error,
-                                      "unreadable profile_candidates result: " + results.error().detail));
-  if (results->size() != bodies.size())
+  auto results = decoded_request(runner_request_kind::profile_candidates, encode_body(bodies), timeout,
+                                 "profile_candidates result", &decode_profile_results);
+  if (results && results->size() != bodies.size())
     return unexpected(state_->failure(runner_error_kind::protocol_error,
                                       "profile_candidates result has " + std::to_string(results->size()) +
                                         " results for " + std::to_string(bodies.size()) + " profiles"));
-  return std::move(*results);
+  return results;
 }
 
 child_exit runner_client::stop(std::chrono::milliseconds grace) {

@@ -155,6 +155,13 @@ public:
 private:
   struct state;
   explicit runner_client(std::unique_ptr<state> s);
+
+  // request(), then its reply's body read by `decode`; a body it cannot read is a protocol_error
+  // ("unreadable <what>: ...").
+  template <class T>
+  expected<T, runner_error> decoded_request(runner_request_kind kind, std::string body_json,
+                                            std::chrono::milliseconds timeout, std::string_view what,
+                                            expected<T, json_error> (*decode)(std::string_view));
   std::unique_ptr<state> state_;
 };
 
