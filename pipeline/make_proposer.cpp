@@ -11,6 +11,10 @@ parsed_problems problems_of(const config::campaign_spec& spec) {
   return out;
 }
 
+first_proposal first_proposal_of(config::proposer_kind kind) {
+  return kind == config::proposer_kind::tune ? first_proposal::while_baseline_races : first_proposal::after_baseline;
+}
+
 expected<std::unique_ptr<proposer>, std::string> make_proposer(const config::proposer_spec& spec,
                                                                const llm_context* llm, parsed_problems problems) {
   switch (spec.kind) {

@@ -125,6 +125,13 @@ using parsed_problems = std::map<std::string, std::shared_ptr<const config::prob
 /// The campaign's problems, by their paths.
 parsed_problems problems_of(const config::campaign_spec& spec);
 
+/// When a proposer can make a job's first proposal. The tuner's first points depend on the search
+/// space and the points known invalid, never on a time, so it is asked while the baseline races
+/// and its branches are built by the time the baseline's race ends; a language model is told the
+/// time to beat, so it is asked once the baseline is measured.
+enum class first_proposal { after_baseline, while_baseline_races };
+first_proposal first_proposal_of(config::proposer_kind kind);
+
 /// The proposer the campaign asks for. The llm and replay kinds need `llm` (their model,
 /// transcripts and compiler); an error names what is missing. `problems`: the campaign's parsed
 /// problems (the tuner loads a problem it is not given: tests, tools).

@@ -9,9 +9,20 @@ namespace warpforge::pipeline {
 namespace {
 
 // Whether the proposal for `iteration` had seen `a` (entries are recorded a phase at a time, so
-// the ones it saw form a prefix of the memory).
+// the ones it saw form a prefix of the memory). The first proposal sees the earlier runs' entries
+// only: it is made while the baseline races, so the baseline is seen from the second on.
 bool seen_before(const attempt& a, std::int64_t iteration) {
-  return a.iteration < iteration || a.kind == vocabulary::branch_kind::baseline;
+  return a.iteration < iteration;
+}
+
+// The job's baseline point: its memory entry, or, before it has one, the first request's best.
+std::optional<config::tunable_point> baseline_point(const propose_request& request) {
+  for (const auto& a : request.memory)
+    if (a.kind == vocabulary::branch_kind::baseline)
+      return a.point;
+  if (request.iteration == 1)
+    return request.current_best.point;
+  return std::nullopt;
 }
 
 } // namespace
@@ -57,6 +68,9 @@ expected<tune_proposer::job_search*, std::string> tune_proposer::search_for(cons
   s.problem_path = request.problem_path;
   s.space = std::make_shared<const tuning::search_space>(std::move(*space));
   s.strategy = tuning::make_strategy(strategy_, s.space, seed_);
+  // The baseline is being measured, or was: never proposed as a branch of its own job.
+  if (auto baseline = baseline_point(request))
+    s.strategy->reserve(*baseline);
   return &s;
 }
 

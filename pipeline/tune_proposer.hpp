@@ -11,7 +11,9 @@
 // proposer keeps one strategy per job and, whenever what it holds is not a prefix of the request
 // (a fresh proposer after a restart, a resumed campaign), rebuilds it from the seed by replaying
 // the earlier iterations' calls from the memory: the proposal for iteration i saw exactly the
-// memory entries of iterations before i (and the baseline and the earlier runs' entries).
+// memory entries of iterations before i (and the earlier runs' entries). The first proposal reads
+// no time (it is asked while the baseline races: first_proposal_of): the baseline's point is only
+// kept from being proposed, and its outcome is seen from the second proposal on.
 // The diagnosis is not used beyond the job's stop rule: the tuner searches the tunables a person
 // wrote, whatever the bottleneck.
 

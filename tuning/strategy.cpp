@@ -27,6 +27,11 @@ bool strategy::offer(std::uint64_t ordinal) {
   return true;
 }
 
+void strategy::reserve(const config::tunable_point& point) {
+  if (auto ordinal = space_->ordinal_of(point); ordinal && !evaluated_.contains(*ordinal))
+    pending_.insert(*ordinal);
+}
+
 std::vector<config::tunable_point> strategy::propose(std::size_t k, const tuning_history& history) {
   const auto& entries = history.entries();
   if (entries.size() < entries_read_)

@@ -45,6 +45,11 @@ public:
   /// Up to k new valid points, distinct, in the order to evaluate them.
   std::vector<config::tunable_point> propose(std::size_t k, const tuning_history& history);
 
+  /// A point evaluated outside this strategy's proposals (the job's baseline, measured while the
+  /// first iteration is proposed): pending, like a proposed point, until the history records it.
+  /// A point outside the space, or already evaluated, is ignored.
+  void reserve(const config::tunable_point& point);
+
   const search_space& space() const { return *space_; }
 
 protected:

@@ -96,6 +96,65 @@ TEST(TuneProposer, AFreshProposerGivenTheMemoryProposesWhatTheLongLivedOneDid) {
   EXPECT_EQ(texts(*again), proposals[2]);
 }
 
+// The transpose example's default point: its baseline.
+attempt measured_baseline() {
+  attempt baseline;
+  baseline.iteration = 1;
+  baseline.kind = vocabulary::branch_kind::baseline;
+  baseline.point = {{"USE_SMEM_TILE", 0}, {"TILE", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}};
+  baseline.outcome = vocabulary::branch_outcome::passed;
+  baseline.median_s = 1e-3;
+  return baseline;
+}
+
+// The first proposal is asked while the baseline races (first_proposal_of): it must not depend
+// on the baseline's outcome, nor ever propose the baseline's own point, and a proposer rebuilt
+// later from the whole memory must replay it as it was.
+TEST(TuneProposer, TheFirstProposalReadsNoTimeNeverProposesTheBaselineAndIsReplayedAsItWas) {
+  EXPECT_EQ(first_proposal_of(config::proposer_kind::tune), first_proposal::while_baseline_races);
+  EXPECT_EQ(first_proposal_of(config::proposer_kind::llm), first_proposal::after_baseline);
+  const auto baseline = measured_baseline();
+  const auto baseline_text = tuning::canonical_text(baseline.point);
+  for (const auto strategy : {config::search_strategy::exhaustive, config::search_strategy::random,
+                              config::search_strategy::annealing}) {
+    SCOPED_TRACE(std::string{config::to_string(strategy)});
+    // Asked ahead: the baseline is the best, with no time and no memory entry.
+    tune_proposer ahead{strategy, 7};
+    auto first_request = ask(1, {});
+    first_request.current_best.point = baseline.point;
+    auto first = ahead.propose(first_request);
+    ASSERT_TRUE(first) << first.error();
+    ASSERT_EQ(first->candidates.size(), 4u);
+    for (const auto& text : texts(*first))
+      EXPECT_NE(text, baseline_text) << "the baseline's own point";
+    // Asked after the baseline (a resume that lost the proposal): the same points.
+    tune_proposer after{strategy, 7};
+    auto late_request = ask(1, {baseline});
+    late_request.current_best.point = baseline.point;
+    late_request.best_s = baseline.median_s;
+    auto late = after.propose(late_request);
+    ASSERT_TRUE(late) << late.error();
+    EXPECT_EQ(texts(*late), texts(*first)) << "the first proposal must not read the baseline's time";
+    // The second proposal: the long-lived proposer is sent what it does not hold; a fresh one
+    // gets the whole memory and rebuilds. They agree.
+    std::vector<attempt> memory{baseline};
+    for (auto& a : recorded(*first, 1))
+      memory.push_back(a);
+    auto delta = ask(2, memory);
+    delta.memory_from = first->memory_held;
+    delta.memory.erase(delta.memory.begin(), delta.memory.begin() + first->memory_held);
+    auto second = ahead.propose(delta);
+    ASSERT_TRUE(second) << second.error();
+    ASSERT_FALSE(second->resend_memory_from);
+    tune_proposer fresh{strategy, 7};
+    auto rebuilt = fresh.propose(ask(2, memory));
+    ASSERT_TRUE(rebuilt) << rebuilt.error();
+    EXPECT_EQ(texts(*rebuilt), texts(*second));
+    for (const auto& text : texts(*second))
+      EXPECT_NE(text, baseline_text);
+  }
+}
+
 TEST(TuneProposer, AProblemThatDoesNotLoadIsAnErrorNamingIt) {
   tune_proposer proposer{config::search_strategy::random, 1};
   auto r = ask(1, {});
