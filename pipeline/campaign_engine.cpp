@@ -117,7 +117,8 @@ void campaign_engine::start(const std::optional<earlier_run>& earlier) {
     if (setup_.mode == campaign_mode::optimize && !gpus_.empty()) {
       auto driver = std::make_unique<job_driver>(job.setup.name, job.setup.problem_path.string(), spec.budget,
                                                  spec.proposer.max_evaluations, job.setup.baseline,
-                                                 config::profiled_champions_of(spec));
+                                                 config::profiled_champions_of(spec),
+                                                 first_proposal_of(spec.proposer.kind));
       for (auto& known : known_invalid(job))
         driver->remember(std::move(known));
       job.plan = std::move(driver);
@@ -493,19 +494,27 @@ void campaign_engine::abandon_job(job_slot& job, const std::string& why) {
     return;
   logging::get("scheduler")->error("{}: {}", job.setup.name, why);
   job.plan->abandon(why);
+  end_unraced(job, why);
+  job.pending_profile.reset();
+  close_job(job);
+}
+
+// Branches a job leaves without an outcome are recorded not_run, with why: no row of a closed job
+// looks in flight.
+void campaign_engine::end_unraced(job_slot& job, const std::string& why) {
   for (auto& [key, slot] : job.branches)
     if (!slot.ended) {
       slot.ended = true;
       out_.writes.push_back(storage::branch_outcome_change{{job.id, key.first, key.second}, branch_outcome::not_run,
                                                            first_lines(why, 2000)});
     }
-  job.pending_profile.reset();
-  close_job(job);
 }
 
 void campaign_engine::close_job(job_slot& job) {
   job.closed = true;
   if (!job.plan->failure().empty()) {
+    // The first proposal's branches, built while a baseline that then failed raced, end with it.
+    end_unraced(job, "its job failed: " + job.plan->failure());
     end_open_iterations(job, vocabulary::iteration_state::failed);
     out_.writes.push_back(storage::job_state_change{job.id, vocabulary::job_state::failed, job.plan->failure()});
     out_.events.push_back(job_event(feed::event_type::job_failed, job.setup.name, feed::no_iter, feed::no_branch,

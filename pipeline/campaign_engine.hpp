@@ -150,6 +150,7 @@ private:
   void after_plan(job_slot& job);
   void close_job(job_slot& job);
   void abandon_job(job_slot& job, const std::string& why);
+  void end_unraced(job_slot& job, const std::string& why);
   void forget_iteration(job_slot& job, std::int64_t iteration);
   void end_open_iterations(job_slot& job, vocabulary::iteration_state state);
   // GPUs

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace warpforge::pipeline {
 
@@ -59,8 +60,8 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 
 job_driver::job_driver(std::string name, std::string problem_path, const config::budget_spec& budget,
                        std::optional<std::uint64_t> max_evaluations, candidate baseline,
-                       config::champion_profiles profiles)
-    : name_(std::move(name)), problem_path_(std::move(problem_path)), budget_(budget), profiles_(profiles),
+                       config::champion_profiles profiles, first_proposal first)
+    : name_(std::move(name)), problem_path_(std::move(problem_path)), budget_(budget), profiles_(profiles), first_(first),
       limits_(tuning::stop_limits_from(budget, max_evaluations)) {
   baseline.kind = branch_kind::baseline;
   plan({1, next_ordinal_++, std::nullopt, std::move(baseline), std::nullopt});
@@ -214,8 +215,9 @@ void job_driver::end_baseline() {
                 (baseline.result.detail.empty() ? "" : ": " + baseline.result.detail));
   baseline_s_ = best_s_ = baseline.result.median_s;
   best_ = baseline.plan;
-  next_ordinal_ = 1; // the first proposal's branches follow the baseline in iteration 1
-  phase_ = profiles_ == config::champion_profiles::each ? phase::profiling : phase::proposing;
+  if (profiles_ != config::champion_profiles::each)
+    return enter_proposing();
+  phase_ = phase::profiling;
   asked_ = false;
 }
 
@@ -315,8 +317,28 @@ void job_driver::finish_iteration(std::optional<std::int64_t> champion,
   ++iteration_;
   next_ordinal_ = 0;
   // An unchanged best keeps its diagnosis.
-  phase_ = champion && profiles_ == config::champion_profiles::each ? phase::profiling : phase::proposing;
+  if (!champion || profiles_ != config::champion_profiles::each)
+    return enter_proposing();
+  phase_ = phase::profiling;
   asked_ = false;
+}
+
+// The next proposal is due; the first one may have been asked ahead, while the baseline raced.
+void job_driver::enter_proposing() {
+  phase_ = phase::proposing;
+  asked_ = false;
+  switch (std::exchange(ahead_, ahead::none)) {
+  case ahead::none: return;
+  case ahead::asked: asked_ = true; return; // still out: its answer is this phase's
+  case ahead::exhausted:
+    progress_.space_exhausted = true;
+    return finish(tuning::stop_reason::space_exhausted);
+  case ahead::accepted:
+    phase_ = phase::branches;
+    if (phase_complete()) // every candidate was a duplicate
+      end_phase();
+    return;
+  }
 }
 
 std::optional<profile_plan> job_driver::profile_due(std::optional<int>) {
@@ -365,11 +387,12 @@ void job_driver::diagnosed(const profile_plan& profile, const std::optional<diag
   if (stopping_) // final: the job's last profile
     return end_as_stopped();
   progress_.near_peak = summary && summary->diagnosed && summary->near_peak;
-  phase_ = phase::proposing;
-  asked_ = false;
+  enter_proposing();
 }
 
 std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
+  if (phase_ == phase::baseline)
+    return first_proposal_ahead(elapsed_s);
   if (phase_ != phase::proposing || asked_)
     return std::nullopt;
   progress_.elapsed_s = elapsed_s;
@@ -378,13 +401,30 @@ std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
     return std::nullopt;
   }
   asked_ = true;
+  return request_for(best_.what, best_s_);
+}
+
+// The first proposal while the baseline races, for a proposer that reads no time: it gets the
+// baseline as the kernel to improve on, with no time and no memory entry of it yet. A job the stop
+// rule would stop now is left to stop after its baseline, as it would have.
+std::optional<propose_request> job_driver::first_proposal_ahead(double elapsed_s) {
+  if (first_ != first_proposal::while_baseline_races || ahead_ != ahead::none)
+    return std::nullopt;
+  progress_.elapsed_s = elapsed_s;
+  if (tuning::should_stop(progress_, limits_))
+    return std::nullopt;
+  ahead_ = ahead::asked;
+  return request_for(branches_.at({1, 0}).plan.what, std::nullopt);
+}
+
+propose_request job_driver::request_for(const candidate& best, std::optional<double> best_s) {
   propose_request r;
   r.job = name_;
   r.problem_path = problem_path_;
   r.iteration = iteration_;
   r.branches = budget_.branches;
-  r.current_best = best_.what;
-  r.best_s = best_s_;
+  r.current_best = best;
+  r.best_s = best_s;
   // The best's own diagnosis only: under final an early profile may be of a best since replaced.
   r.diagnosis = diagnosed_ == key_of(best_) ? diagnosis_ : std::nullopt;
   r.first_ordinal = next_ordinal_; // accept() numbers the candidates from here
@@ -397,9 +437,15 @@ std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
 }
 
 void job_driver::accept(const proposal& answer) {
-  if (phase_ != phase::proposing || !asked_)
+  // The first proposal asked ahead is taken whenever it comes; once the job is proposing, it is
+  // that phase's request (enter_proposing).
+  const bool first_ahead = ahead_ == ahead::asked;
+  if (!first_ahead && (phase_ != phase::proposing || !asked_))
     return;
-  asked_ = false;
+  if (first_ahead)
+    ahead_ = ahead::none; // a resend asks again (proposal_due); else it is set below
+  else
+    asked_ = false;
   if (answer.resend_memory_from) {
     // The proposer lost what it held (restarted): ask again with the memory from where it says.
     // Only an earlier start is accepted, so this ends at a request with the whole memory.
@@ -411,6 +457,10 @@ void job_driver::accept(const proposal& answer) {
     return;
   }
   proposer_holds_ = static_cast<std::size_t>(std::max<std::int64_t>(0, answer.memory_held));
+  if (answer.candidates.empty() && first_ahead) {
+    ahead_ = ahead::exhausted;
+    return;
+  }
   if (answer.candidates.empty()) {
     progress_.space_exhausted = true;
     return finish(tuning::stop_reason::space_exhausted);
@@ -428,13 +478,17 @@ void job_driver::accept(const proposal& answer) {
                               {}};
     plan(std::move(b));
   }
+  if (first_ahead) { // they are built now and race once the baseline's phase is over
+    ahead_ = ahead::accepted;
+    return;
+  }
   phase_ = phase::branches;
   if (phase_complete()) // every candidate was a duplicate
     end_phase();
 }
 
 void job_driver::proposal_failed(const std::string& why) {
-  if (phase_ == phase::proposing)
+  if (phase_ == phase::proposing || ahead_ == ahead::asked)
     fail("the proposer could not propose iteration " + std::to_string(iteration_) + ": " + why);
 }
 

@@ -3,6 +3,8 @@
 // the scheduler stays a dispatcher and this logic is tested on recorded outcomes.
 //
 //   baseline (the job's own kernel at its default point: iteration 1, branch 0), measured alone
+//     (under first_proposal::while_baseline_races the first proposal is asked meanwhile and its
+//     branches are built, to race once the baseline's phase is over)
 //   → profile the best and diagnose it (champion_profiles::each)
 //   → per iteration: a proposal of K candidates → build each → measure them in races, each with
 //     the incumbent (the job's best kernel) first, so every challenger is timed beside it
@@ -42,10 +44,12 @@ namespace warpforge::pipeline {
 class job_driver final : public job_plan {
 public:
   /// `baseline` is the job's own kernel at its default point (kind baseline); `profiles`, which
-  /// of its bests are profiled (config::profiled_champions_of).
+  /// of its bests are profiled (config::profiled_champions_of); `first`, when its proposer can
+  /// make the first proposal (first_proposal_of).
   job_driver(std::string name, std::string problem_path, const config::budget_spec& budget,
              std::optional<std::uint64_t> max_evaluations, candidate baseline,
-             config::champion_profiles profiles = config::champion_profiles::each);
+             config::champion_profiles profiles = config::champion_profiles::each,
+             first_proposal first = first_proposal::after_baseline);
 
   /// Something an earlier run learnt (the tuner's result cache: a point known invalid on this
   /// GPU), put in the memory before anything else (iteration 0).
@@ -56,7 +60,9 @@ public:
   // that changed it (an unchanged best keeps its diagnosis), or under `final` once, when the
   // job stops; under `final` the best may also be profiled early, in a GPU's idle time, and
   // when the job stops with that best still its best, it ends without another profile.
-  // Proposals: the next iteration's, once the stop rule lets it go on.
+  // Proposals: the next iteration's, once the stop rule lets it go on; the first one while the
+  // baseline races when `first` allows (the stop rule is asked then: a job it lets start its
+  // first iteration does, whatever the baseline's race takes).
   std::vector<planned_branch> take_planned() override;
   void built(std::int64_t iteration, std::int64_t ordinal) override;
   void failed(std::int64_t iteration, std::int64_t ordinal, branch_result result) override;
@@ -87,6 +93,10 @@ public:
 private:
   enum class phase { baseline, profiling, proposing, branches, ablations, done };
   enum class branch_state { planned, built, racing, ended };
+  // The first proposal asked while the baseline races: out, its branches planned, or it had none
+  // (the job stops once the baseline's phase is over); `none` when nothing was asked ahead or
+  // once the job got past it.
+  enum class ahead { none, asked, accepted, exhausted };
   struct tracked {
     planned_branch plan;
     branch_state state = branch_state::planned;
@@ -100,6 +110,9 @@ private:
   std::ranges::subrange<branch_map::iterator> this_iteration();
 
   void plan(planned_branch b);
+  std::optional<propose_request> first_proposal_ahead(double elapsed_s);
+  propose_request request_for(const candidate& best, std::optional<double> best_s);
+  void enter_proposing();
   std::vector<tracked*> current_phase();
   bool phase_complete();
   void end_phase();
@@ -119,11 +132,13 @@ private:
   std::string problem_path_;
   config::budget_spec budget_;
   config::champion_profiles profiles_;
+  first_proposal first_;
   tuning::stop_limits limits_;
   tuning::job_progress progress_;
 
   phase phase_ = phase::baseline;
   bool asked_ = false;                 // the current profile / proposal request is out
+  ahead ahead_ = ahead::none;
   std::int64_t iteration_ = 1;
   std::int64_t next_ordinal_ = 0;
   std::uint64_t evaluations_this_iteration_ = 0;

@@ -118,8 +118,10 @@ struct answering_loop {
   std::set<int> out_of_service;                // GPUs whose worker answers out of service
   std::vector<std::pair<branch_ref, int>> profiled_on; // per profile sent: the branch and the GPU
   bool lose_the_first_profiles_gpu = false;    // its worker is out of service from that profile on
+  std::size_t lost_batch = 0;                  // profiles sent with that one, to its GPU (one batch)
   int lose_at_its_first_profile = -1;          // this GPU's worker likewise, at its first profile
   std::vector<std::pair<std::int64_t, std::size_t>> memory_sent; // per proposal: memory_from, entries
+  bool baselines_fail = false;                 // a race of one kernel (a baseline) ends incorrect
 
   double time_of(const std::string& cubin) const {
     auto it = point_of_cubin.find(cubin);
@@ -180,7 +182,7 @@ struct answering_loop {
     for (const auto& k : r.request.kernels) {
       cubins.push_back(k.cubin_path.string());
       gpu::kernel_result kr;
-      kr.outcome = branch_outcome::passed;
+      kr.outcome = baselines_fail && r.request.kernels.size() == 1 ? branch_outcome::incorrect : branch_outcome::passed;
       kr.stats.count = 20;
       kr.stats.median_s = time_of(k.cubin_path.string()) *
                           (time_scales_with_size ? static_cast<double>(elements) / (1 << 20) : 1.0);
@@ -220,7 +222,13 @@ struct answering_loop {
       for (auto& p : out.profiles) {
         tool_by_job[p.ref.job].push_back(p.tool);
         profiled_on.emplace_back(p.ref, p.device.ordinal);
-        if (std::exchange(lose_the_first_profiles_gpu, false) || p.device.ordinal == lose_at_its_first_profile)
+        if (std::exchange(lose_the_first_profiles_gpu, false)) {
+          lost_batch = static_cast<std::size_t>(std::count_if(out.profiles.begin(), out.profiles.end(), [&](const auto& q) {
+            return q.device.ordinal == p.device.ordinal;
+          }));
+          out_of_service.insert(p.device.ordinal);
+        }
+        if (p.device.ordinal == lose_at_its_first_profile)
           out_of_service.insert(p.device.ordinal);
         if (out_of_service.count(p.device.ordinal)) {
           diagnosis_summary none;
@@ -316,15 +324,19 @@ TEST_F(CampaignEngine, EachGpuIsLeasedAndReleasedInTurnForRacesAndProfilesAlike)
   loop.run();
   ASSERT_TRUE(engine.finished());
   ASSERT_GT(loop.profiles, 0u) << "the campaign should profile its champions";
-  std::map<int, int> leased; // gpu -> leases open
+  std::map<int, int> leased, held; // gpu -> leases open, and how many its current lease may hold
   std::size_t leases = 0;
   for (const auto& e : loop.events) {
     if (e.type == feed::event_type::gpu_leased) {
-      EXPECT_EQ(leased[e.gpu]++, 0) << "GPU " << e.gpu << " leased again before its release (job " << e.job << ")";
+      // A batch of profiles is one lease per profile, each saying the batch's size.
+      const auto batch = e.detail_json.find("\"batch\":");
+      if (leased[e.gpu] == 0)
+        held[e.gpu] = batch == std::string::npos ? 1 : std::stoi(e.detail_json.substr(batch + 8));
+      EXPECT_LT(leased[e.gpu]++, held[e.gpu]) << "GPU " << e.gpu << " leased again before its release (job " << e.job << ")";
       ++leases;
     }
     if (e.type == feed::event_type::gpu_released)
-      EXPECT_EQ(leased[e.gpu]--, 1) << "GPU " << e.gpu << " released without a lease";
+      EXPECT_GE(leased[e.gpu]--, 1) << "GPU " << e.gpu << " released without a lease";
   }
   for (const auto& [gpu, open] : leased)
     EXPECT_EQ(open, 0) << "GPU " << gpu << " still leased at the end";
@@ -453,6 +465,46 @@ TEST_F(CampaignEngine, AResumeWithNothingLeftToDoKeepsAJobsEarlierFailure) {
   EXPECT_NE(engine.result().reason.find("the baseline (the default point) did not pass"), std::string::npos)
     << engine.result().reason;
   EXPECT_EQ(loop.races, 0u) << "nothing was left to measure";
+}
+
+// The tuner's first proposal reads no time: every job asks it at the start, so its branches are
+// built while the baselines race. A baseline that then fails ends them with its job.
+TEST_F(CampaignEngine, TheTunersFirstProposalsAreAskedAtTheStartAndAFailedBaselineEndsThemNotRun) {
+  auto s = setup(2, 1);
+  campaign_engine engine{s, jobs(s), [] { return 0.0; }};
+  engine.start();
+  auto first = engine.take_outbox();
+  ASSERT_EQ(first.proposals.size(), 2u) << "one per job, before any race";
+  for (const auto& p : first.proposals) {
+    EXPECT_EQ(p.request.iteration, 1);
+    EXPECT_FALSE(p.request.best_s);
+  }
+  answering_loop loop{engine};
+  loop.baselines_fail = true;
+  loop.answer(std::move(first));
+  loop.run();
+  ASSERT_TRUE(engine.finished());
+  EXPECT_EQ(engine.result().kind, campaign_result_kind::failed);
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> recorded;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, branch_outcome> ended;
+  std::size_t with_the_job = 0;
+  for (const auto& w : loop.writes) {
+    if (const auto* b = std::get_if<storage::branch_record>(&w))
+      ++recorded[{b->key.job_id, b->key.iteration, b->key.ordinal}];
+    if (const auto* o = std::get_if<storage::branch_outcome_change>(&w)) {
+      EXPECT_FALSE(ended.contains({o->key.job_id, o->key.iteration, o->key.ordinal})) << "ended twice";
+      ended[{o->key.job_id, o->key.iteration, o->key.ordinal}] = o->outcome;
+      if (o->key.ordinal > 0) {
+        EXPECT_EQ(o->outcome, branch_outcome::not_run);
+        EXPECT_NE(o->detail.find("its job failed: the baseline"), std::string::npos) << o->detail;
+        ++with_the_job;
+      }
+    }
+  }
+  EXPECT_EQ(recorded.size(), ended.size()) << "no branch is left looking in flight";
+  EXPECT_EQ(with_the_job, recorded.size() - 2) << "every branch but the two baselines ended with its job";
+  EXPECT_GE(with_the_job, 2u);
+  EXPECT_EQ(loop.races, 2u) << "only the baselines raced";
 }
 
 TEST_F(CampaignEngine, WithoutAGpuTheBaselineAndFirstProposalAreBuiltAndEndNotRunWithTheReason) {
@@ -947,12 +999,15 @@ TEST_F(CampaignEngine, ALongCampaignsLateIterationsCostNoMoreThanItsEarlyOnesAnd
   const double late = finished_at[iterations - 1] - finished_at[iterations - 101];
   EXPECT_LT(late, 3 * early + 0.2) << "100 iterations took " << early << " s early and " << late << " s late";
 
-  // The first request carries the memory from the start; every later one only what came since.
+  // The first request carries the memory from the start; every later one only what came since
+  // the one before (the first is asked while the baseline races: the baseline comes with the second).
   ASSERT_EQ(loop.memory_sent.size(), iterations);
   EXPECT_EQ(loop.memory_sent.front().first, 0);
   std::size_t largest_late = 0;
   for (std::size_t i = 1; i < loop.memory_sent.size(); ++i) {
-    EXPECT_GT(loop.memory_sent[i].first, 0) << "proposal " << i + 1 << " was sent the whole memory";
+    const auto& [from, entries] = loop.memory_sent[i - 1];
+    EXPECT_EQ(loop.memory_sent[i].first, from + static_cast<std::int64_t>(entries))
+      << "proposal " << i + 1 << " was sent entries an earlier one had";
     largest_late = std::max(largest_late, loop.memory_sent[i].second);
   }
   EXPECT_LE(largest_late, 8u) << "a proposal's memory is the last iteration's entries (K = 4, ablations none)";
@@ -1145,7 +1200,7 @@ TEST_F(CampaignEngine, AProfileAGpuOutOfServiceGaveBackRunsOnAHealthyGpu) {
     EXPECT_EQ(engine.result().kind, campaign_result_kind::finished) << engine.result().reason;
     ASSERT_FALSE(loop.profiled_on.empty());
     const auto lost = loop.profiled_on.front();
-    for (std::size_t i = 1; i < loop.profiled_on.size(); ++i)
+    for (std::size_t i = loop.lost_batch; i < loop.profiled_on.size(); ++i) // after the batch it came in
       EXPECT_NE(loop.profiled_on[i].second, lost.second) << "profile " << i << " went to the lost GPU";
     bool given_back = false;
     for (const auto& e : loop.events)

@@ -83,6 +83,138 @@ TEST(JobDriver, TheBaselineIsMeasuredAloneThenProfiledBeforeTheFirstProposal) {
   EXPECT_EQ(ask->memory[0].kind, branch_kind::baseline);
 }
 
+// The tuner's first proposal reads no time: it is asked while the baseline races, and its
+// branches are built meanwhile, to race as soon as the baseline's phase is over.
+job_driver ahead_job(config::champion_profiles profiles, std::uint32_t iterations = 2) {
+  return job_driver{"t", "p.toml", budget(iterations), std::nullopt, point(8), profiles,
+                    first_proposal::while_baseline_races};
+}
+
+TEST(JobDriver, AheadTheFirstProposalIsAskedWhileTheBaselineRacesAndItsBranchesRaceRightAfter) {
+  auto job = ahead_job(config::champion_profiles::final);
+  job.remember({0, branch_kind::branch, {{"TILE", 64}}, {}, branch_outcome::compile_error, std::nullopt, "", -1});
+  build_all(job);
+  auto baseline = job.next_race(false, 0);
+  ASSERT_TRUE(baseline);
+  auto ask = job.proposal_due(0);
+  ASSERT_TRUE(ask) << "asked while the baseline races";
+  EXPECT_EQ(ask->iteration, 1);
+  EXPECT_EQ(ask->first_ordinal, 1);
+  EXPECT_EQ(ask->current_best.point, point(8).point) << "the baseline is the kernel to improve on";
+  EXPECT_FALSE(ask->best_s) << "no time is known yet";
+  ASSERT_EQ(ask->memory.size(), 1u) << "the earlier runs' entries only";
+  EXPECT_EQ(ask->memory[0].iteration, 0);
+  EXPECT_FALSE(job.proposal_due(0)) << "asked once";
+  job.accept({{point(16), point(32)}, "", {}, std::nullopt, 1});
+  auto planned = job.take_planned();
+  ASSERT_EQ(planned.size(), 2u);
+  EXPECT_EQ(planned[0].iteration, 1);
+  EXPECT_EQ(planned[0].ordinal, 1);
+  for (const auto& b : planned)
+    job.built(b.iteration, b.ordinal);
+  EXPECT_FALSE(job.next_race(true, 0)) << "built, but the baseline's phase is not over";
+  job.measured(*baseline, {{passed_in(1e-3)}, std::nullopt});
+  EXPECT_FALSE(job.proposal_due(0)) << "the first proposal is in: nothing more to ask";
+  auto race = job.next_race(false, 0);
+  ASSERT_TRUE(race) << "its branches race at once";
+  EXPECT_TRUE(race->with_incumbent);
+  EXPECT_EQ(race->ordinals, (std::vector<std::int64_t>{1, 2}));
+  job.measured(*race, {{passed_in(0.9e-3), passed_in(1.1e-3)}, 1e-3});
+  EXPECT_EQ(job.best().ordinal, 1);
+  // The second proposal is sent what the proposer does not hold: the baseline and the branches.
+  auto second = job.proposal_due(1);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->iteration, 2);
+  EXPECT_EQ(second->memory_from, 1);
+  ASSERT_EQ(second->memory.size(), 3u);
+  EXPECT_EQ(second->memory[0].kind, branch_kind::baseline);
+  EXPECT_EQ(second->memory[0].median_s, 1e-3);
+}
+
+TEST(JobDriver, AheadAnAnswerThatComesAfterTheBaselineIsThatPhasesProposalAndIsNotAskedTwice) {
+  auto job = ahead_job(config::champion_profiles::none);
+  build_all(job);
+  auto baseline = job.next_race(false, 0);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.measured(*baseline, {{passed_in(1e-3)}, std::nullopt});
+  EXPECT_FALSE(job.proposal_due(0)) << "the proposal asked ahead is still out";
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  auto race = job.next_race(false, 0);
+  ASSERT_TRUE(race);
+  EXPECT_EQ(race->ordinals, (std::vector<std::int64_t>{1}));
+}
+
+TEST(JobDriver, AheadUnderEachProfilesTheBranchesWaitForTheBaselinesDiagnosis) {
+  auto job = ahead_job(config::champion_profiles::each);
+  build_all(job);
+  auto baseline = job.next_race(false, 0);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  job.measured(*baseline, {{passed_in(1e-3)}, std::nullopt});
+  EXPECT_FALSE(job.next_race(true, 0)) << "the baseline is profiled first";
+  auto profile = job.profile_due(0);
+  ASSERT_TRUE(profile);
+  EXPECT_EQ(profile->branch.ordinal, 0);
+  EXPECT_FALSE(job.proposal_due(0));
+  job.diagnosed(*profile, std::nullopt);
+  EXPECT_FALSE(job.proposal_due(0)) << "already proposed";
+  auto race = job.next_race(false, 0);
+  ASSERT_TRUE(race);
+  EXPECT_EQ(race->ordinals, (std::vector<std::int64_t>{1}));
+}
+
+TEST(JobDriver, AheadAnEmptyFirstProposalStopsTheJobOnceItsBaselineIsMeasured) {
+  auto job = ahead_job(config::champion_profiles::none);
+  build_all(job);
+  auto baseline = job.next_race(false, 0);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{}, "nothing"});
+  EXPECT_FALSE(job.done()) << "its baseline still races";
+  job.measured(*baseline, {{passed_in(1e-3)}, std::nullopt});
+  EXPECT_TRUE(job.done());
+  EXPECT_EQ(job.stop(), tuning::stop_reason::space_exhausted);
+  EXPECT_EQ(job.baseline_s(), 1e-3);
+}
+
+TEST(JobDriver, AheadAFailedBaselineFailsTheJobWhateverItsFirstProposal) {
+  auto job = ahead_job(config::champion_profiles::final);
+  build_all(job);
+  auto baseline = job.next_race(false, 0);
+  ASSERT_TRUE(job.proposal_due(0));
+  job.accept({{point(16)}, ""});
+  build_all(job);
+  job.measured(*baseline, {{branch_result{branch_outcome::incorrect, {}, {}, {}, "element 7", {}}}, std::nullopt});
+  EXPECT_TRUE(job.done());
+  EXPECT_NE(job.failure().find("incorrect: element 7"), std::string::npos) << job.failure();
+  EXPECT_FALSE(job.next_race(true, 0));
+}
+
+TEST(JobDriver, AheadAProposerThatCannotProposeFailsTheJobWhileItsBaselineRaces) {
+  auto job = ahead_job(config::champion_profiles::final);
+  build_all(job);
+  ASSERT_TRUE(job.next_race(false, 0));
+  ASSERT_TRUE(job.proposal_due(0));
+  job.proposal_failed("no problem file");
+  EXPECT_TRUE(job.done());
+  EXPECT_NE(job.failure().find("no problem file"), std::string::npos) << job.failure();
+}
+
+TEST(JobDriver, AheadAStopRuleThatStopsTheJobAtOnceLeavesTheFirstProposalToAfterTheBaseline) {
+  auto b = budget(2);
+  b.wall_time_s = 10;
+  job_driver job{"t", "p.toml", b, std::nullopt, point(8), config::champion_profiles::none,
+                 first_proposal::while_baseline_races};
+  build_all(job);
+  auto baseline = job.next_race(false, 0);
+  EXPECT_FALSE(job.proposal_due(20)) << "past its wall time: not asked ahead";
+  job.measured(*baseline, {{passed_in(1e-3)}, std::nullopt});
+  EXPECT_FALSE(job.proposal_due(20));
+  EXPECT_TRUE(job.done());
+  EXPECT_EQ(job.stop(), tuning::stop_reason::wall_time);
+}
+
 TEST(JobDriver, AFailedBaselineFailsTheJobWithTheReason) {
   job_driver job{"t", "p.toml", budget(2), std::nullopt, point(8)};
   build_all(job);
