@@ -8,6 +8,7 @@
 # "scaling: 2 GPUs X.XXx, 4 GPUs Y.YYx" (wall time on one GPU over wall time on N).
 #
 #   scripts/fleet_sweep.sh <install-dir> [gpu-counts...]    # default: 2; e.g. 2 4
+#   scripts/fleet_sweep.sh <install-dir> 1                  # the one-GPU run alone (a 1-GPU host)
 #   ITERATIONS=3 BRANCHES=4 scripts/fleet_sweep.sh /tmp/W/warpforge-0.1.0-linux-x86_64 2 4
 #   PROFILE=none scripts/fleet_sweep.sh ...   # [profile] champions (default: the tuner's, final)
 #
@@ -155,6 +156,7 @@ run_one() { # label gpu-list gpu-count
 run_one n1 0 1
 labels=(n1)
 for n in "${counts[@]}"; do
+  ((n > 1)) || continue # the one-GPU run is n1, above
   list="0"
   for ((g = 1; g < n; ++g)); do list+=", $g"; done
   run_one "n$n" "$list" "$n"
@@ -183,6 +185,8 @@ measured_n1 = sqlite3.connect(glob.glob(f"{work}/runs-n1/*/")[0] + "warpforge.db
     "SELECT count(*) FROM measurements").fetchone()[0]
 if measured_n1 == 0:
     print("scaling: not measured (the one-GPU run measured nothing)")
+elif len(labels) == 1:
+    print("scaling: not measured (one GPU only)")
 else:
     print("scaling: " + ", ".join(f"{label[1:]} GPUs {wall['n1'] / wall[label]:.2f}x" for label in labels[1:]))
 EOF
