@@ -154,7 +154,7 @@ expected<disassembler, disassemble_failure> find_disassembler() {
 }
 
 expected<disassembly, disassemble_failure>
-disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::milliseconds timeout) {
+disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::milliseconds timeout, listing_memo& memo) {
   if (!is_executable_file(tool.tool))
     return failure(disassemble_failure_kind::unavailable,
                    "no " + std::string{to_string(tool.format)} + " at " + tool.tool.string() +
@@ -170,13 +170,15 @@ disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::millis
                          parsed.error().to_string());
     return std::move(*parsed);
   };
-  // The same machine code was disassembled before in this process: its listing (listing_memo.hpp).
-  auto& memo = listing_memo::of_process();
+  // The same machine code was disassembled before, in this process or (kept on disk) an earlier
+  // one: its listing (listing_memo.hpp). One the parser reads no kernel from (a file damaged on
+  // disk: the parser reads most text as a listing) is replaced by a new run.
   const auto bytes = read_file(cubin);
   auto key = bytes ? listing_memo::key(tool.tool, to_string(tool.format), *bytes) : std::nullopt;
   if (key)
     if (auto printed = memo.find(*key))
-      return parse(*printed);
+      if (auto parsed = parse(*printed); parsed && !parsed->kernels.empty())
+        return parsed;
 
   auto scratch_path = make_scratch_dir();
   if (!scratch_path)

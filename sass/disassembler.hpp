@@ -8,6 +8,7 @@
 
 #include "foundation/expected/expected.hpp"
 #include "sass/disassembly.hpp"
+#include "sass/listing_memo.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -74,10 +75,12 @@ inline constexpr std::string_view not_checked_no_disassembler =
 expected<disassembler, disassemble_failure> find_disassembler(const tool_search& where);
 expected<disassembler, disassemble_failure> find_disassembler();
 
-/// Runs `tool` on `cubin` and parses what it prints.
+/// Runs `tool` on `cubin` and parses what it prints, unless `memo` holds what it printed for the
+/// same machine code.
 expected<disassembly, disassemble_failure>
 disassemble(const disassembler& tool, const std::filesystem::path& cubin,
-            std::chrono::milliseconds timeout = disassemble_timeout);
+            std::chrono::milliseconds timeout = disassemble_timeout,
+            listing_memo& memo = listing_memo::of_process());
 
 /// find_disassembler() then disassemble().
 expected<disassembly, disassemble_failure> disassemble(const std::filesystem::path& cubin);

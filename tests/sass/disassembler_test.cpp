@@ -116,6 +116,49 @@ TEST_P(SassDisassemblerRuns, RunsTheToolOnTheCubinAndParsesWhatItPrints) {
 INSTANTIATE_TEST_SUITE_P(BothTools, SassDisassemblerRuns, ::testing::ValuesIn(all_sass_formats),
                          [](const auto& param) { return std::string{to_string(param.param)}; });
 
+// Listings kept on disk (the pipeline keeps them beside the compile cache): a later process runs
+// no tool for machine code disassembled before; a kept listing the parser cannot read is replaced
+// by a new run.
+TEST(SassDisassembler, ALaterProcessFindsTheListingOnDiskAndAnUnreadableOneIsDisassembledAgain) {
+  const temp_dir dir;
+  const auto runs = dir.path() / "runs";
+  const auto dump = test::dump_path("signatures.sm_90a", sass_format::nvdisasm);
+  const auto tool = dir.write("nvdisasm", "#!/bin/sh\necho run >> '" + runs.string() + "'\nexec cat '" + dump.string() + "'\n", true);
+  const auto count_runs = [&] {
+    std::ifstream in{runs};
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>{in}, {}, '\n'));
+  };
+  const disassembler nvdisasm{tool, sass_format::nvdisasm};
+  const auto cubin = dir.write("a/kernel.cubin", "machine code kept on disk, test " + dir.path().string());
+  const auto folder = dir.path() / "cache" / "sass";
+  listing_memo first_process;
+  first_process.keep_on_disk(folder);
+  auto a = disassemble(nvdisasm, cubin, disassemble_timeout, first_process);
+  ASSERT_TRUE(a) << a.error().to_string();
+  EXPECT_EQ(count_runs(), 1);
+
+  listing_memo second_process;
+  second_process.keep_on_disk(folder);
+  auto b = disassemble(nvdisasm, cubin, disassemble_timeout, second_process);
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(count_runs(), 1) << "found on disk: no run";
+  EXPECT_EQ(b->instruction_count(), a->instruction_count());
+
+  for (const auto& entry : std::filesystem::recursive_directory_iterator{folder})
+    if (entry.is_regular_file())
+      std::ofstream{entry.path(), std::ios::trunc} << "not a listing\n";
+  listing_memo third_process;
+  third_process.keep_on_disk(folder);
+  auto c = disassemble(nvdisasm, cubin, disassemble_timeout, third_process);
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_EQ(count_runs(), 2) << "an unreadable listing: the tool runs again";
+  EXPECT_EQ(c->instruction_count(), a->instruction_count());
+  listing_memo fourth_process;
+  fourth_process.keep_on_disk(folder);
+  ASSERT_TRUE(disassemble(nvdisasm, cubin, disassemble_timeout, fourth_process));
+  EXPECT_EQ(count_runs(), 2) << "the new run's listing replaced the unreadable one";
+}
+
 // The same machine code is disassembled once per process (listing_memo.hpp): a second CUBIN with
 // the same bytes at another path is answered without running the tool; other bytes run it again,
 // and so does a tool that failed.

@@ -55,5 +55,44 @@ TEST(ListingMemo, KeepsWithinItsBudgetOldestFirst) {
   EXPECT_EQ(memo.entries(), 3u);
 }
 
+// A memo keeping its listings on disk finds what another memo (an earlier process) kept in the
+// same folder; one without a folder does not. Keeping a key again replaces its listing, on disk
+// and in memory.
+TEST(ListingMemo, AListingKeptOnDiskIsFoundByALaterMemoAndKeepingAgainReplacesIt) {
+  const temp_dir dir;
+  const auto key = listing_memo::key(dir.write("nvdisasm", "#!/bin/sh\n", true), "nvdisasm", "bytes");
+  ASSERT_TRUE(key);
+  listing_memo earlier;
+  earlier.keep_on_disk(dir.path() / "sass");
+  earlier.keep(*key, "the listing");
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir.path() / "sass" / key->substr(0, 2) / (*key + ".txt")));
+  listing_memo later;
+  EXPECT_FALSE(later.find(*key)) << "no folder: memory only";
+  later.keep_on_disk(dir.path() / "sass");
+  EXPECT_EQ(later.find(*key), "the listing");
+  later.keep(*key, "a better listing");
+  EXPECT_EQ(later.find(*key), "a better listing");
+  EXPECT_EQ(later.entries(), 1u);
+  listing_memo third;
+  third.keep_on_disk(dir.path() / "sass");
+  EXPECT_EQ(third.find(*key), "a better listing");
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator{dir.path() / "sass"})
+    files += entry.is_regular_file();
+  EXPECT_EQ(files, 1u) << "no partial file is left beside the listing";
+}
+
+// A folder that cannot be written keeps the listing in memory only.
+TEST(ListingMemo, AFolderThatCannotBeWrittenKeepsTheListingInMemory) {
+  const temp_dir dir;
+  const auto not_a_folder = dir.write("file", "a file where the folder would be");
+  const auto key = listing_memo::key(dir.write("nvdisasm", "#!/bin/sh\n", true), "nvdisasm", "bytes");
+  ASSERT_TRUE(key);
+  listing_memo memo;
+  memo.keep_on_disk(not_a_folder / "sass");
+  memo.keep(*key, "the listing");
+  EXPECT_EQ(memo.find(*key), "the listing");
+}
+
 } // namespace
 } // namespace warpforge::sass

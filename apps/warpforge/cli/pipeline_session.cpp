@@ -9,6 +9,7 @@
 #include "feed/publisher.hpp"
 #include "gpu/compile/compile_cache.hpp"
 #include "foundation/logging/logging.hpp"
+#include "sass/listing_memo.hpp"
 #include "tuning/result_cache.hpp"
 
 #include <algorithm>
@@ -20,9 +21,12 @@ namespace warpforge::cli {
 
 namespace {
 
-// NVRTC through the host's content cache, shared by every compiler actor (it is thread-safe).
+// NVRTC through the host's content cache, shared by every compiler actor (it is thread-safe). The
+// disassembler's listings are kept beside it, so a cache-hit build runs no nvdisasm either.
 pipeline::compile_function cached_nvrtc() {
-  auto compiler = std::make_shared<gpu::cached_compiler>(gpu::compile_cache{gpu::default_cache_root()});
+  const auto root = gpu::default_cache_root();
+  sass::listing_memo::of_process().keep_on_disk(root / "sass");
+  auto compiler = std::make_shared<gpu::cached_compiler>(gpu::compile_cache{root});
   return [compiler](const gpu::compile_request& r) { return compiler->compile(r); };
 }
 
