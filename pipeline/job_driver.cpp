@@ -333,6 +333,9 @@ void job_driver::enter_proposing() {
   case ahead::exhausted:
     progress_.space_exhausted = true;
     return finish(tuning::stop_reason::space_exhausted);
+  case ahead::failed:
+    return fail("the proposer could not propose iteration " + std::to_string(iteration_) + ": " +
+                std::exchange(ahead_failure_, {}));
   case ahead::accepted:
     phase_ = phase::branches;
     if (phase_complete()) // every candidate was a duplicate
@@ -406,9 +409,11 @@ std::optional<propose_request> job_driver::proposal_due(double elapsed_s) {
 
 // The first proposal while the baseline races, for a proposer that reads no time: it gets the
 // baseline as the kernel to improve on, with no time and no memory entry of it yet. A job the stop
-// rule would stop now is left to stop after its baseline, as it would have.
+// rule would stop now is left to stop after its baseline, as it would have. Under each, the
+// baseline's diagnosis comes first: a near-peak baseline stops the job before any proposal.
 std::optional<propose_request> job_driver::first_proposal_ahead(double elapsed_s) {
-  if (first_ != first_proposal::while_baseline_races || ahead_ != ahead::none)
+  if (first_ != first_proposal::while_baseline_races || profiles_ == config::champion_profiles::each ||
+      ahead_ != ahead::none)
     return std::nullopt;
   progress_.elapsed_s = elapsed_s;
   if (tuning::should_stop(progress_, limits_))
@@ -440,7 +445,7 @@ void job_driver::accept(const proposal& answer) {
   // The first proposal asked ahead is taken whenever it comes; once the job is proposing, it is
   // that phase's request (enter_proposing).
   const bool first_ahead = ahead_ == ahead::asked;
-  if (!first_ahead && (phase_ != phase::proposing || !asked_))
+  if (phase_ == phase::done || (!first_ahead && (phase_ != phase::proposing || !asked_)))
     return;
   if (first_ahead)
     ahead_ = ahead::none; // a resend asks again (proposal_due); else it is set below
@@ -488,7 +493,14 @@ void job_driver::accept(const proposal& answer) {
 }
 
 void job_driver::proposal_failed(const std::string& why) {
-  if (phase_ == phase::proposing || ahead_ == ahead::asked)
+  if (phase_ == phase::done)
+    return;
+  if (ahead_ == ahead::asked) { // the baseline still races: it is measured and recorded first
+    ahead_ = ahead::failed;
+    ahead_failure_ = why;
+    return;
+  }
+  if (phase_ == phase::proposing)
     fail("the proposer could not propose iteration " + std::to_string(iteration_) + ": " + why);
 }
 
@@ -518,6 +530,7 @@ void job_driver::end_as_stopped() {
 }
 
 void job_driver::fail(std::string why) {
+  ahead_ = ahead::none;
   failure_ = std::move(why);
   phase_ = phase::done;
 }

@@ -3,8 +3,9 @@
 // the scheduler stays a dispatcher and this logic is tested on recorded outcomes.
 //
 //   baseline (the job's own kernel at its default point: iteration 1, branch 0), measured alone
-//     (under first_proposal::while_baseline_races the first proposal is asked meanwhile and its
-//     branches are built, to race once the baseline's phase is over)
+//     (under first_proposal::while_baseline_races, and champion profiles other than each, the
+//     first proposal is asked meanwhile and its branches are built, to race once the baseline is
+//     measured)
 //   → profile the best and diagnose it (champion_profiles::each)
 //   → per iteration: a proposal of K candidates → build each → measure them in races, each with
 //     the incumbent (the job's best kernel) first, so every challenger is timed beside it
@@ -61,8 +62,9 @@ public:
   // job stops; under `final` the best may also be profiled early, in a GPU's idle time, and
   // when the job stops with that best still its best, it ends without another profile.
   // Proposals: the next iteration's, once the stop rule lets it go on; the first one while the
-  // baseline races when `first` allows (the stop rule is asked then: a job it lets start its
-  // first iteration does, whatever the baseline's race takes).
+  // baseline races when `first` allows and no diagnosis of the baseline is awaited (not each; the
+  // stop rule is asked then: a job it lets start its first iteration does, whatever the
+  // baseline's race takes).
   std::vector<planned_branch> take_planned() override;
   void built(std::int64_t iteration, std::int64_t ordinal) override;
   void failed(std::int64_t iteration, std::int64_t ordinal, branch_result result) override;
@@ -93,10 +95,10 @@ public:
 private:
   enum class phase { baseline, profiling, proposing, branches, ablations, done };
   enum class branch_state { planned, built, racing, ended };
-  // The first proposal asked while the baseline races: out, its branches planned, or it had none
-  // (the job stops once the baseline's phase is over); `none` when nothing was asked ahead or
-  // once the job got past it.
-  enum class ahead { none, asked, accepted, exhausted };
+  // The first proposal asked while the baseline races: out, its branches planned, it had none
+  // (the job stops once the baseline is measured), or the proposer failed (the job fails then,
+  // its baseline recorded); `none` when nothing was asked ahead or once the job got past it.
+  enum class ahead { none, asked, accepted, exhausted, failed };
   struct tracked {
     planned_branch plan;
     branch_state state = branch_state::planned;
@@ -139,6 +141,7 @@ private:
   phase phase_ = phase::baseline;
   bool asked_ = false;                 // the current profile / proposal request is out
   ahead ahead_ = ahead::none;
+  std::string ahead_failure_;          // ahead::failed: the proposer's reason
   std::int64_t iteration_ = 1;
   std::int64_t next_ordinal_ = 0;
   std::uint64_t evaluations_this_iteration_ = 0;

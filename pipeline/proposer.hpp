@@ -127,7 +127,8 @@ parsed_problems problems_of(const config::campaign_spec& spec);
 
 /// When a proposer can make a job's first proposal. The tuner's first points depend on the search
 /// space and the points known invalid, never on a time, so it is asked while the baseline races
-/// and its branches are built by the time the baseline's race ends; a language model is told the
+/// and its branches are built by the time the baseline's race ends (job_driver: unless the
+/// baseline's diagnosis is awaited first, under champions = each); a language model is told the
 /// time to beat, so it is asked once the baseline is measured.
 enum class first_proposal { after_baseline, while_baseline_races };
 first_proposal first_proposal_of(config::proposer_kind kind);

@@ -171,8 +171,8 @@ disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::millis
     return std::move(*parsed);
   };
   // The same machine code was disassembled before, in this process or (kept on disk) an earlier
-  // one: its listing (listing_memo.hpp). One the parser reads no kernel from (a file damaged on
-  // disk: the parser reads most text as a listing) is replaced by a new run.
+  // one: its listing (listing_memo.hpp). One the parser reads no kernel from is not used (the
+  // parser reads most text as a listing): the tool runs, and its listing replaces it.
   const auto bytes = read_file(cubin);
   auto key = bytes ? listing_memo::key(tool.tool, to_string(tool.format), *bytes) : std::nullopt;
   if (key)
@@ -225,7 +225,7 @@ disassemble(const disassembler& tool, const fs::path& cubin, std::chrono::millis
                    command_text(tool, cubin) + ": " + exit->to_string() + "\n" + tail(*output));
 
   auto parsed = parse(*output);
-  if (parsed && key)
+  if (parsed && key && !parsed->kernels.empty()) // none: never used from the memo (above)
     memo.keep(*key, std::move(*output));
   return parsed;
 }

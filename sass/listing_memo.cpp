@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace warpforge::sass {
@@ -27,7 +28,59 @@ std::optional<std::string> listing_memo::key(const std::filesystem::path& tool, 
   return gpu::cache_detail::sha256_hex(input);
 }
 
-std::optional<std::string> listing_memo::find(const std::string& key) const {
+namespace {
+
+// A kept file: one line naming the listing's length and SHA-256, then the listing. A file that does
+// not match its line (damaged, cut short by a crash, written by something else) is not used.
+constexpr std::string_view file_tag = "warpforge-listing";
+
+std::string file_header(std::string_view printed) {
+  return std::string{file_tag} + " " + std::to_string(printed.size()) + " " + gpu::cache_detail::sha256_hex(printed) + "\n";
+}
+
+std::optional<std::string> read_kept(const std::filesystem::path& file, std::size_t budget) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec || size > budget + 256)
+    return std::nullopt;
+  std::ifstream in{file, std::ios::binary};
+  std::string header;
+  if (!in || !std::getline(in, header))
+    return std::nullopt;
+  std::ostringstream rest;
+  rest << in.rdbuf();
+  auto printed = std::move(rest).str();
+  if (header + "\n" != file_header(printed))
+    return std::nullopt;
+  return printed;
+}
+
+// Written whole and synced under a temporary name, then renamed into place: a reader sees the
+// whole listing or none, even after a crash.
+void write_kept(const std::filesystem::path& file, const std::string& printed) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  auto partial = file.string() + ".XXXXXX";
+  const int fd = ::mkstemp(partial.data());
+  if (fd < 0)
+    return;
+  const auto bytes = file_header(printed) + printed;
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n <= 0)
+      break;
+    written += static_cast<std::size_t>(n);
+  }
+  const bool whole = written == bytes.size() && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!whole || (std::filesystem::rename(partial, file, ec), ec))
+    std::filesystem::remove(partial, ec);
+}
+
+} // namespace
+
+std::optional<std::string> listing_memo::find(const std::string& key) {
   std::optional<std::filesystem::path> file;
   {
     const std::lock_guard lock{mutex_};
@@ -37,12 +90,12 @@ std::optional<std::string> listing_memo::find(const std::string& key) const {
   }
   if (!file)
     return std::nullopt;
-  std::ifstream in{*file, std::ios::binary};
-  if (!in)
-    return std::nullopt;
-  std::ostringstream printed;
-  printed << in.rdbuf();
-  return std::move(printed).str();
+  auto printed = read_kept(*file, budget_);
+  if (printed) { // the next reader in this process (the SASS check after the build) finds it here
+    const std::lock_guard lock{mutex_};
+    remember(key, *printed);
+  }
+  return printed;
 }
 
 void listing_memo::keep(const std::string& key, std::string printed) {
@@ -51,19 +104,8 @@ void listing_memo::keep(const std::string& key, std::string printed) {
     const std::lock_guard lock{mutex_};
     file = file_of(key);
   }
-  if (file) { // written whole under another name, then renamed: a reader never sees half a listing
-    std::error_code ec;
-    std::filesystem::create_directories(file->parent_path(), ec);
-    auto partial = file->string() + ".XXXXXX";
-    if (const int fd = ::mkstemp(partial.data()); fd >= 0) {
-      ::close(fd);
-      std::ofstream out{partial, std::ios::binary | std::ios::trunc};
-      const bool written = out.write(printed.data(), static_cast<std::streamsize>(printed.size())) && out.flush();
-      out.close();
-      if (!written || (std::filesystem::rename(partial, *file, ec), ec))
-        std::filesystem::remove(partial, ec);
-    }
-  }
+  if (file)
+    write_kept(*file, printed);
   const std::lock_guard lock{mutex_};
   remember(key, std::move(printed));
 }

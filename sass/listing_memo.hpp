@@ -19,8 +19,9 @@
 // Before, every branch of every campaign after the first ran nvdisasm once (0.47-0.66 s of each
 // 0.5-0.7 s cache-hit build on an H200 host), between an iteration's proposal and its race.
 //
-//   <folder>/<key[0:2]>/<key>.txt    the tool's printed listing, written to a temporary file
-//                                    beside it and renamed into place
+//   <folder>/<key[0:2]>/<key>.txt    "warpforge-listing <bytes> <sha256>", then the tool's
+//                                    printed listing; written and synced under a temporary
+//                                    name, then renamed into place
 
 #include <cstddef>
 #include <filesystem>
@@ -45,8 +46,9 @@ public:
   static std::optional<std::string> key(const std::filesystem::path& tool, std::string_view format,
                                         std::string_view cubin_bytes);
 
-  /// From this process's memory, else from the disk folder (when one is set).
-  std::optional<std::string> find(const std::string& key) const;
+  /// From this process's memory, else from the disk folder (when one is set), where a file is
+  /// used only if its first line names the listing's length and SHA-256 (a damaged one is not).
+  std::optional<std::string> find(const std::string& key);
   /// Keeps `printed` for `key`, replacing what was kept (a listing found on disk that the parser
   /// could not read is replaced by the tool's new one), in memory and in the disk folder.
   void keep(const std::string& key, std::string printed);

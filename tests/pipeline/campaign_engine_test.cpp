@@ -328,10 +328,13 @@ TEST_F(CampaignEngine, EachGpuIsLeasedAndReleasedInTurnForRacesAndProfilesAlike)
   std::size_t leases = 0;
   for (const auto& e : loop.events) {
     if (e.type == feed::event_type::gpu_leased) {
-      // A batch of profiles is one lease per profile, each saying the batch's size.
+      // A batch of profiles is one lease per profile, each saying the batch's size; a race is
+      // one lease, never beside another.
+      const bool profile = e.detail_json.find("\"profile\":true") != std::string::npos;
       const auto batch = e.detail_json.find("\"batch\":");
       if (leased[e.gpu] == 0)
-        held[e.gpu] = batch == std::string::npos ? 1 : std::stoi(e.detail_json.substr(batch + 8));
+        held[e.gpu] = profile && batch != std::string::npos ? std::stoi(e.detail_json.substr(batch + 8)) : 1;
+      EXPECT_TRUE(leased[e.gpu] == 0 || profile) << "GPU " << e.gpu << " raced while leased (job " << e.job << ")";
       EXPECT_LT(leased[e.gpu]++, held[e.gpu]) << "GPU " << e.gpu << " leased again before its release (job " << e.job << ")";
       ++leases;
     }

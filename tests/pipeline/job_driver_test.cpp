@@ -145,24 +145,23 @@ TEST(JobDriver, AheadAnAnswerThatComesAfterTheBaselineIsThatPhasesProposalAndIsN
   EXPECT_EQ(race->ordinals, (std::vector<std::int64_t>{1}));
 }
 
-TEST(JobDriver, AheadUnderEachProfilesTheBranchesWaitForTheBaselinesDiagnosis) {
+// Under each the baseline's diagnosis comes before any proposal: a near-peak baseline stops the
+// job before its first iteration, even for a proposer that could be asked ahead.
+TEST(JobDriver, UnderEachTheFirstProposalWaitsForTheBaselinesDiagnosisAndNearPeakStopsTheJob) {
   auto job = ahead_job(config::champion_profiles::each);
   build_all(job);
   auto baseline = job.next_race(false, 0);
-  ASSERT_TRUE(job.proposal_due(0));
-  job.accept({{point(16)}, ""});
-  build_all(job);
+  ASSERT_TRUE(baseline);
+  EXPECT_FALSE(job.proposal_due(0)) << "not asked ahead under each";
   job.measured(*baseline, {{passed_in(1e-3)}, std::nullopt});
-  EXPECT_FALSE(job.next_race(true, 0)) << "the baseline is profiled first";
-  auto profile = job.profile_due(0);
-  ASSERT_TRUE(profile);
-  EXPECT_EQ(profile->branch.ordinal, 0);
+  EXPECT_FALSE(job.proposal_due(0)) << "the diagnosis first";
+  diagnosis_summary near;
+  near.diagnosed = true;
+  near.near_peak = true;
+  job.diagnosed(*job.profile_due(0), near);
   EXPECT_FALSE(job.proposal_due(0));
-  job.diagnosed(*profile, std::nullopt);
-  EXPECT_FALSE(job.proposal_due(0)) << "already proposed";
-  auto race = job.next_race(false, 0);
-  ASSERT_TRUE(race);
-  EXPECT_EQ(race->ordinals, (std::vector<std::int64_t>{1}));
+  EXPECT_TRUE(job.done());
+  EXPECT_EQ(job.stop(), tuning::stop_reason::near_peak);
 }
 
 TEST(JobDriver, AheadAnEmptyFirstProposalStopsTheJobOnceItsBaselineIsMeasured) {
@@ -191,14 +190,24 @@ TEST(JobDriver, AheadAFailedBaselineFailsTheJobWhateverItsFirstProposal) {
   EXPECT_FALSE(job.next_race(true, 0));
 }
 
-TEST(JobDriver, AheadAProposerThatCannotProposeFailsTheJobWhileItsBaselineRaces) {
+// The baseline on a GPU is measured and recorded first; then the job fails with the proposer's
+// reason. A late answer to a job that failed plans nothing.
+TEST(JobDriver, AheadAProposerThatCannotProposeFailsTheJobOnceItsBaselineIsMeasured) {
   auto job = ahead_job(config::champion_profiles::final);
   build_all(job);
-  ASSERT_TRUE(job.next_race(false, 0));
+  auto baseline = job.next_race(false, 0);
+  ASSERT_TRUE(baseline);
   ASSERT_TRUE(job.proposal_due(0));
   job.proposal_failed("no problem file");
+  EXPECT_FALSE(job.done()) << "its baseline still races";
+  job.measured(*baseline, {{passed_in(1e-3)}, std::nullopt});
   EXPECT_TRUE(job.done());
-  EXPECT_NE(job.failure().find("no problem file"), std::string::npos) << job.failure();
+  EXPECT_EQ(job.baseline_s(), 1e-3);
+  EXPECT_NE(job.failure().find("could not propose iteration 1: no problem file"), std::string::npos) << job.failure();
+  job.accept({{point(16)}, ""});
+  EXPECT_TRUE(job.take_planned().empty()) << "nothing is planned for a job that failed";
+  job.proposal_failed("another reason");
+  EXPECT_NE(job.failure().find("no problem file"), std::string::npos) << "the first reason stays";
 }
 
 TEST(JobDriver, AheadAStopRuleThatStopsTheJobAtOnceLeavesTheFirstProposalToAfterTheBaseline) {

@@ -115,21 +115,27 @@ TEST(TuneProposer, TheFirstProposalReadsNoTimeNeverProposesTheBaselineAndIsRepla
   EXPECT_EQ(first_proposal_of(config::proposer_kind::llm), first_proposal::after_baseline);
   const auto baseline = measured_baseline();
   const auto baseline_text = tuning::canonical_text(baseline.point);
+  attempt known_invalid; // from an earlier run: in the memory before anything else
+  known_invalid.iteration = 0;
+  known_invalid.point = {{"USE_SMEM_TILE", 1}, {"TILE", 32}, {"BLOCK_ROWS", 32}, {"PAD", 1}};
+  known_invalid.outcome = vocabulary::branch_outcome::compile_error;
   for (const auto strategy : {config::search_strategy::exhaustive, config::search_strategy::random,
                               config::search_strategy::annealing}) {
     SCOPED_TRACE(std::string{config::to_string(strategy)});
     // Asked ahead: the baseline is the best, with no time and no memory entry.
     tune_proposer ahead{strategy, 7};
-    auto first_request = ask(1, {});
+    auto first_request = ask(1, {known_invalid});
     first_request.current_best.point = baseline.point;
     auto first = ahead.propose(first_request);
     ASSERT_TRUE(first) << first.error();
     ASSERT_EQ(first->candidates.size(), 4u);
-    for (const auto& text : texts(*first))
+    for (const auto& text : texts(*first)) {
       EXPECT_NE(text, baseline_text) << "the baseline's own point";
+      EXPECT_NE(text, tuning::canonical_text(known_invalid.point)) << "a point known invalid";
+    }
     // Asked after the baseline (a resume that lost the proposal): the same points.
     tune_proposer after{strategy, 7};
-    auto late_request = ask(1, {baseline});
+    auto late_request = ask(1, {known_invalid, baseline});
     late_request.current_best.point = baseline.point;
     late_request.best_s = baseline.median_s;
     auto late = after.propose(late_request);
@@ -137,10 +143,11 @@ TEST(TuneProposer, TheFirstProposalReadsNoTimeNeverProposesTheBaselineAndIsRepla
     EXPECT_EQ(texts(*late), texts(*first)) << "the first proposal must not read the baseline's time";
     // The second proposal: the long-lived proposer is sent what it does not hold; a fresh one
     // gets the whole memory and rebuilds. They agree.
-    std::vector<attempt> memory{baseline};
+    EXPECT_EQ(first->memory_held, 1) << "it holds the earlier run's entry";
+    std::vector<attempt> memory{known_invalid, baseline};
     for (auto& a : recorded(*first, 1))
       memory.push_back(a);
-    auto delta = ask(2, memory);
+    auto delta = ask(2, memory); // the long-lived proposer is sent what it does not hold
     delta.memory_from = first->memory_held;
     delta.memory.erase(delta.memory.begin(), delta.memory.begin() + first->memory_held);
     auto second = ahead.propose(delta);

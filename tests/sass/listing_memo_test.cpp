@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 namespace warpforge::sass {
 namespace {
@@ -80,6 +81,30 @@ TEST(ListingMemo, AListingKeptOnDiskIsFoundByALaterMemoAndKeepingAgainReplacesIt
   for (const auto& entry : std::filesystem::recursive_directory_iterator{dir.path() / "sass"})
     files += entry.is_regular_file();
   EXPECT_EQ(files, 1u) << "no partial file is left beside the listing";
+}
+
+// A kept file is used only when it matches its first line (the listing's length and SHA-256): one
+// changed or cut short after it was written is not found.
+TEST(ListingMemo, AKeptFileThatNoLongerMatchesItsLengthAndDigestIsNotUsed) {
+  const temp_dir dir;
+  const auto key = listing_memo::key(dir.write("nvdisasm", "#!/bin/sh\n", true), "nvdisasm", "bytes");
+  ASSERT_TRUE(key);
+  listing_memo earlier;
+  earlier.keep_on_disk(dir.path() / "sass");
+  earlier.keep(*key, "the listing, whole");
+  const auto file = dir.path() / "sass" / key->substr(0, 2) / (*key + ".txt");
+  std::string text;
+  {
+    std::ifstream in{file};
+    std::getline(in, text, '\0');
+  }
+  ASSERT_EQ(text.rfind("warpforge-listing ", 0), 0u) << text;
+  for (const auto& changed : {text.substr(0, text.size() - 3), text.substr(0, text.size() - 6) + "WHOLE", std::string{}}) {
+    std::ofstream{file, std::ios::trunc} << changed;
+    listing_memo later;
+    later.keep_on_disk(dir.path() / "sass");
+    EXPECT_FALSE(later.find(*key)) << "file: '" << changed << "'";
+  }
 }
 
 // A folder that cannot be written keeps the listing in memory only.
