@@ -43,15 +43,20 @@ std::vector<std::string> texts(const proposal& p) {
   return out;
 }
 
-TEST(TuneProposer, EachCandidateClaimsItsTunablesMethodsWithTheirLeaveOneOutVariants) {
-  tune_proposer proposer{config::search_strategy::exhaustive, 1};
+// The transpose example's default point: its baseline.
+attempt measured_baseline() {
   attempt baseline;
   baseline.iteration = 1;
   baseline.kind = vocabulary::branch_kind::baseline;
   baseline.point = {{"USE_SMEM_TILE", 0}, {"TILE", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}};
   baseline.outcome = vocabulary::branch_outcome::passed;
   baseline.median_s = 1e-3;
-  auto request = ask(1, {baseline});
+  return baseline;
+}
+
+TEST(TuneProposer, EachCandidateClaimsItsTunablesMethodsWithTheirLeaveOneOutVariants) {
+  tune_proposer proposer{config::search_strategy::exhaustive, 1};
+  auto request = ask(1, {measured_baseline()});
   request.branches = 32; // the whole space: some points use the shared tile, some do not
   auto p = proposer.propose(request);
   ASSERT_TRUE(p) << p.error();
@@ -94,17 +99,6 @@ TEST(TuneProposer, AFreshProposerGivenTheMemoryProposesWhatTheLongLivedOneDid) {
   auto again = fresh.propose(ask(3, before_three));
   ASSERT_TRUE(again);
   EXPECT_EQ(texts(*again), proposals[2]);
-}
-
-// The transpose example's default point: its baseline.
-attempt measured_baseline() {
-  attempt baseline;
-  baseline.iteration = 1;
-  baseline.kind = vocabulary::branch_kind::baseline;
-  baseline.point = {{"USE_SMEM_TILE", 0}, {"TILE", 32}, {"BLOCK_ROWS", 8}, {"PAD", 0}};
-  baseline.outcome = vocabulary::branch_outcome::passed;
-  baseline.median_s = 1e-3;
-  return baseline;
 }
 
 // The first proposal is asked while the baseline races (first_proposal_of): it must not depend

@@ -116,19 +116,31 @@ TEST_P(SassDisassemblerRuns, RunsTheToolOnTheCubinAndParsesWhatItPrints) {
 INSTANTIATE_TEST_SUITE_P(BothTools, SassDisassemblerRuns, ::testing::ValuesIn(all_sass_formats),
                          [](const auto& param) { return std::string{to_string(param.param)}; });
 
+// A stand-in nvdisasm that prints a stored listing and counts its runs in a file beside it.
+struct counting_nvdisasm {
+  const temp_dir dir;
+  const std::filesystem::path runs = dir.path() / "runs";
+  const disassembler nvdisasm{
+    dir.write("nvdisasm",
+              "#!/bin/sh\necho run >> '" + runs.string() + "'\nexec cat '" +
+                test::dump_path("signatures.sm_90a", sass_format::nvdisasm).string() + "'\n",
+              true),
+    sass_format::nvdisasm};
+
+  int count_runs() const {
+    std::ifstream in{runs};
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>{in}, {}, '\n'));
+  }
+};
+
 // Listings kept on disk (the pipeline keeps them beside the compile cache): a later process runs
 // no tool for machine code disassembled before; a kept listing the parser cannot read is replaced
 // by a new run.
 TEST(SassDisassembler, ALaterProcessFindsTheListingOnDiskAndAnUnreadableOneIsDisassembledAgain) {
-  const temp_dir dir;
-  const auto runs = dir.path() / "runs";
-  const auto dump = test::dump_path("signatures.sm_90a", sass_format::nvdisasm);
-  const auto tool = dir.write("nvdisasm", "#!/bin/sh\necho run >> '" + runs.string() + "'\nexec cat '" + dump.string() + "'\n", true);
-  const auto count_runs = [&] {
-    std::ifstream in{runs};
-    return static_cast<int>(std::count(std::istreambuf_iterator<char>{in}, {}, '\n'));
-  };
-  const disassembler nvdisasm{tool, sass_format::nvdisasm};
+  const counting_nvdisasm counting;
+  const auto& dir = counting.dir;
+  const auto& nvdisasm = counting.nvdisasm;
+  const auto count_runs = [&] { return counting.count_runs(); };
   const auto cubin = dir.write("a/kernel.cubin", "machine code kept on disk, test " + dir.path().string());
   const auto folder = dir.path() / "cache" / "sass";
   listing_memo first_process;
@@ -163,15 +175,10 @@ TEST(SassDisassembler, ALaterProcessFindsTheListingOnDiskAndAnUnreadableOneIsDis
 // the same bytes at another path is answered without running the tool; other bytes run it again,
 // and so does a tool that failed.
 TEST(SassDisassembler, TheSameMachineCodeRunsTheToolOnceAndOtherCodeOrAFailureRunsItAgain) {
-  const temp_dir dir;
-  const auto runs = dir.path() / "runs";
-  const auto dump = test::dump_path("signatures.sm_90a", sass_format::nvdisasm);
-  const auto tool = dir.write("nvdisasm", "#!/bin/sh\necho run >> '" + runs.string() + "'\nexec cat '" + dump.string() + "'\n", true);
-  const auto count_runs = [&] {
-    std::ifstream in{runs};
-    return static_cast<int>(std::count(std::istreambuf_iterator<char>{in}, {}, '\n'));
-  };
-  const disassembler nvdisasm{tool, sass_format::nvdisasm};
+  const counting_nvdisasm counting;
+  const auto& dir = counting.dir;
+  const auto& nvdisasm = counting.nvdisasm;
+  const auto count_runs = [&] { return counting.count_runs(); };
   const auto first = dir.write("a/kernel.cubin", "machine code of a kernel, test " + dir.path().string());
   const auto same = dir.write("b/kernel.cubin", "machine code of a kernel, test " + dir.path().string());
   const auto other = dir.write("c/kernel.cubin", "other machine code, test " + dir.path().string());
@@ -185,7 +192,7 @@ TEST(SassDisassembler, TheSameMachineCodeRunsTheToolOnceAndOtherCodeOrAFailureRu
   ASSERT_TRUE(disassemble(nvdisasm, other));
   EXPECT_EQ(count_runs(), 2) << "other bytes: the tool runs";
 
-  const auto failing = dir.write("fails/nvdisasm", "#!/bin/sh\necho run >> '" + runs.string() + "'\nexit 1\n", true);
+  const auto failing = dir.write("fails/nvdisasm", "#!/bin/sh\necho run >> '" + counting.runs.string() + "'\nexit 1\n", true);
   EXPECT_FALSE(disassemble(disassembler{failing, sass_format::nvdisasm}, first));
   EXPECT_FALSE(disassemble(disassembler{failing, sass_format::nvdisasm}, first));
   EXPECT_EQ(count_runs(), 4) << "a failure is not kept: each call runs the tool";
