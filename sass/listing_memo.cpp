@@ -1,12 +1,10 @@
 #include "sass/listing_memo.hpp"
 
+#include "foundation/files/atomic_write.hpp"
 #include "gpu/compile/compile_cache.hpp"
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace warpforge::sass {
 
@@ -30,8 +28,9 @@ std::optional<std::string> listing_memo::key(const std::filesystem::path& tool, 
 
 namespace {
 
-// A kept file: one line naming the listing's length and SHA-256, then the listing. A file that does
-// not match its line (damaged, cut short by a crash, written by something else) is not used.
+// A kept file: one line naming the listing's length and SHA-256, then the listing. It is written
+// to a temporary file and renamed into place; one that does not match its line (damaged, cut
+// short by a crash, written by something else) is not used.
 constexpr std::string_view file_tag = "warpforge-listing";
 
 std::string file_header(std::string_view printed) {
@@ -53,29 +52,6 @@ std::optional<std::string> read_kept(const std::filesystem::path& file, std::siz
   if (header + "\n" != file_header(printed))
     return std::nullopt;
   return printed;
-}
-
-// Written whole and synced under a temporary name, then renamed into place: a reader sees the
-// whole listing or none, even after a crash.
-void write_kept(const std::filesystem::path& file, const std::string& printed) {
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  auto partial = file.string() + ".XXXXXX";
-  const int fd = ::mkstemp(partial.data());
-  if (fd < 0)
-    return;
-  const auto bytes = file_header(printed) + printed;
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n <= 0)
-      break;
-    written += static_cast<std::size_t>(n);
-  }
-  const bool whole = written == bytes.size() && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!whole || (std::filesystem::rename(partial, file, ec), ec))
-    std::filesystem::remove(partial, ec);
 }
 
 } // namespace
@@ -104,8 +80,8 @@ void listing_memo::keep(const std::string& key, std::string printed) {
     const std::lock_guard lock{mutex_};
     file = file_of(key);
   }
-  if (file)
-    write_kept(*file, printed);
+  if (file) // best effort: a listing that cannot be written is kept in memory alone
+    (void)files::write_file_atomically(*file, file_header(printed) + printed);
   const std::lock_guard lock{mutex_};
   remember(key, std::move(printed));
 }

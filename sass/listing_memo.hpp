@@ -20,8 +20,7 @@
 // 0.5-0.7 s cache-hit build on an H200 host), between an iteration's proposal and its race.
 //
 //   <folder>/<key[0:2]>/<key>.txt    "warpforge-listing <bytes> <sha256>", then the tool's
-//                                    printed listing; written and synced under a temporary
-//                                    name, then renamed into place
+//                                    printed listing (files::write_file_atomically)
 
 #include <cstddef>
 #include <filesystem>

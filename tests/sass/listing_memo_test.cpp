@@ -56,27 +56,37 @@ TEST(ListingMemo, KeepsWithinItsBudgetOldestFirst) {
   EXPECT_EQ(memo.entries(), 3u);
 }
 
+// A listing key (a stand-in tool, some bytes) and where a memo keeping listings in <dir>/sass puts it.
+std::string some_key(const temp_dir& dir) {
+  auto key = listing_memo::key(dir.write("nvdisasm", "#!/bin/sh\n", true), "nvdisasm", "bytes");
+  EXPECT_TRUE(key);
+  return key.value_or("00");
+}
+
+std::filesystem::path kept_file(const temp_dir& dir, const std::string& key) {
+  return dir.path() / "sass" / key.substr(0, 2) / (key + ".txt");
+}
+
 // A memo keeping its listings on disk finds what another memo (an earlier process) kept in the
 // same folder; one without a folder does not. Keeping a key again replaces its listing, on disk
 // and in memory.
 TEST(ListingMemo, AListingKeptOnDiskIsFoundByALaterMemoAndKeepingAgainReplacesIt) {
   const temp_dir dir;
-  const auto key = listing_memo::key(dir.write("nvdisasm", "#!/bin/sh\n", true), "nvdisasm", "bytes");
-  ASSERT_TRUE(key);
+  const auto key = some_key(dir);
   listing_memo earlier;
   earlier.keep_on_disk(dir.path() / "sass");
-  earlier.keep(*key, "the listing");
-  EXPECT_TRUE(std::filesystem::is_regular_file(dir.path() / "sass" / key->substr(0, 2) / (*key + ".txt")));
+  earlier.keep(key, "the listing");
+  EXPECT_TRUE(std::filesystem::is_regular_file(kept_file(dir, key)));
   listing_memo later;
-  EXPECT_FALSE(later.find(*key)) << "no folder: memory only";
+  EXPECT_FALSE(later.find(key)) << "no folder: memory only";
   later.keep_on_disk(dir.path() / "sass");
-  EXPECT_EQ(later.find(*key), "the listing");
-  later.keep(*key, "a better listing");
-  EXPECT_EQ(later.find(*key), "a better listing");
+  EXPECT_EQ(later.find(key), "the listing");
+  later.keep(key, "a better listing");
+  EXPECT_EQ(later.find(key), "a better listing");
   EXPECT_EQ(later.entries(), 1u);
   listing_memo third;
   third.keep_on_disk(dir.path() / "sass");
-  EXPECT_EQ(third.find(*key), "a better listing");
+  EXPECT_EQ(third.find(key), "a better listing");
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator{dir.path() / "sass"})
     files += entry.is_regular_file();
@@ -87,12 +97,11 @@ TEST(ListingMemo, AListingKeptOnDiskIsFoundByALaterMemoAndKeepingAgainReplacesIt
 // changed or cut short after it was written is not found.
 TEST(ListingMemo, AKeptFileThatNoLongerMatchesItsLengthAndDigestIsNotUsed) {
   const temp_dir dir;
-  const auto key = listing_memo::key(dir.write("nvdisasm", "#!/bin/sh\n", true), "nvdisasm", "bytes");
-  ASSERT_TRUE(key);
+  const auto key = some_key(dir);
   listing_memo earlier;
   earlier.keep_on_disk(dir.path() / "sass");
-  earlier.keep(*key, "the listing, whole");
-  const auto file = dir.path() / "sass" / key->substr(0, 2) / (*key + ".txt");
+  earlier.keep(key, "the listing, whole");
+  const auto file = kept_file(dir, key);
   std::string text;
   {
     std::ifstream in{file};
@@ -103,7 +112,7 @@ TEST(ListingMemo, AKeptFileThatNoLongerMatchesItsLengthAndDigestIsNotUsed) {
     std::ofstream{file, std::ios::trunc} << changed;
     listing_memo later;
     later.keep_on_disk(dir.path() / "sass");
-    EXPECT_FALSE(later.find(*key)) << "file: '" << changed << "'";
+    EXPECT_FALSE(later.find(key)) << "file: '" << changed << "'";
   }
 }
 
@@ -111,12 +120,11 @@ TEST(ListingMemo, AKeptFileThatNoLongerMatchesItsLengthAndDigestIsNotUsed) {
 TEST(ListingMemo, AFolderThatCannotBeWrittenKeepsTheListingInMemory) {
   const temp_dir dir;
   const auto not_a_folder = dir.write("file", "a file where the folder would be");
-  const auto key = listing_memo::key(dir.write("nvdisasm", "#!/bin/sh\n", true), "nvdisasm", "bytes");
-  ASSERT_TRUE(key);
+  const auto key = some_key(dir);
   listing_memo memo;
   memo.keep_on_disk(not_a_folder / "sass");
-  memo.keep(*key, "the listing");
-  EXPECT_EQ(memo.find(*key), "the listing");
+  memo.keep(key, "the listing");
+  EXPECT_EQ(memo.find(key), "the listing");
 }
 
 } // namespace
